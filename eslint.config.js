@@ -1,0 +1,32 @@
+// Lint configuration: TypeScript-aware recommended rules for every part of the tree.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+export default tseslint.config(
+  {ignores: ['dist/**', 'node_modules/**', 'data/**', 'test-results/**', 'custom-elements.json']},
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: {...globals.node, ...globals.browser},
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {argsIgnorePattern: '^_', varsIgnorePattern: '^_'},
+      ],
+      'no-console': ['error', {allow: ['warn', 'error']}],
+    },
+  },
+  {
+    files: [
+      'scripts/**',
+      'sandbox/cli.ts',
+      'server-example/**',
+      'bench/**',
+      'web-test-runner.config.mjs',
+    ],
+    rules: {'no-console': 'off'},
+  },
+);

@@ -1,0 +1,51 @@
+// Where the Chromium for tests and benchmarks comes from, in one place: $CHROMIUM_PATH,
+// else Debian's /usr/bin/chromium, else Playwright's own download (if one was installed).
+// Browser downloads do not work on every machine, so a missing browser is reported in one
+// line that says how to get one.
+import {existsSync} from 'node:fs';
+
+/** Flags that keep a headless Chromium quiet on a machine with no network but loopback. */
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
+];
+
+export const HOW_TO_GET_CHROMIUM =
+  'No Chromium found: install one (Debian/Ubuntu: `apt-get install chromium`) or set CHROMIUM_PATH to a Chromium/Chrome executable.';
+
+/** The executable to launch, or `undefined` to let Playwright use its own browser. Throws when there is none. */
+export async function chromiumExecutable() {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv))
+      throw new Error(`CHROMIUM_PATH=${fromEnv} does not exist. ${HOW_TO_GET_CHROMIUM}`);
+    return fromEnv;
+  }
+  if (existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  const {chromium} = await import('playwright');
+  const own = chromium.executablePath();
+  if (own && existsSync(own)) return undefined;
+  throw new Error(HOW_TO_GET_CHROMIUM);
+}
+
+/** Launch options for Playwright's `chromium.launch()`. */
+export async function chromiumLaunchOptions(extra = {}) {
+  const executablePath = await chromiumExecutable();
+  return {
+    headless: true,
+    args: CHROMIUM_ARGS,
+    ...(executablePath ? {executablePath} : {}),
+    ...extra,
+  };
+}
+
+/** Launches headless Chromium with Playwright. */
+export async function launchChromium(extra = {}) {
+  const {chromium} = await import('playwright');
+  return chromium.launch(await chromiumLaunchOptions(extra));
+}

@@ -1,0 +1,165 @@
+/**
+ * The checkout protocol: the one definition of what the browser elements send to the
+ * merchant's server and what they get back. The browser side (`<pg-card-form>`,
+ * `<pg-3ds-redirect>`) and the merchant side (`pg-checkout/server`) both import these
+ * types and constants; the server validates incoming bodies with the zod schemas in
+ * `./schemas.ts`, which are checked at compile time against the types here.
+ *
+ * Plain types and constants only: nothing here pulls code into the browser bundle.
+ */
+
+/** Header every checkout request carries, so a cross-site HTML form post cannot imitate one. */
+export const CHECKOUT_HEADER = 'X-PG-Checkout';
+/** The value of {@link CHECKOUT_HEADER}: the protocol version. */
+export const CHECKOUT_PROTOCOL_VERSION = '1';
+
+/** Routes the merchant app serves, relative to where it is mounted. */
+export const CHECKOUT_ROUTES = {
+  /** POST: the card form's payment request. */
+  pay: '/pay',
+  /** GET `?order=<orderRef>`: the status the return page asks for. */
+  status: '/status',
+  /** GET or POST: where the gateway sends the customer back (`result_url`). */
+  return: '/return',
+  /** POST: the gateway's webhooks (`server_url`). */
+  webhook: '/webhook',
+} as const;
+
+/** Storage key (sessionStorage) under which `<pg-3ds-redirect>` keeps the order reference. */
+export const PENDING_ORDER_KEY = 'pg-checkout:pending-order';
+/** Query parameter naming the order on the return page. */
+export const ORDER_QUERY_PARAM = 'order';
+
+/**
+ * The part of the gateway's `browser_fingerprint` the browser can know. The merchant's
+ * server adds `browserAcceptHeader`, `browserIpAddress` and sets `browserUserAgent` from
+ * the real HTTP request. All values are strings, as the gateway requires.
+ */
+export interface ClientFingerprint {
+  browserColorDepth: string;
+  browserScreenHeight: string;
+  browserScreenWidth: string;
+  browserJavaEnabled: string;
+  browserLanguage: string;
+  browserTimeZone: string;
+  browserTimeZoneOffset: string;
+  browserUserAgent: string;
+}
+
+/** Card data as the customer typed it. Travels only in the body of a {@link PayRequest}. */
+export interface CardInput {
+  /** Digits only. */
+  number: string;
+  /** 1–12. */
+  expMonth: number;
+  /** Four-digit year. */
+  expYear: number;
+  /** Digits only, 3 or 4 of them. */
+  cvv: string;
+  /** Cardholder name, when the form asks for it. */
+  holder?: string;
+}
+
+/** Customer data the form collects when the merchant does not know it already. */
+export interface CustomerInput {
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  phone?: string;
+}
+
+/** Body of `POST {CHECKOUT_ROUTES.pay}`. */
+export interface PayRequest {
+  /** The merchant's order reference; the server looks up what is charged. */
+  orderRef: string;
+  /**
+   * Identifies one attempt (one press of Pay, including retries of the same request).
+   * Repeated submits with the same attempt id produce one gateway request.
+   */
+  attemptId: string;
+  card: CardInput;
+  customer?: CustomerInput;
+  fingerprint: ClientFingerprint;
+}
+
+/** Final and intermediate outcomes the browser can be told. */
+export const PAY_OUTCOMES = ['success', 'failure', '3ds_required', 'processing'] as const;
+export type PayOutcomeKind = (typeof PAY_OUTCOMES)[number];
+
+/** The payment went through (`success`, status code `1000`, or `1002` for a hold). */
+export interface PaySuccess {
+  outcome: 'success';
+  orderRef: string;
+  code: string;
+  message: string;
+  /** Masked card number, e.g. `424242******4242`. */
+  cardMask?: string;
+}
+
+/** The gateway declined: a new attempt (a new card, say) is possible. */
+export interface PayFailure {
+  outcome: 'failure';
+  orderRef: string;
+  code: string;
+  message: string;
+}
+
+/** The customer must pass 3-D Secure at `userActionUrl`. */
+export interface PayThreeDSRequired {
+  outcome: '3ds_required';
+  orderRef: string;
+  userActionUrl: string;
+}
+
+/**
+ * The outcome is not known yet (the gateway timed out or failed and the server is still
+ * reconciling). The browser should ask the status route, not pay again.
+ */
+export interface PayProcessing {
+  outcome: 'processing';
+  orderRef: string;
+  message: string;
+}
+
+export type PayResponse = PaySuccess | PayFailure | PayThreeDSRequired | PayProcessing;
+
+/** Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). */
+export const CHECKOUT_ERROR_CODES = [
+  'invalid_request',
+  'forbidden',
+  'not_found',
+  'order_not_payable',
+  'already_paid',
+  'rate_limited',
+  'gateway_unavailable',
+  'internal',
+] as const;
+export type CheckoutErrorCode = (typeof CHECKOUT_ERROR_CODES)[number];
+
+/** Body of every non-2xx answer of the checkout routes. */
+export interface CheckoutErrorBody {
+  error: {
+    code: CheckoutErrorCode;
+    message: string;
+    /** Dotted path of the offending field, when one is to blame. */
+    field?: string;
+    /** Seconds to wait before trying again, with `rate_limited`. */
+    retryAfter?: number;
+  };
+}
+
+/** What the status route reports for an order. */
+export const PAYMENT_STATES = ['none', 'processing', 'pending', 'success', 'failure'] as const;
+export type PaymentState = (typeof PAYMENT_STATES)[number];
+
+/** Body of `GET {CHECKOUT_ROUTES.status}?order=<orderRef>`. */
+export interface StatusResponse {
+  orderRef: string;
+  state: PaymentState;
+  /** True once the state will not change any more (`success` or `failure`). */
+  final: boolean;
+  code?: string;
+  message?: string;
+  /** With `pending`: where the customer still has to act. */
+  userActionUrl?: string;
+}
