@@ -1,0 +1,51 @@
+/**
+ * Helpers of the element benchmarks (not a benchmark itself): builds the CDN bundle when
+ * it is missing, serves small test pages over HTTP and launches Chromium.
+ */
+import {execFileSync} from 'node:child_process';
+import {existsSync, readFileSync} from 'node:fs';
+import {createServer, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import type {Browser} from 'playwright';
+import {launchChromium} from '../scripts/chromium.mjs';
+
+export const CDN_FILE = 'dist/cdn/pg-checkout.js';
+
+/** Builds dist/cdn/pg-checkout.js unless it exists. */
+export function ensureCdnBundle(): Buffer {
+  if (!existsSync(CDN_FILE)) {
+    execFileSync(process.execPath, ['scripts/build-browser.mjs', '--cdn-only'], {stdio: 'inherit'});
+  }
+  return readFileSync(CDN_FILE);
+}
+
+/** Serves `pages` (path → [content type, body]) on 127.0.0.1, uncached. */
+export async function servePages(
+  pages: Record<string, [string, string | Buffer]>,
+): Promise<{origin: string; close(): Promise<void>}> {
+  const server: Server = createServer((req, res) => {
+    const page = pages[new URL(req.url ?? '/', 'http://x').pathname];
+    res.writeHead(page ? 200 : 404, {
+      'Content-Type': page?.[0] ?? 'text/plain',
+      'Cache-Control': 'no-store',
+    });
+    res.end(page?.[1] ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+export function launch(): Promise<Browser> {
+  return launchChromium();
+}
+
+export const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+export const round = (x: number, digits = 2): number => Number(x.toFixed(digits));

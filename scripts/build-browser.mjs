@@ -1,0 +1,78 @@
+// Browser half of `npm run build`:
+//   1. dist/browser/  unbundled ES modules + .d.ts (tsc; `lit` and `card-validator` stay imports)
+//   2. dist/cdn/pg-checkout.js  one minified ES module with Lit and card-validator inside,
+//      its sha384 SRI hash (printed, and written to .sri and .integrity.json), size budget check
+//   3. custom-elements.json from the JSDoc (@custom-elements-manifest/analyzer --litelement)
+// `--cdn-only` does step 2 alone (the browser tests use it).
+import {execFileSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
+import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {brotliCompressSync, gzipSync, constants} from 'node:zlib';
+import {build} from 'esbuild';
+
+/** Gzip budget of the CDN file, in bytes. */
+export const CDN_BUDGET_GZIP = 24 * 1024;
+const CDN_FILE = 'dist/cdn/pg-checkout.js';
+const cdnOnly = process.argv.includes('--cdn-only');
+const run = (args) => execFileSync(process.execPath, args, {stdio: 'inherit'});
+
+if (!cdnOnly) {
+  rmSync('dist/browser', {recursive: true, force: true});
+  run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.browser.json']);
+  console.log('built dist/browser (pg-checkout)');
+}
+
+rmSync('dist/cdn', {recursive: true, force: true});
+mkdirSync('dist/cdn', {recursive: true});
+await build({
+  entryPoints: ['src/index.ts'],
+  outfile: CDN_FILE,
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: 'es2022',
+  minify: true,
+  treeShaking: true,
+  tsconfig: 'tsconfig.json',
+  define: {__PG_DEV__: 'false'},
+  conditions: ['production'],
+  legalComments: 'none',
+  charset: 'utf8',
+  banner: {
+    js: '/*! pg-checkout | MIT | bundles Lit (BSD-3-Clause, Google LLC) and card-validator (MIT, Braintree) */',
+  },
+  logLevel: 'warning',
+});
+const code = readFileSync(CDN_FILE);
+const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;
+const gzip = gzipSync(code, {level: 9}).length;
+const brotli = brotliCompressSync(code, {params: {[constants.BROTLI_PARAM_QUALITY]: 11}}).length;
+writeFileSync(`${CDN_FILE}.sri`, `${integrity}\n`);
+writeFileSync(
+  'dist/cdn/pg-checkout.integrity.json',
+  `${JSON.stringify({file: 'pg-checkout.js', integrity, bytes: code.length, gzip, brotli}, null, 2)}\n`,
+);
+console.log(`built ${CDN_FILE}: ${code.length} B, ${gzip} B gzip, ${brotli} B brotli`);
+console.log(`integrity="${integrity}"`);
+if (gzip > CDN_BUDGET_GZIP) {
+  console.error(`${CDN_FILE} is ${gzip} B gzip, over the ${CDN_BUDGET_GZIP} B budget`);
+  process.exit(1);
+}
+
+if (!cdnOnly) {
+  run([
+    'node_modules/@custom-elements-manifest/analyzer/cem.js',
+    'analyze',
+    '--litelement',
+    '--globs',
+    'src/card-form/*.ts',
+    'src/fingerprint/*.ts',
+    'src/three-ds-redirect/*.ts',
+    'src/events/*.ts',
+    '--exclude',
+    'src/**/*.styles.ts',
+    '--outdir',
+    '.',
+  ]);
+  console.log('wrote custom-elements.json');
+}

@@ -1,0 +1,42 @@
+// `npm run test:browser`: the element tests in real Chromium (web-test-runner), then the
+// end-to-end check of the built CDN bundle under a strict CSP with Trusted Types
+// (test/browser-e2e, Node + Playwright). Exits non-zero when anything fails.
+import {spawnSync} from 'node:child_process';
+import {existsSync, readdirSync, statSync} from 'node:fs';
+import path from 'node:path';
+import {chromiumExecutable} from './chromium.mjs';
+
+try {
+  await chromiumExecutable();
+} catch (error) {
+  console.error(error.message); // one line: how to get a browser
+  process.exit(1);
+}
+
+const run = (args) => spawnSync(process.execPath, args, {stdio: 'inherit'}).status ?? 1;
+const only = process.argv.slice(2);
+
+const wtr = run([
+  'node_modules/@web/test-runner/dist/bin.js',
+  '--config',
+  'web-test-runner.config.mjs',
+  ...(only.length ? ['--files', ...only] : []),
+]);
+if (wtr !== 0) process.exit(wtr);
+if (only.length) process.exit(0);
+
+// The e2e test needs a CDN bundle no older than the sources.
+const newest = (dir) =>
+  readdirSync(dir, {recursive: true})
+    .map((f) => path.join(dir, String(f)))
+    .filter((f) => f.endsWith('.ts'))
+    .reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
+const cdn = 'dist/cdn/pg-checkout.js';
+if (!existsSync(cdn) || statSync(cdn).mtimeMs < newest('src')) {
+  const built = run(['scripts/build-browser.mjs', '--cdn-only']);
+  if (built !== 0) process.exit(built);
+}
+const e2e = readdirSync('test/browser-e2e')
+  .filter((f) => f.endsWith('.test.ts'))
+  .map((f) => path.join('test/browser-e2e', f));
+process.exit(run(['--import', 'tsx', '--test', '--test-reporter=spec', ...e2e]));

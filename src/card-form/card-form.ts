@@ -1,0 +1,899 @@
+/**
+ * `<pg-card-form>`: the card form a merchant's customer types into. Number, expiry and CVV
+ * (plus optional holder and customer fields) live in one shadow root inside one `<form>`,
+ * so autofill fills them together; they are validated and formatted as the customer types,
+ * sent as a `PayRequest` to the merchant's pay route, and every outcome (success, decline,
+ * 3-D Secure, still processing, error) is shown and emitted. Card data stays in the input
+ * elements and the request body only.
+ */
+import {LitElement, html, nothing, type PropertyValues} from 'lit';
+import {customElement, property, state} from 'lit/decorators.js';
+import {
+  CHECKOUT_ROUTES,
+  type CardInput,
+  type CustomerInput,
+  type PayRequest,
+  type PayResponse,
+} from '../protocol/checkout.js';
+import {
+  PgBrandChangeEvent,
+  PgErrorEvent,
+  PgFailureEvent,
+  PgSubmitEvent,
+  PgSuccessEvent,
+  PgThreeDSRequiredEvent,
+  PgValidityChangeEvent,
+  type CardField,
+  type PgErrorCode,
+} from '../events/events.js';
+import {collectBrowserFingerprint} from '../fingerprint/collect.js';
+import {AsyncController, randomId} from '../internal/async-controller.js';
+import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
+import {sharedStyles} from '../internal/shared.styles.js';
+import {LocaleController, fill, languageOf, type CheckoutMessages} from '../i18n/messages.js';
+import {
+  caretAfterDigits,
+  cvvLength,
+  digitsOnly,
+  formatExpiry,
+  formatNumber,
+  maxNumberLength,
+  normaliseNumber,
+  parseExpiry,
+  validateCvv,
+  validateExpiry,
+  validateNumber,
+  type CardBrand,
+} from '../validation/card.js';
+import {sendPay, type PayError, type PayResult} from './pay.js';
+import {cardFormStyles} from './card-form.styles.js';
+import '../three-ds-redirect/three-ds-redirect.js';
+import type {
+  ChallengeWindowSize,
+  PgThreeDSRedirect,
+  ThreeDSMode,
+} from '../three-ds-redirect/three-ds-redirect.js';
+
+/** Where the form is in its life. */
+export const CARD_FORM_PHASES = [
+  'idle',
+  'pending',
+  'success',
+  'failure',
+  'three-ds',
+  'processing',
+  'error',
+] as const;
+export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
+
+/** Short brand marks shown in the number field. */
+const BRAND_MARKS: Readonly<Record<string, string>> = {
+  visa: 'VISA',
+  mastercard: 'MC',
+  'american-express': 'AMEX',
+  'diners-club': 'DINERS',
+  discover: 'DISC',
+  jcb: 'JCB',
+  unionpay: 'UPI',
+  maestro: 'MAES',
+  mir: 'MIR',
+};
+
+interface FieldSpec {
+  name: CardField;
+  /** The input's `name` (an autofill token). */
+  inputName: string;
+  autocomplete: string;
+  numeric?: boolean;
+  type?: string;
+}
+
+const FIELDS: Readonly<Record<CardField, FieldSpec>> = {
+  number: {name: 'number', inputName: 'cc-number', autocomplete: 'cc-number', numeric: true},
+  expiry: {name: 'expiry', inputName: 'cc-exp', autocomplete: 'cc-exp', numeric: true},
+  cvv: {name: 'cvv', inputName: 'cc-csc', autocomplete: 'cc-csc', numeric: true},
+  holder: {name: 'holder', inputName: 'cc-name', autocomplete: 'cc-name'},
+  firstName: {name: 'firstName', inputName: 'given-name', autocomplete: 'given-name'},
+  lastName: {name: 'lastName', inputName: 'family-name', autocomplete: 'family-name'},
+  email: {name: 'email', inputName: 'email', autocomplete: 'email', type: 'email'},
+  phone: {name: 'phone', inputName: 'tel', autocomplete: 'tel', type: 'tel'},
+};
+
+interface FieldCheck {
+  valid: boolean;
+  /** Still typing towards something valid: no error shown while the field has focus. */
+  potentiallyValid: boolean;
+  message: string;
+}
+
+/**
+ * A complete card form for the gateway's direct mode: card number, expiry (`MM / YY`) and
+ * security code, optionally the holder's name and the customer's name, email and phone.
+ * It validates and formats as the customer types, posts the payment to the merchant's
+ * server (`endpoint`) and follows 3-D Secure through `<pg-3ds-redirect>` on its own.
+ *
+ * @summary Card number, expiry and CVV in one accessible, localised, form-associated form.
+ *
+ * @event {PgValidityChangeEvent} pg-validity-change - The form's overall validity changed through input.
+ * @event {PgBrandChangeEvent} pg-brand-change - The detected card brand changed.
+ * @event {PgSubmitEvent} pg-submit - A valid card is about to be sent; cancelable.
+ * @event {PgSuccessEvent} pg-success - The payment went through.
+ * @event {PgFailureEvent} pg-failure - The gateway declined the payment.
+ * @event {PgThreeDSRequiredEvent} pg-3ds-required - 3-D Secure is needed; cancelable (then the merchant handles it).
+ * @event {PgErrorEvent} pg-error - Network or server error; the same attempt can be retried.
+ *
+ * @csspart form - The inner `<form>`.
+ * @csspart field - Each field's wrapper (also `field-number`, `field-expiry`, `field-cvv`, …).
+ * @csspart label - Each field's label.
+ * @csspart control - The box around an input (and the brand mark).
+ * @csspart input - Each input (also `input-number`, `input-expiry`, `input-cvv`, …).
+ * @csspart brand - The detected brand's mark.
+ * @csspart error - Each field's error text.
+ * @csspart button - The pay button.
+ * @csspart status - The outcome line (a polite live region, always present).
+ * @csspart three-ds-dialog - The 3-D Secure challenge dialog (iframe mode).
+ * @csspart three-ds-frame - The 3-D Secure challenge iframe.
+ *
+ * @cssproperty --pg-font-family - Font of the form (default: inherited).
+ * @cssproperty --pg-font-size - Base font size.
+ * @cssproperty --pg-color-text - Text colour.
+ * @cssproperty --pg-color-muted - Hint text colour.
+ * @cssproperty --pg-color-border - Input border colour.
+ * @cssproperty --pg-color-background - Input background.
+ * @cssproperty --pg-color-focus - Focus ring colour.
+ * @cssproperty --pg-color-error - Error text and invalid border colour.
+ * @cssproperty --pg-color-success - Success text colour.
+ * @cssproperty --pg-color-button - Pay button background.
+ * @cssproperty --pg-color-button-text - Pay button text.
+ * @cssproperty --pg-color-brand - Brand mark colour.
+ * @cssproperty --pg-radius - Corner radius of inputs and button.
+ * @cssproperty --pg-spacing - Space between columns and above the status line.
+ * @cssproperty --pg-input-height - Height of inputs and button.
+ * @cssproperty --pg-max-width - Maximum width of the form.
+ * @cssproperty --pg-backdrop - Backdrop behind the 3-D Secure dialog.
+ */
+@customElement('pg-card-form')
+export class PgCardForm extends LitElement {
+  static override styles = [sharedStyles, cardFormStyles];
+  static override shadowRootOptions: ShadowRootInit = {
+    ...LitElement.shadowRootOptions,
+    delegatesFocus: true,
+  };
+  static formAssociated = true;
+
+  /** The merchant's pay route (`POST`, JSON `PayRequest`). */
+  @property() endpoint = '';
+
+  /** The merchant's status route; default: `endpoint` with `/pay` replaced by `/status`. */
+  @property({attribute: 'status-endpoint'}) statusEndpoint = '';
+
+  /** The merchant's order reference sent with the payment. */
+  @property({attribute: 'order-ref'}) orderRef = '';
+
+  /** How 3-D Secure is shown: `redirect` (default) or `iframe` (modal). */
+  @property({attribute: 'three-ds-mode'}) threeDSMode: ThreeDSMode = 'redirect';
+
+  /** EMV challenge window size in iframe mode: `01`–`04`, or `05` for full screen. */
+  @property({attribute: 'challenge-window-size'}) challengeWindowSize: ChallengeWindowSize = '05';
+
+  /** Ask for the name on the card (`cc-name`). */
+  @property({type: Boolean, attribute: 'holder-name'}) holderName = false;
+
+  /** Ask for the customer's first and last name. */
+  @property({type: Boolean, attribute: 'customer-name'}) customerName = false;
+
+  /** Ask for the customer's email. */
+  @property({type: Boolean, attribute: 'customer-email'}) customerEmail = false;
+
+  /** Ask for the customer's phone. */
+  @property({type: Boolean, attribute: 'customer-phone'}) customerPhone = false;
+
+  /** In a merchant's form: block its submission until the card is complete and valid. */
+  @property({type: Boolean}) required = false;
+
+  /** Disables every field and the button. */
+  @property({type: Boolean}) disabled = false;
+
+  /** Overrides of the built-in texts (English and Ukrainian). */
+  @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
+
+  @state() private phase: CardFormPhase = 'idle';
+  @state() private errors: Partial<Record<CardField, string>> = {};
+  @state() private currentBrand: CardBrand | null = null;
+  @state() private statusMessage = '';
+  @state() private retryable = false;
+  @state() private formDisabled = false;
+
+  private readonly internals: ElementInternals;
+  private readonly locale = new LocaleController(this);
+  private readonly payTask = new AsyncController<PayResult>(this);
+  private readonly dirty = new Set<CardField>();
+  private lastValidity: string | undefined;
+  private numberDigits = '';
+  private expiryDigits = '';
+  /** Kept after a retryable error, so trying again resends the same attempt. */
+  private retryAttemptId: string | undefined;
+  private handoff: AbortController | undefined;
+
+  constructor() {
+    super();
+    this.internals = this.attachInternals();
+  }
+
+  /** The detected brand (`visa`, `american-express`, …) or null. */
+  get brand(): string | null {
+    return this.currentBrand?.type ?? null;
+  }
+
+  /** True when every shown field holds a valid value. */
+  get valid(): boolean {
+    return this.invalidFields().length === 0;
+  }
+
+  /** Where the form is: `idle`, `pending`, `success`, `failure`, `three-ds`, `processing` or `error`. */
+  get state(): CardFormPhase {
+    return this.phase;
+  }
+
+  /** The merchant's form this element belongs to, if any. */
+  get form(): HTMLFormElement | null {
+    return this.internals.form;
+  }
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (DEV_MODE) {
+      void this.updateComplete.then(() => {
+        if (!this.endpoint)
+          issueWarning('no-endpoint', '<pg-card-form> needs an endpoint attribute.');
+        if (!this.orderRef)
+          issueWarning('no-order-ref', '<pg-card-form> needs an order-ref attribute.');
+      });
+    }
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.handoff?.abort();
+    this.clearCard();
+  }
+
+  /** Clears every card field (number, expiry, CVV, holder). */
+  clearCard(): void {
+    for (const name of ['number', 'expiry', 'cvv', 'holder'] as const) {
+      const input = this.input(name);
+      if (input) input.value = '';
+      this.dirty.delete(name);
+    }
+    this.numberDigits = '';
+    this.expiryDigits = '';
+    this.currentBrand = null;
+    this.errors = {};
+  }
+
+  /** Validates every field, shows the errors and focuses the first invalid one. */
+  reportValidity(): boolean {
+    const t = this.text();
+    const errors: Partial<Record<CardField, string>> = {};
+    for (const name of this.shownFields()) {
+      const check = this.check(name, t);
+      if (!check.valid) errors[name] = check.message;
+    }
+    this.errors = errors;
+    const invalid = Object.keys(errors) as CardField[];
+    if (invalid.length > 0) {
+      this.statusMessage = fill(t.fixFields, invalid.length);
+      this.phase = this.phase === 'pending' ? 'pending' : 'idle';
+      this.input(invalid[0]!)?.focus();
+    }
+    this.syncValidity(false);
+    return invalid.length === 0;
+  }
+
+  formDisabledCallback(disabled: boolean): void {
+    this.formDisabled = disabled;
+  }
+
+  formResetCallback(): void {
+    this.clearCard();
+    this.phase = 'idle';
+    this.statusMessage = '';
+    this.retryable = false;
+    this.retryAttemptId = undefined;
+  }
+
+  protected override updated(changed: PropertyValues<this>): void {
+    if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
+    if (changed.has('required')) this.syncValidity(false);
+  }
+
+  // ---- fields ---------------------------------------------------------------------
+
+  private text(): CheckoutMessages {
+    return this.locale.messages(this.messages);
+  }
+
+  private input(name: CardField): HTMLInputElement | null {
+    return this.renderRoot.querySelector<HTMLInputElement>(`#${name}`);
+  }
+
+  private value(name: CardField): string {
+    return this.input(name)?.value ?? '';
+  }
+
+  private shownFields(): CardField[] {
+    const fields: CardField[] = ['number', 'expiry', 'cvv'];
+    if (this.holderName) fields.push('holder');
+    if (this.customerName) fields.push('firstName', 'lastName');
+    if (this.customerEmail) fields.push('email');
+    if (this.customerPhone) fields.push('phone');
+    return fields;
+  }
+
+  private check(name: CardField, t: CheckoutMessages): FieldCheck {
+    const raw = this.value(name);
+    const ok: FieldCheck = {valid: true, potentiallyValid: true, message: ''};
+    const empty = (message: string): FieldCheck => ({
+      valid: false,
+      potentiallyValid: true,
+      message,
+    });
+    switch (name) {
+      case 'number': {
+        const digits = digitsOnly(raw);
+        if (!digits) return empty(t.numberRequired);
+        const v = validateNumber(digits);
+        return v.isValid
+          ? ok
+          : {valid: false, potentiallyValid: v.isPotentiallyValid, message: t.numberInvalid};
+      }
+      case 'expiry': {
+        if (!raw.trim()) return empty(t.expiryRequired);
+        const v = validateExpiry(raw);
+        if (v.isValid) return ok;
+        const {month, year} = parseExpiry(raw);
+        const complete =
+          month.length === 2 && year.length === 2 && Number(month) >= 1 && Number(month) <= 12;
+        return {
+          valid: false,
+          potentiallyValid: v.isPotentiallyValid,
+          message:
+            complete || (year.length === 1 && !v.isPotentiallyValid)
+              ? t.expiryPast
+              : t.expiryInvalid,
+        };
+      }
+      case 'cvv': {
+        if (!raw) return empty(t.cvvRequired);
+        const v = validateCvv(raw, this.currentBrand);
+        const message = fill(
+          t.cvvInvalid,
+          cvvLength(this.currentBrand) === 4 && this.currentBrand ? 4 : 3,
+        );
+        return v.isValid ? ok : {valid: false, potentiallyValid: v.isPotentiallyValid, message};
+      }
+      case 'email': {
+        if (!raw.trim()) return empty(t.required);
+        const valid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim());
+        return valid ? ok : {valid: false, potentiallyValid: true, message: t.emailInvalid};
+      }
+      case 'phone': {
+        if (!raw.trim()) return empty(t.required);
+        const digits = digitsOnly(raw).length;
+        const valid = /^\+?[\d\s().-]+$/.test(raw.trim()) && digits >= 7 && digits <= 15;
+        return valid ? ok : {valid: false, potentiallyValid: true, message: t.phoneInvalid};
+      }
+      default:
+        return raw.trim() ? ok : empty(t.required);
+    }
+  }
+
+  private invalidFields(): CardField[] {
+    const t = this.text();
+    return this.shownFields().filter((name) => !this.check(name, t).valid);
+  }
+
+  /** Updates form-associated validity; with `announce`, emits `pg-validity-change` on a change. */
+  private syncValidity(announce: boolean): void {
+    const invalid = this.invalidFields();
+    const key = invalid.join(',');
+    if (this.required && invalid.length > 0) {
+      this.internals.setValidity(
+        {customError: true},
+        fill(this.text().fixFields, invalid.length),
+        this.input(invalid[0]!) ?? undefined,
+      );
+    } else {
+      this.internals.setValidity({});
+    }
+    if (announce && key !== this.lastValidity) {
+      this.dispatchEvent(
+        new PgValidityChangeEvent({valid: invalid.length === 0, invalidFields: invalid}),
+      );
+    }
+    this.lastValidity = key;
+  }
+
+  /** Shows or hides one field's error after input (`typing`) or blur. */
+  private revalidate(name: CardField, typing: boolean): void {
+    const check = this.check(name, this.text());
+    const shown = this.errors[name];
+    let message: string | undefined;
+    if (check.valid || (typing && check.potentiallyValid)) message = undefined;
+    else if (!check.potentiallyValid) message = check.message;
+    else message = this.dirty.has(name) ? check.message : shown;
+    if (message !== shown) {
+      const errors = {...this.errors};
+      if (message) errors[name] = message;
+      else delete errors[name];
+      this.errors = errors;
+    }
+    this.syncValidity(true);
+  }
+
+  private setBrand(brand: CardBrand | null): void {
+    if ((brand?.type ?? null) === (this.currentBrand?.type ?? null)) return;
+    this.currentBrand = brand;
+    this.dispatchEvent(
+      new PgBrandChangeEvent({brand: brand?.type ?? null, brandName: brand?.niceType ?? null}),
+    );
+    // A brand with a shorter code may make a typed CVV too long.
+    const cvv = this.input('cvv');
+    if (cvv && cvv.value.length > cvvLength(brand))
+      cvv.value = cvv.value.slice(0, cvvLength(brand));
+    if (this.dirty.has('cvv')) this.revalidate('cvv', true);
+  }
+
+  // ---- typing -------------------------------------------------------------------
+
+  private fieldOf(event: Event): CardField | undefined {
+    const target = event.target as HTMLElement | null;
+    return target?.dataset.field as CardField | undefined;
+  }
+
+  private onBeforeInput(event: InputEvent): void {
+    const name = this.fieldOf(event);
+    if (name !== 'number' && name !== 'expiry' && name !== 'cvv') return;
+    if (event.inputType !== 'insertText' || event.data === null) return;
+    const input = event.target as HTMLInputElement;
+    // Reject keystrokes that add nothing usable; longer insertions (keyboard suggestions)
+    // are cleaned up by the input handler instead.
+    const useful = name === 'expiry' ? /[\d/]/ : /\d/;
+    if (!useful.test(event.data)) {
+      event.preventDefault();
+      return;
+    }
+    const replacing = input.selectionStart !== input.selectionEnd;
+    const max =
+      name === 'number'
+        ? maxNumberLength(this.currentBrand)
+        : name === 'cvv'
+          ? cvvLength(this.currentBrand)
+          : 4;
+    if (
+      !replacing &&
+      event.data.length === 1 &&
+      /\d/.test(event.data) &&
+      digitsOnly(input.value).length >= max
+    ) {
+      event.preventDefault();
+    }
+  }
+
+  private onInput(event: InputEvent): void {
+    const name = this.fieldOf(event);
+    if (!name) return;
+    const input = event.target as HTMLInputElement;
+    const type = event.inputType ?? '';
+    if (name === 'number') this.formatNumberInput(input, type);
+    else if (name === 'expiry') this.formatExpiryInput(input, type);
+    else if (name === 'cvv') this.formatCvvInput(input);
+    this.dirty.add(name);
+    if (this.phase === 'failure' || this.phase === 'error') {
+      // The customer is correcting: the old outcome no longer describes the form.
+      this.statusMessage = '';
+    }
+    this.revalidate(name, true);
+  }
+
+  private placeCaret(input: HTMLInputElement, position: number): void {
+    if (this.shadowRoot?.activeElement === input) input.setSelectionRange(position, position);
+  }
+
+  private formatNumberInput(input: HTMLInputElement, inputType: string): void {
+    const raw = input.value;
+    const caret = input.selectionStart ?? raw.length;
+    let before = digitsOnly(raw.slice(0, caret)).length;
+    let {digits, brand} = normaliseNumber(raw);
+    if (digits === this.numberDigits && caret < raw.length && inputType.startsWith('delete')) {
+      // Only a group space went: delete the digit next to it instead.
+      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
+      if (at >= 0 && at < digits.length) {
+        digits = digits.slice(0, at) + digits.slice(at + 1);
+        before = at;
+        brand = validateNumber(digits).brand;
+      }
+    }
+    const formatted = formatNumber(digits, brand);
+    if (input.value !== formatted) input.value = formatted;
+    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
+    this.numberDigits = digits;
+    this.setBrand(brand);
+  }
+
+  private formatExpiryInput(input: HTMLInputElement, inputType: string): void {
+    const raw = input.value;
+    const caret = input.selectionStart ?? raw.length;
+    const inserting = !inputType.startsWith('delete');
+    let formatted = formatExpiry(raw, inserting);
+    let before = digitsOnly(formatExpiry(raw.slice(0, caret), inserting)).length;
+    let digits = digitsOnly(formatted);
+    if (!inserting && digits === this.expiryDigits && caret < raw.length && before > 0) {
+      // Only separator characters went: delete the digit before them.
+      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
+      digits = digits.slice(0, at) + digits.slice(at + 1);
+      formatted = formatExpiry(
+        digits.length > 2 ? `${digits.slice(0, 2)}/${digits.slice(2)}` : digits,
+        false,
+      );
+      before = at;
+      digits = digitsOnly(formatted);
+    }
+    if (input.value !== formatted) input.value = formatted;
+    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
+    this.expiryDigits = digits;
+  }
+
+  private formatCvvInput(input: HTMLInputElement): void {
+    const caret = input.selectionStart ?? input.value.length;
+    const before = digitsOnly(input.value.slice(0, caret)).length;
+    const digits = digitsOnly(input.value).slice(0, cvvLength(this.currentBrand));
+    if (input.value !== digits) input.value = digits;
+    this.placeCaret(input, Math.min(before, digits.length));
+  }
+
+  private onFocusOut(event: FocusEvent): void {
+    const name = this.fieldOf(event);
+    if (name) this.revalidate(name, false);
+  }
+
+  // ---- submitting -----------------------------------------------------------------
+
+  private onSubmit(event: SubmitEvent): void {
+    event.preventDefault();
+    void this.submit();
+  }
+
+  /**
+   * Validates and sends the payment, as pressing the button does. Resolves when the answer
+   * has been handled. A second call while one is in flight does nothing.
+   */
+  async submit(): Promise<void> {
+    if (this.payTask.pending || this.phase === 'success' || this.disabled || this.formDisabled)
+      return;
+    if (!this.reportValidity()) return;
+    const t = this.text();
+    if (!this.endpoint || !this.orderRef) {
+      if (DEV_MODE)
+        issueWarning('submit-misconfigured', '<pg-card-form> needs endpoint and order-ref to pay.');
+      this.showError(
+        {code: 'misconfigured', message: '', retrySameAttempt: false, outcome: 'error'},
+        t,
+      );
+      return;
+    }
+    const attemptId = this.retryAttemptId ?? randomId();
+    const submitEvent = new PgSubmitEvent({orderRef: this.orderRef, attemptId});
+    this.dispatchEvent(submitEvent);
+    if (submitEvent.defaultPrevented) return;
+
+    const request = this.buildRequest(attemptId);
+    this.phase = 'pending';
+    this.statusMessage = t.paying;
+    let result: PayResult | undefined;
+    try {
+      result = await this.payTask.run((signal) => sendPay(this.endpoint, request, signal));
+    } catch {
+      result = {outcome: 'error', code: 'network', message: '', retrySameAttempt: true};
+    } finally {
+      // The request object held the CVV: drop what we can reach and clear the field.
+      request.card.cvv = '';
+      const cvv = this.input('cvv');
+      if (cvv) cvv.value = '';
+      this.dirty.delete('cvv');
+      const errors = {...this.errors};
+      delete errors.cvv;
+      this.errors = errors;
+    }
+    if (!result) return; // aborted (element removed)
+    this.handleResult(result, attemptId, t);
+    this.syncValidity(false);
+  }
+
+  private buildRequest(attemptId: string): PayRequest {
+    const expiry = validateExpiry(this.value('expiry'));
+    const card: CardInput = {
+      number: digitsOnly(this.value('number')),
+      expMonth: expiry.month ?? 0,
+      expYear: expiry.year ?? 0,
+      cvv: this.value('cvv'),
+    };
+    if (this.holderName) card.holder = this.value('holder').trim();
+    const customer: CustomerInput = {};
+    if (this.customerName) {
+      customer.firstName = this.value('firstName').trim();
+      customer.lastName = this.value('lastName').trim();
+    }
+    if (this.customerEmail) customer.email = this.value('email').trim();
+    if (this.customerPhone) customer.phone = this.value('phone').trim();
+    return {
+      orderRef: this.orderRef,
+      attemptId,
+      card,
+      ...(Object.keys(customer).length > 0 ? {customer} : {}),
+      fingerprint: collectBrowserFingerprint(),
+    };
+  }
+
+  private handleResult(result: PayResult, attemptId: string, t: CheckoutMessages): void {
+    if (result.outcome === 'error') {
+      this.retryAttemptId = result.retrySameAttempt ? attemptId : undefined;
+      this.showError(result, t);
+      return;
+    }
+    this.retryAttemptId = undefined;
+    this.retryable = false;
+    this.handleResponse(result, t);
+  }
+
+  private handleResponse(response: PayResponse, t: CheckoutMessages): void {
+    switch (response.outcome) {
+      case 'success':
+        this.succeed(response.message, t);
+        this.dispatchEvent(
+          new PgSuccessEvent({
+            orderRef: response.orderRef,
+            code: response.code,
+            message: response.message,
+            ...(response.cardMask ? {cardMask: response.cardMask} : {}),
+          }),
+        );
+        break;
+      case 'failure':
+        this.phase = 'failure';
+        this.statusMessage = [t.failure, response.message].filter(Boolean).join(' ');
+        this.dispatchEvent(
+          new PgFailureEvent({
+            orderRef: response.orderRef,
+            code: response.code,
+            message: response.message,
+          }),
+        );
+        break;
+      case '3ds_required': {
+        this.phase = 'three-ds';
+        this.clearCard();
+        this.statusMessage = t.threeDSRedirecting;
+        const event = new PgThreeDSRequiredEvent({
+          orderRef: response.orderRef,
+          userActionUrl: response.userActionUrl,
+        });
+        this.dispatchEvent(event);
+        if (!event.defaultPrevented) {
+          const redirect = this.redirectElement();
+          this.followRedirect(redirect);
+          if (this.threeDSMode === 'iframe' || redirect.mode === 'iframe')
+            this.statusMessage = t.threeDSTitle;
+          void redirect.start(response.userActionUrl, response.orderRef);
+        }
+        break;
+      }
+      case 'processing': {
+        this.phase = 'processing';
+        this.statusMessage = t.checking;
+        const redirect = this.redirectElement();
+        this.followRedirect(redirect);
+        void redirect.check(response.orderRef);
+        break;
+      }
+    }
+  }
+
+  private succeed(message: string, t: CheckoutMessages): void {
+    this.phase = 'success';
+    this.clearCard();
+    this.statusMessage = [t.success, message].filter(Boolean).join(' ');
+  }
+
+  private showError(error: PayError, t: CheckoutMessages): void {
+    this.phase = 'error';
+    this.retryable = error.code !== 'misconfigured';
+    const base =
+      error.code === 'network' || error.code === 'timeout' ? t.networkError : t.serverError;
+    this.statusMessage =
+      error.message && error.status && error.status < 500 ? `${base} ${error.message}` : base;
+    const field = error.field?.replace(/^card\./, '');
+    if (field && (field === 'number' || field === 'expiry' || field === 'cvv')) {
+      this.errors = {...this.errors, [field]: field === 'number' ? t.numberInvalid : t.expiryPast};
+    }
+    this.dispatchEvent(
+      new PgErrorEvent({
+        orderRef: this.orderRef,
+        code: error.code as PgErrorCode,
+        message: error.message || base,
+        retryable: this.retryable,
+        ...(error.status ? {status: error.status} : {}),
+      }),
+    );
+  }
+
+  // ---- 3-D Secure and status hand-off ---------------------------------------------
+
+  /** The merchant's own `<pg-3ds-redirect>` (child or anywhere in the document), else ours. */
+  private redirectElement(): PgThreeDSRedirect {
+    const own = this.querySelector('pg-3ds-redirect') ?? document.querySelector('pg-3ds-redirect');
+    const redirect = own ?? this.renderRoot.querySelector('pg-3ds-redirect')!;
+    if (!redirect.statusEndpoint) redirect.statusEndpoint = this.resolvedStatusEndpoint();
+    return redirect;
+  }
+
+  private resolvedStatusEndpoint(): string {
+    if (this.statusEndpoint) return this.statusEndpoint;
+    const pay = CHECKOUT_ROUTES.pay;
+    return this.endpoint.endsWith(pay)
+      ? this.endpoint.slice(0, -pay.length) + CHECKOUT_ROUTES.status
+      : this.endpoint.replace(/\/?$/, CHECKOUT_ROUTES.status);
+  }
+
+  /** Mirrors the redirect element's outcome in this form's own state. */
+  private followRedirect(redirect: PgThreeDSRedirect): void {
+    this.handoff?.abort();
+    const handoff = new AbortController();
+    this.handoff = handoff;
+    const {signal} = handoff;
+    const t = () => this.text();
+    redirect.addEventListener(
+      'pg-success',
+      (e) => {
+        this.succeed(e.detail.message, t());
+        handoff.abort();
+      },
+      {signal},
+    );
+    redirect.addEventListener(
+      'pg-failure',
+      (e) => {
+        this.phase = 'failure';
+        this.statusMessage = [t().failure, e.detail.message].filter(Boolean).join(' ');
+        handoff.abort();
+      },
+      {signal},
+    );
+    redirect.addEventListener(
+      'pg-error',
+      (e) => {
+        this.phase = 'error';
+        this.retryable = false;
+        this.statusMessage = e.detail.message;
+        handoff.abort();
+      },
+      {signal},
+    );
+  }
+
+  // ---- rendering --------------------------------------------------------------------
+
+  private renderField(name: CardField, label: unknown, extra: unknown = nothing) {
+    const spec = FIELDS[name];
+    const error = this.errors[name] ?? '';
+    const busy = this.phase === 'pending';
+    return html`<div class="field field--${name}" part="field field-${name}">
+      <label class="field__label" part="label" for=${name}>${label}</label>
+      <div class="field__control" part="control">
+        <input
+          id=${name}
+          class="field__input"
+          part="input input-${name}"
+          data-field=${name}
+          name=${spec.inputName}
+          type=${spec.type ?? 'text'}
+          autocomplete=${spec.autocomplete}
+          inputmode=${spec.numeric ? 'numeric' : nothing}
+          placeholder=${name === 'expiry' ? this.text().expiryHint : nothing}
+          spellcheck="false"
+          autocapitalize=${spec.numeric ? 'off' : nothing}
+          aria-invalid=${error ? 'true' : 'false'}
+          aria-describedby="${name}-error"
+          ?readonly=${busy}
+        />
+        ${extra}
+      </div>
+      <div id="${name}-error" class="field__error" part="error">${error}</div>
+    </div>`;
+  }
+
+  protected override render() {
+    const t = this.text();
+    const busy = this.phase === 'pending';
+    const brand = this.currentBrand;
+    const mark = brand ? (BRAND_MARKS[brand.type] ?? brand.niceType) : '';
+    const label =
+      this.phase === 'success'
+        ? t.paid
+        : busy
+          ? t.paying
+          : this.phase === 'error' && this.retryable
+            ? t.retry
+            : t.pay;
+    const statusKind =
+      this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
+        ? this.phase
+        : 'info';
+    return html`
+      <form
+        part="form"
+        class="form"
+        novalidate
+        @submit=${this.onSubmit}
+        @beforeinput=${this.onBeforeInput}
+        @input=${this.onInput}
+        @focusout=${this.onFocusOut}
+      >
+        <fieldset
+          class="fieldset"
+          ?disabled=${this.disabled || this.formDisabled || this.phase === 'success'}
+        >
+          ${this.renderField(
+            'number',
+            t.cardNumber,
+            html`<span part="brand" class="brand" data-brand=${brand?.type ?? ''} aria-hidden="true"
+              >${mark}</span
+            >`,
+          )}
+          <div class="row">
+            ${this.renderField('expiry', html`${t.expiry} <span class="field__hint">(${t.expiryHint})</span>`)}
+            ${this.renderField('cvv', brand && brand.codeName !== 'CVV' ? `${t.cvv} (${brand.codeName})` : t.cvv)}
+          </div>
+          ${this.holderName ? this.renderField('holder', t.holder) : nothing}
+          ${
+            this.customerName
+              ? html`<div class="row">
+                  ${this.renderField('firstName', t.firstName)}
+                  ${this.renderField('lastName', t.lastName)}
+                </div>`
+              : nothing
+          }
+          ${this.customerEmail ? this.renderField('email', t.email) : nothing}
+          ${this.customerPhone ? this.renderField('phone', t.phone) : nothing}
+          <button
+            part="button"
+            class="button"
+            type="submit"
+            ?disabled=${busy}
+            aria-busy=${busy ? 'true' : 'false'}
+          >
+            ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${label}
+          </button>
+        </fieldset>
+        <div part="status" class="status status--${statusKind}" role="status" aria-live="polite">
+          ${this.statusMessage}
+        </div>
+      </form>
+      <pg-3ds-redirect
+        exportparts="dialog: three-ds-dialog, frame: three-ds-frame"
+        no-status
+        lang=${languageOf(this)}
+        mode=${this.threeDSMode}
+        window-size=${this.challengeWindowSize}
+        status-endpoint=${this.resolvedStatusEndpoint()}
+        .messages=${this.messages}
+      ></pg-3ds-redirect>
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pg-card-form': PgCardForm;
+  }
+}

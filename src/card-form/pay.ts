@@ -1,0 +1,106 @@
+/**
+ * Sends one {@link PayRequest} to the merchant's pay route and turns whatever comes back
+ * (a {@link PayResponse}, a {@link CheckoutErrorBody}, a network failure, nonsense) into one
+ * typed result. It never throws, except with the abort reason when `signal` aborts.
+ */
+import {
+  CHECKOUT_HEADER,
+  CHECKOUT_PROTOCOL_VERSION,
+  PAY_OUTCOMES,
+  type PayRequest,
+  type PayResponse,
+} from '../protocol/checkout.js';
+import {timeoutSignal} from '../internal/async-controller.js';
+import type {PgErrorCode} from '../events/events.js';
+import {errorBodyOf} from '../three-ds-redirect/poll-status.js';
+
+/** Error codes after which the very same attempt may be sent again. */
+const RETRY_SAME_ATTEMPT: readonly PgErrorCode[] = [
+  'network',
+  'timeout',
+  'bad_response',
+  'rate_limited',
+  'gateway_unavailable',
+  'internal',
+];
+
+export interface PayError {
+  outcome: 'error';
+  code: PgErrorCode;
+  /** The server's message, when it sent one. */
+  message: string;
+  status?: number;
+  /** Dotted path of the field the server blames (`card.number`). */
+  field?: string;
+  /** True when resending the same attempt (same attempt id) may succeed. */
+  retrySameAttempt: boolean;
+}
+
+export type PayResult = PayResponse | PayError;
+
+/** How long one pay request may take before it counts as a network failure. */
+export const PAY_TIMEOUT_MS = 90_000;
+
+function isPayResponse(body: unknown): body is PayResponse {
+  if (typeof body !== 'object' || body === null) return false;
+  const b = body as Record<string, unknown>;
+  if (!(PAY_OUTCOMES as readonly unknown[]).includes(b.outcome) || typeof b.orderRef !== 'string') {
+    return false;
+  }
+  return b.outcome !== '3ds_required' || typeof b.userActionUrl === 'string';
+}
+
+function error(code: PgErrorCode, message: string, extra: Partial<PayError> = {}): PayError {
+  return {
+    outcome: 'error',
+    code,
+    message,
+    retrySameAttempt: RETRY_SAME_ATTEMPT.includes(code),
+    ...extra,
+  };
+}
+
+/** POSTs `request` as JSON with the checkout header and classifies the answer. */
+export async function sendPay(
+  endpoint: string,
+  request: PayRequest,
+  signal: AbortSignal,
+): Promise<PayResult> {
+  const limit = timeoutSignal(signal, PAY_TIMEOUT_MS);
+  let response: Response;
+  try {
+    response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+      },
+      body: JSON.stringify(request),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: limit.signal,
+    });
+  } catch {
+    if (signal.aborted) throw signal.reason;
+    return error('network', '');
+  } finally {
+    limit.done();
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (response.ok) {
+    return isPayResponse(body) ? body : error('bad_response', '', {status: response.status});
+  }
+  const info = errorBodyOf(body);
+  const code: PgErrorCode = info?.code ?? (response.status >= 500 ? 'internal' : 'invalid_request');
+  return error(code, info?.message ?? '', {
+    status: response.status,
+    ...(info?.field ? {field: info.field} : {}),
+    retrySameAttempt: RETRY_SAME_ATTEMPT.includes(code) || response.status >= 500,
+  });
+}

@@ -1,0 +1,157 @@
+/**
+ * The events the checkout elements dispatch: one typed `Event` subclass per name, each
+ * `pg-` prefixed, bubbling and composed (so a listener on `document` hears them from
+ * inside shadow roots), with a frozen, readonly `detail`. No event ever carries a card
+ * number, an expiry or a CVV. Every name is registered in `GlobalEventHandlersEventMap`, so
+ * `el.addEventListener('pg-success', (e) => e.detail.orderRef)` is typed.
+ */
+import type {CheckoutErrorCode} from '../protocol/checkout.js';
+
+const init = (cancelable = false): EventInit => ({bubbles: true, composed: true, cancelable});
+
+/** Names of the card fields, as used in validity details (never their values). */
+export const CARD_FIELDS = [
+  'number',
+  'expiry',
+  'cvv',
+  'holder',
+  'firstName',
+  'lastName',
+  'email',
+  'phone',
+] as const;
+export type CardField = (typeof CARD_FIELDS)[number];
+
+export interface PgValidityChangeDetail {
+  /** True when every shown field holds a valid value. */
+  readonly valid: boolean;
+  /** The fields that are not valid yet (names only). */
+  readonly invalidFields: readonly CardField[];
+}
+
+/** `pg-validity-change`: the card form's overall validity changed through user input. */
+export class PgValidityChangeEvent extends Event {
+  readonly detail: PgValidityChangeDetail;
+  constructor(detail: PgValidityChangeDetail) {
+    super('pg-validity-change', init());
+    this.detail = Object.freeze({
+      ...detail,
+      invalidFields: Object.freeze([...detail.invalidFields]),
+    });
+  }
+}
+
+export interface PgBrandChangeDetail {
+  /** card-validator's brand type (`visa`, `american-express`, …) or null when unknown. */
+  readonly brand: string | null;
+  /** Display name (`Visa`, `American Express`, …) or null. */
+  readonly brandName: string | null;
+}
+
+/** `pg-brand-change`: the detected card brand changed while the customer typed. */
+export class PgBrandChangeEvent extends Event {
+  readonly detail: PgBrandChangeDetail;
+  constructor(detail: PgBrandChangeDetail) {
+    super('pg-brand-change', init());
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+export interface PgSubmitDetail {
+  readonly orderRef: string;
+  readonly attemptId: string;
+}
+
+/** `pg-submit`: a valid card is about to be sent. Cancelable: `preventDefault()` stops it. */
+export class PgSubmitEvent extends Event {
+  readonly detail: PgSubmitDetail;
+  constructor(detail: PgSubmitDetail) {
+    super('pg-submit', init(true));
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+export interface PgSuccessDetail {
+  readonly orderRef: string;
+  readonly code: string;
+  readonly message: string;
+  /** Masked card number as the server reports it, e.g. `424242******4242`. */
+  readonly cardMask?: string;
+}
+
+/** `pg-success`: the payment went through. */
+export class PgSuccessEvent extends Event {
+  readonly detail: PgSuccessDetail;
+  constructor(detail: PgSuccessDetail) {
+    super('pg-success', init());
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+export interface PgFailureDetail {
+  readonly orderRef: string;
+  /** The gateway's status code. */
+  readonly code: string;
+  readonly message: string;
+}
+
+/** `pg-failure`: the gateway declined the payment; a new attempt is possible. */
+export class PgFailureEvent extends Event {
+  readonly detail: PgFailureDetail;
+  constructor(detail: PgFailureDetail) {
+    super('pg-failure', init());
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+export interface PgThreeDSRequiredDetail {
+  readonly orderRef: string;
+  readonly userActionUrl: string;
+}
+
+/**
+ * `pg-3ds-required`: the customer must pass 3-D Secure. Cancelable: `preventDefault()`
+ * keeps the card form from handing the URL to `<pg-3ds-redirect>` itself.
+ */
+export class PgThreeDSRequiredEvent extends Event {
+  readonly detail: PgThreeDSRequiredDetail;
+  constructor(detail: PgThreeDSRequiredDetail) {
+    super('pg-3ds-required', init(true));
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+/** Codes of `pg-error`: the server's codes plus what can go wrong in the browser. */
+export type PgErrorCode =
+  CheckoutErrorCode | 'network' | 'bad_response' | 'timeout' | 'missing_order' | 'misconfigured';
+
+export interface PgErrorDetail {
+  readonly orderRef?: string;
+  readonly code: PgErrorCode;
+  readonly message: string;
+  /** HTTP status, when the server answered. */
+  readonly status?: number;
+  /** True when trying the same thing again may work. */
+  readonly retryable: boolean;
+}
+
+/** `pg-error`: the request could not be completed (network, server, timeout). */
+export class PgErrorEvent extends Event {
+  readonly detail: PgErrorDetail;
+  constructor(detail: PgErrorDetail) {
+    super('pg-error', init());
+    this.detail = Object.freeze({...detail});
+  }
+}
+
+declare global {
+  interface GlobalEventHandlersEventMap {
+    'pg-validity-change': PgValidityChangeEvent;
+    'pg-brand-change': PgBrandChangeEvent;
+    'pg-submit': PgSubmitEvent;
+    'pg-success': PgSuccessEvent;
+    'pg-failure': PgFailureEvent;
+    'pg-3ds-required': PgThreeDSRequiredEvent;
+    'pg-error': PgErrorEvent;
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Built-in texts of the checkout elements, in English and Ukrainian (the gateway's home
+ * market), and the rule that picks one: the element's own `lang`, else the closest
+ * ancestor's, else the document's, else English. Every message can be overridden per
+ * element through its `messages` property.
+ */
+import type {ReactiveController, ReactiveControllerHost} from 'lit';
+
+export interface CheckoutMessages {
+  cardNumber: string;
+  expiry: string;
+  expiryHint: string;
+  cvv: string;
+  holder: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  pay: string;
+  paying: string;
+  retry: string;
+  paid: string;
+  numberRequired: string;
+  numberInvalid: string;
+  expiryRequired: string;
+  expiryInvalid: string;
+  expiryPast: string;
+  cvvRequired: string;
+  /** `{n}` is replaced by the number of digits. */
+  cvvInvalid: string;
+  required: string;
+  emailInvalid: string;
+  phoneInvalid: string;
+  /** `{n}` is replaced by the number of fields to correct. */
+  fixFields: string;
+  success: string;
+  /** Prefix before the gateway's own message. */
+  failure: string;
+  networkError: string;
+  serverError: string;
+  threeDSRedirecting: string;
+  threeDSTitle: string;
+  cancel: string;
+  checking: string;
+  timeout: string;
+  checkAgain: string;
+  missingOrder: string;
+}
+
+export const en: CheckoutMessages = {
+  cardNumber: 'Card number',
+  expiry: 'Expiry date',
+  expiryHint: 'MM / YY',
+  cvv: 'Security code',
+  holder: 'Name on card',
+  firstName: 'First name',
+  lastName: 'Last name',
+  email: 'Email',
+  phone: 'Phone',
+  pay: 'Pay',
+  paying: 'Processing…',
+  retry: 'Try again',
+  paid: 'Paid',
+  numberRequired: 'Enter the card number.',
+  numberInvalid: 'This card number is not valid.',
+  expiryRequired: 'Enter the expiry date.',
+  expiryInvalid: 'Enter the expiry date as MM / YY.',
+  expiryPast: 'This date is in the past or too far ahead.',
+  cvvRequired: 'Enter the security code.',
+  cvvInvalid: 'The security code has {n} digits.',
+  required: 'This field is required.',
+  emailInvalid: 'Enter a valid email address.',
+  phoneInvalid: 'Enter a valid phone number.',
+  fixFields: 'Please correct {n} field(s).',
+  success: 'Payment successful.',
+  failure: 'Payment declined.',
+  networkError: 'Could not reach the server. Check your connection and try again.',
+  serverError: 'Something went wrong. Please try again.',
+  threeDSRedirecting: 'Redirecting to your bank for confirmation…',
+  threeDSTitle: 'Confirm the payment with your bank',
+  cancel: 'Cancel',
+  checking: 'Checking the payment status…',
+  timeout: 'We could not confirm the payment yet. Check again in a moment.',
+  checkAgain: 'Check again',
+  missingOrder: 'No payment to check was found.',
+};
+
+export const uk: CheckoutMessages = {
+  cardNumber: 'Номер картки',
+  expiry: 'Термін дії',
+  expiryHint: 'ММ / РР',
+  cvv: 'Код безпеки',
+  holder: "Ім'я на картці",
+  firstName: "Ім'я",
+  lastName: 'Прізвище',
+  email: 'Електронна пошта',
+  phone: 'Телефон',
+  pay: 'Сплатити',
+  paying: 'Обробка…',
+  retry: 'Спробувати ще раз',
+  paid: 'Сплачено',
+  numberRequired: 'Введіть номер картки.',
+  numberInvalid: 'Цей номер картки недійсний.',
+  expiryRequired: 'Введіть термін дії.',
+  expiryInvalid: 'Введіть термін дії у форматі ММ / РР.',
+  expiryPast: 'Ця дата вже минула або надто далека.',
+  cvvRequired: 'Введіть код безпеки.',
+  cvvInvalid: 'Код безпеки має {n} цифри.',
+  required: "Це поле обов'язкове.",
+  emailInvalid: 'Введіть дійсну адресу електронної пошти.',
+  phoneInvalid: 'Введіть дійсний номер телефону.',
+  fixFields: 'Виправте поля: {n}.',
+  success: 'Оплата пройшла успішно.',
+  failure: 'Оплату відхилено.',
+  networkError: "Не вдалося зв'язатися із сервером. Перевірте з'єднання і спробуйте ще раз.",
+  serverError: 'Щось пішло не так. Спробуйте ще раз.',
+  threeDSRedirecting: 'Переходимо до вашого банку для підтвердження…',
+  threeDSTitle: 'Підтвердьте оплату у своєму банку',
+  cancel: 'Скасувати',
+  checking: 'Перевіряємо статус оплати…',
+  timeout: 'Поки не вдалося підтвердити оплату. Перевірте ще раз за хвилину.',
+  checkAgain: 'Перевірити ще раз',
+  missingOrder: 'Не знайдено оплати для перевірки.',
+};
+
+/** Built-in message tables by primary language subtag. */
+export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en, uk};
+
+/** The language in effect for `el`: its own or an ancestor's `lang`, else the document's. */
+export function languageOf(el: Element): string {
+  const owner = el.closest('[lang]')?.getAttribute('lang');
+  return owner || document.documentElement.lang || navigator.language || 'en';
+}
+
+/** The built-in table for a BCP 47 tag (`uk-UA` → Ukrainian), falling back to English. */
+export function messagesFor(lang: string): CheckoutMessages {
+  const primary = lang.toLowerCase().split('-')[0] ?? '';
+  return BUILT_IN_MESSAGES[primary] ?? en;
+}
+
+/** Replaces `{n}` in a message. */
+export function fill(message: string, n: number): string {
+  return message.replace('{n}', String(n));
+}
+
+const hosts = new Set<ReactiveControllerHost>();
+let observer: MutationObserver | undefined;
+
+/**
+ * Re-renders its host when a `lang` attribute changes anywhere in the document (on the
+ * host, an ancestor or `<html>`), and merges the host's overrides into the built-ins.
+ */
+export class LocaleController implements ReactiveController {
+  private readonly host: ReactiveControllerHost & HTMLElement;
+
+  constructor(host: ReactiveControllerHost & HTMLElement) {
+    this.host = host;
+    host.addController(this);
+  }
+
+  /** The built-in messages for the current language, with `overrides` applied. */
+  messages(overrides?: Partial<CheckoutMessages>): CheckoutMessages {
+    const base = messagesFor(languageOf(this.host));
+    return overrides ? {...base, ...overrides} : base;
+  }
+
+  hostConnected(): void {
+    hosts.add(this.host);
+    if (!observer) {
+      observer = new MutationObserver(() => hosts.forEach((h) => h.requestUpdate()));
+      observer.observe(document.documentElement, {
+        attributes: true,
+        attributeFilter: ['lang'],
+        subtree: true,
+      });
+    }
+  }
+
+  hostDisconnected(): void {
+    hosts.delete(this.host);
+    if (hosts.size === 0) {
+      observer?.disconnect();
+      observer = undefined;
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * A small task controller (after `@lit/task`): runs one piece of async work for an element
+ * with an `AbortSignal`, tracks explicit `initial` / `pending` / `complete` / `error`
+ * states, re-renders its host when the state changes and aborts the work when the host
+ * leaves the document or a newer run starts.
+ */
+import type {ReactiveController, ReactiveControllerHost} from 'lit';
+
+export const TASK_STATES = ['initial', 'pending', 'complete', 'error'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+export class AsyncController<T> implements ReactiveController {
+  state: TaskState = 'initial';
+  value: T | undefined = undefined;
+  error: unknown = undefined;
+
+  private readonly host: ReactiveControllerHost;
+  private abortController: AbortController | undefined;
+
+  constructor(host: ReactiveControllerHost) {
+    this.host = host;
+    host.addController(this);
+  }
+
+  /** True while a run is in flight. */
+  get pending(): boolean {
+    return this.state === 'pending';
+  }
+
+  /**
+   * Starts `work`, aborting any run still in flight. Resolves with the result, or with
+   * `undefined` when this run was aborted (by a newer run, `abort()` or disconnection).
+   */
+  async run(work: (signal: AbortSignal) => Promise<T>): Promise<T | undefined> {
+    this.abortController?.abort();
+    const controller = new AbortController();
+    this.abortController = controller;
+    this.state = 'pending';
+    this.error = undefined;
+    this.host.requestUpdate();
+    try {
+      const value = await work(controller.signal);
+      if (controller.signal.aborted) return undefined;
+      this.value = value;
+      this.state = 'complete';
+      return value;
+    } catch (error) {
+      if (controller.signal.aborted) return undefined;
+      this.error = error;
+      this.state = 'error';
+      throw error;
+    } finally {
+      if (this.abortController === controller) {
+        this.abortController = undefined;
+        this.host.requestUpdate();
+      }
+    }
+  }
+
+  /** Aborts the run in flight, if any, and returns to `initial`. */
+  abort(): void {
+    if (!this.abortController) return;
+    this.abortController.abort();
+    this.abortController = undefined;
+    this.state = 'initial';
+    this.host.requestUpdate();
+  }
+
+  hostDisconnected(): void {
+    this.abort();
+  }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, {once: true});
+  });
+}
+
+/** A signal that aborts when `parent` does or after `ms`, whichever comes first. */
+export function timeoutSignal(
+  parent: AbortSignal,
+  ms: number,
+): {signal: AbortSignal; done(): void} {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent.reason);
+  if (parent.aborted) controller.abort(parent.reason);
+  else parent.addEventListener('abort', onAbort, {once: true});
+  const timer = setTimeout(
+    () => controller.abort(new DOMException('Timed out', 'TimeoutError')),
+    ms,
+  );
+  return {
+    signal: controller.signal,
+    done() {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** A random identifier (128 bits, hex), e.g. for a payment attempt. */
+export function randomId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}

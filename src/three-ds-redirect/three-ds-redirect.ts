@@ -1,0 +1,384 @@
+/**
+ * `<pg-3ds-redirect>`: follows a 3-D Secure challenge and finds out how it ended. It sends
+ * the customer to the bank's `userActionUrl` (a top-level redirect, or a modal iframe of an
+ * EMV challenge window size), keeping only the order reference in `sessionStorage`; on the
+ * return page (`resolve`) and after an iframe challenge it asks the merchant's status route
+ * for the final state, never trusting the query string, and shows and emits the outcome.
+ */
+import {LitElement, html, nothing} from 'lit';
+import {customElement, property, query, state} from 'lit/decorators.js';
+import {ORDER_QUERY_PARAM, PENDING_ORDER_KEY, type StatusResponse} from '../protocol/checkout.js';
+import {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../events/events.js';
+import {AsyncController} from '../internal/async-controller.js';
+import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
+import {sharedStyles} from '../internal/shared.styles.js';
+import {LocaleController, type CheckoutMessages} from '../i18n/messages.js';
+import {pollStatus, StatusError} from './poll-status.js';
+import {threeDSRedirectStyles} from './three-ds-redirect.styles.js';
+
+/** How the challenge is shown. */
+export const THREE_DS_MODES = ['redirect', 'iframe'] as const;
+export type ThreeDSMode = (typeof THREE_DS_MODES)[number];
+
+/** EMV 3DS challenge window sizes: width × height in CSS pixels, or full screen. */
+export const CHALLENGE_WINDOW_SIZES = {
+  '01': {width: 250, height: 400},
+  '02': {width: 390, height: 400},
+  '03': {width: 500, height: 600},
+  '04': {width: 600, height: 400},
+  '05': 'full',
+} as const;
+export type ChallengeWindowSize = keyof typeof CHALLENGE_WINDOW_SIZES;
+
+/** What the element is doing. */
+export const REDIRECT_STATES = [
+  'idle',
+  'redirecting',
+  'challenge',
+  'checking',
+  'success',
+  'failure',
+  'error',
+] as const;
+export type RedirectState = (typeof REDIRECT_STATES)[number];
+
+function readPendingOrder(): string | null {
+  try {
+    return sessionStorage.getItem(PENDING_ORDER_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function writePendingOrder(orderRef: string): void {
+  try {
+    sessionStorage.setItem(PENDING_ORDER_KEY, orderRef);
+  } catch {
+    // Storage disabled: the return page still has the order in its query string.
+  }
+}
+
+/**
+ * Sends the customer through a 3-D Secure challenge and reports the final outcome, which it
+ * reads from the merchant's status route.
+ *
+ * @summary Follows a 3-D Secure challenge (redirect or modal iframe) and resolves its outcome.
+ *
+ * @event {PgSuccessEvent} pg-success - The status route reports the payment succeeded.
+ * @event {PgFailureEvent} pg-failure - The status route reports the payment failed.
+ * @event {PgErrorEvent} pg-error - The status could not be learned before the deadline, or the order is unknown.
+ *
+ * @csspart dialog - The modal `<dialog>` of iframe mode.
+ * @csspart frame - The challenge `<iframe>`.
+ * @csspart cancel - The dialog's cancel button.
+ * @csspart status - The status line (polite live region).
+ * @csspart retry - The "check again" button shown after a timeout.
+ *
+ * @cssproperty --pg-font-family - Font of the texts.
+ * @cssproperty --pg-font-size - Base font size.
+ * @cssproperty --pg-color-text - Text colour.
+ * @cssproperty --pg-color-border - Borders of the dialog and buttons.
+ * @cssproperty --pg-color-background - Dialog background.
+ * @cssproperty --pg-color-focus - Focus ring.
+ * @cssproperty --pg-color-error - Failure and error texts.
+ * @cssproperty --pg-color-success - Success text.
+ * @cssproperty --pg-radius - Corner radius.
+ * @cssproperty --pg-spacing - Space above the status line.
+ * @cssproperty --pg-backdrop - Backdrop behind the dialog.
+ */
+@customElement('pg-3ds-redirect')
+export class PgThreeDSRedirect extends LitElement {
+  static override styles = [sharedStyles, threeDSRedirectStyles];
+
+  /** `redirect` (top-level navigation) or `iframe` (a modal dialog on this page). */
+  @property() mode: ThreeDSMode = 'redirect';
+
+  /** EMV challenge window size for iframe mode: `01` 250×400 … `04` 600×400, `05` full screen. */
+  @property({attribute: 'window-size'}) windowSize: ChallengeWindowSize = '05';
+
+  /** The merchant's status route (`GET …?order=<ref>` answering a `StatusResponse`). */
+  @property({attribute: 'status-endpoint'}) statusEndpoint = '';
+
+  /** On a return page: resolve the pending order as soon as the element is connected. */
+  @property({type: Boolean}) resolve = false;
+
+  /**
+   * Iframe mode: the challenge is over when the frame reaches a URL starting with this one
+   * (default: any page of this origin).
+   */
+  @property({attribute: 'return-url'}) returnUrl = '';
+
+  /** Deadline, in milliseconds, for learning the final status. */
+  @property({type: Number}) timeout = 60_000;
+
+  /** First wait, in milliseconds, between status requests; it doubles up to 8 s. */
+  @property({type: Number, attribute: 'poll-interval'}) pollInterval = 1000;
+
+  /** Hide the status line (when a surrounding element shows the outcome itself). */
+  @property({type: Boolean, attribute: 'no-status'}) noStatus = false;
+
+  /** Overrides of the built-in texts. */
+  @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
+
+  /** Performs a top-level navigation; replace it to observe or veto redirects. */
+  @property({attribute: false}) navigate: (url: string) => void = (url) => {
+    window.location.assign(url);
+  };
+
+  /** What the element is doing now. */
+  @state() state: RedirectState = 'idle';
+
+  /** The last status the server reported, if any (read-only). */
+  @state() lastStatus: StatusResponse | undefined;
+
+  @state() private frameUrl = '';
+  @state() private errorMessage = '';
+  @state() private canRetry = false;
+
+  @query('dialog') private dialog!: HTMLDialogElement | null;
+  @query('iframe') private frame!: HTMLIFrameElement | null;
+
+  private readonly locale = new LocaleController(this);
+  private readonly statusTask = new AsyncController<StatusResponse>(this);
+  private orderRef = '';
+
+  override connectedCallback(): void {
+    super.connectedCallback();
+    if (this.resolve) void this.updateComplete.then(() => this.resolveReturn());
+  }
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.frameUrl = '';
+  }
+
+  /** The order this page should resolve: the `order` query parameter, else the one kept before leaving. */
+  pendingOrderRef(): string | null {
+    const fromQuery = new URL(location.href).searchParams.get(ORDER_QUERY_PARAM);
+    return fromQuery || readPendingOrder();
+  }
+
+  /**
+   * Sends the customer to `userActionUrl`. Keeps only `orderRef` (in `sessionStorage`)
+   * so the return page can resume.
+   */
+  async start(userActionUrl: string, orderRef: string): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(userActionUrl, document.baseURI);
+    } catch {
+      url = new URL('about:blank');
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      this.fail('bad_response', 'The 3-D Secure address is not an http(s) URL.', false, orderRef);
+      return;
+    }
+    this.orderRef = orderRef;
+    writePendingOrder(orderRef);
+    this.errorMessage = '';
+    this.canRetry = false;
+    if (this.mode === 'iframe') {
+      this.state = 'challenge';
+      this.frameUrl = url.href;
+      await this.updateComplete;
+      if (this.dialog && !this.dialog.open) this.dialog.showModal();
+    } else {
+      this.state = 'redirecting';
+      await this.updateComplete;
+      this.navigate(url.href);
+    }
+  }
+
+  /** On a return page: resolves the pending order (also what the `resolve` attribute does). */
+  resolveReturn(): Promise<StatusResponse | undefined> {
+    const ref = this.pendingOrderRef();
+    if (!ref) {
+      this.fail('missing_order', this.text().missingOrder, false);
+      return Promise.resolve(undefined);
+    }
+    return this.check(ref);
+  }
+
+  /**
+   * Asks the status route until the state of `orderRef` is final or the deadline passes,
+   * then shows and emits the outcome. Safe to repeat: it only reads.
+   */
+  async check(orderRef: string = this.orderRef): Promise<StatusResponse | undefined> {
+    this.orderRef = orderRef;
+    if (!this.statusEndpoint) {
+      if (DEV_MODE)
+        issueWarning('3ds-no-status', '<pg-3ds-redirect> needs a status-endpoint attribute.');
+      this.fail('misconfigured', this.text().serverError, false, orderRef);
+      return undefined;
+    }
+    this.state = 'checking';
+    this.errorMessage = '';
+    this.canRetry = false;
+    try {
+      const status = await this.statusTask.run((signal) =>
+        pollStatus({
+          endpoint: this.statusEndpoint,
+          orderRef,
+          timeout: this.timeout,
+          interval: this.pollInterval,
+          signal,
+          onProgress: (s) => (this.lastStatus = s),
+        }),
+      );
+      if (!status) return undefined;
+      this.lastStatus = status;
+      const detail = {orderRef, code: status.code ?? '', message: status.message ?? ''};
+      if (status.state === 'success') {
+        this.state = 'success';
+        this.dispatchEvent(new PgSuccessEvent(detail));
+      } else {
+        this.state = 'failure';
+        this.dispatchEvent(new PgFailureEvent(detail));
+      }
+      return status;
+    } catch (error) {
+      if (error instanceof StatusError) {
+        const message = error.code === 'timeout' ? this.text().timeout : this.text().serverError;
+        this.fail(error.code, message, error.retryable, orderRef, error.status);
+      } else {
+        this.fail('network', this.text().networkError, true, orderRef);
+      }
+      return undefined;
+    }
+  }
+
+  /** Closes the challenge dialog, if open, and stops any status polling. */
+  close(): void {
+    this.statusTask.abort();
+    this.dialog?.close();
+    this.frameUrl = '';
+    if (this.state === 'challenge' || this.state === 'checking') this.state = 'idle';
+  }
+
+  private text(): CheckoutMessages {
+    return this.locale.messages(this.messages);
+  }
+
+  private fail(
+    code: PgErrorEvent['detail']['code'],
+    message: string,
+    retryable: boolean,
+    orderRef?: string,
+    status?: number,
+  ): void {
+    this.state = 'error';
+    this.errorMessage = message;
+    this.canRetry = retryable && !!orderRef;
+    this.dispatchEvent(
+      new PgErrorEvent({
+        code,
+        message,
+        retryable,
+        ...(orderRef ? {orderRef} : {}),
+        ...(status ? {status} : {}),
+      }),
+    );
+  }
+
+  private onFrameLoad(): void {
+    let href: string;
+    try {
+      // Readable only once the frame is back on this origin (the merchant's return URL).
+      href = this.frame?.contentWindow?.location.href ?? '';
+    } catch {
+      return;
+    }
+    if (!href || href === 'about:blank') return;
+    if (this.returnUrl && !href.startsWith(new URL(this.returnUrl, document.baseURI).href)) return;
+    this.dialog?.close();
+    this.frameUrl = '';
+    void this.check();
+  }
+
+  private onCancel(event?: Event): void {
+    event?.preventDefault();
+    this.dialog?.close();
+    this.frameUrl = '';
+    // The customer may have finished before cancelling: ask rather than assume.
+    void this.check();
+  }
+
+  private statusText(t: CheckoutMessages): string {
+    switch (this.state) {
+      case 'redirecting':
+        return t.threeDSRedirecting;
+      case 'challenge':
+        return t.threeDSTitle;
+      case 'checking':
+        return t.checking;
+      case 'success':
+        return this.lastStatus?.message ? `${t.success} ${this.lastStatus.message}` : t.success;
+      case 'failure':
+        return this.lastStatus?.message ? `${t.failure} ${this.lastStatus.message}` : t.failure;
+      case 'error':
+        return this.errorMessage;
+      default:
+        return '';
+    }
+  }
+
+  protected override render() {
+    const t = this.text();
+    const size = CHALLENGE_WINDOW_SIZES[this.windowSize] ?? CHALLENGE_WINDOW_SIZES['05'];
+    const full = size === 'full';
+    const busy = this.state === 'checking' || this.state === 'redirecting';
+    return html`
+      ${
+        this.mode === 'iframe'
+          ? html`<dialog
+              part="dialog"
+              class="dialog ${full ? 'dialog--full' : ''}"
+              aria-labelledby="title"
+              @cancel=${this.onCancel}
+            >
+              <div class="dialog__bar">
+                <h2 id="title" class="dialog__title">${t.threeDSTitle}</h2>
+                <button part="cancel" class="button" type="button" @click=${() => this.onCancel()}>
+                  ${t.cancel}
+                </button>
+              </div>
+              ${
+                this.frameUrl
+                  ? html`<iframe
+                      part="frame"
+                      class="frame"
+                      title=${t.threeDSTitle}
+                      src=${this.frameUrl}
+                      width=${full ? nothing : size.width}
+                      height=${full ? nothing : size.height}
+                      @load=${this.onFrameLoad}
+                    ></iframe>`
+                  : nothing
+              }
+            </dialog>`
+          : nothing
+      }
+      <div
+        part="status"
+        class="status status--${this.state}"
+        role="status"
+        ?hidden=${this.noStatus}
+      >
+        ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${this.statusText(t)}
+      </div>
+      ${
+        this.canRetry && !this.noStatus
+          ? html`<button part="retry" class="button" type="button" @click=${() => this.check()}>
+              ${t.checkAgain}
+            </button>`
+          : nothing
+      }
+    `;
+  }
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'pg-3ds-redirect': PgThreeDSRedirect;
+  }
+}

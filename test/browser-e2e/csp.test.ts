@@ -1,0 +1,179 @@
+/**
+ * End-to-end check of the CDN bundle as the README tells merchants to load it: a page that
+ * loads only dist/cdn/pg-checkout.js, with its SRI hash, under a strict CSP (no
+ * unsafe-inline, no unsafe-eval) with Trusted Types enforced, must show a working card form
+ * and pay through it. Node starts a tiny static server; Playwright drives real Chromium.
+ * Run by `npm run test:browser` after the web-test-runner suite.
+ */
+import {after, before, describe, it} from 'node:test';
+import assert from 'node:assert/strict';
+import {readFileSync} from 'node:fs';
+import {createServer, type IncomingMessage, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import type {Browser} from 'playwright';
+import {launchChromium} from '../../scripts/chromium.mjs';
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  "frame-src 'self'",
+  "img-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "require-trusted-types-for 'script'",
+  'trusted-types lit-html',
+].join('; ');
+
+const bundle = readFileSync('dist/cdn/pg-checkout.js');
+const integrity = readFileSync('dist/cdn/pg-checkout.js.sri', 'utf8').trim();
+
+const page = (sri: string) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Checkout</title>
+<script src="/page.js"></script>
+<script type="module" src="/pg-checkout.js" integrity="${sri}" crossorigin="anonymous"></script>
+</head>
+<body>
+<main>
+<h1>Checkout</h1>
+<pg-card-form endpoint="/checkout/pay" order-ref="order-1"></pg-card-form>
+<p id="result"></p>
+</main>
+</body>
+</html>`;
+
+const PAGE_JS = `
+window.violations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.violations.push(e.violatedDirective + ' ' + e.blockedURI);
+});
+document.addEventListener('pg-success', (e) => {
+  document.getElementById('result').textContent = 'success ' + e.detail.orderRef;
+});
+`;
+
+const payments: Array<{header: string | undefined; body: Record<string, unknown>}> = [];
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+let server: Server;
+let browser: Browser;
+let origin: string;
+
+before(async () => {
+  server = createServer(async (req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const send = (status: number, type: string, body: string | Buffer) => {
+      res.writeHead(status, {
+        'Content-Type': type,
+        'Content-Security-Policy': CSP,
+        'Cache-Control': 'no-store',
+      });
+      res.end(body);
+    };
+    if (url.pathname === '/') return send(200, 'text/html; charset=utf-8', page(integrity));
+    if (url.pathname === '/tampered') {
+      return send(
+        200,
+        'text/html; charset=utf-8',
+        page(`sha384-${Buffer.alloc(48).toString('base64')}`),
+      );
+    }
+    if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
+    if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
+    if (url.pathname === '/pg-checkout.js') return send(200, 'text/javascript', bundle);
+    if (url.pathname === '/checkout/pay' && req.method === 'POST') {
+      const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+      payments.push({header: req.headers['x-pg-checkout'] as string | undefined, body});
+      const answer = {
+        outcome: 'success',
+        orderRef: body.orderRef,
+        code: '1000',
+        message: 'Approved',
+      };
+      return send(200, 'application/json', JSON.stringify(answer));
+    }
+    return send(404, 'text/plain', 'not found');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+describe('CDN bundle under a strict CSP with Trusted Types', () => {
+  it('renders a working card form and pays through it, with no violation', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const problems: string[] = [];
+    tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    tab.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await tab.goto(`${origin}/`);
+    const number = tab.locator('pg-card-form input#number');
+    await number.waitFor({state: 'visible', timeout: 10_000});
+
+    await number.pressSequentially('4242424242424242');
+    assert.equal(await number.inputValue(), '4242 4242 4242 4242');
+    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+    assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${year}`);
+    await tab.locator('pg-card-form input#cvv').pressSequentially('123');
+    await tab.locator('pg-card-form button[type=submit]').click();
+    await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
+
+    assert.equal(payments.length, 1);
+    assert.equal(payments[0]!.header, '1');
+    assert.deepEqual((payments[0]!.body as {card: unknown}).card, {
+      number: '4242424242424242',
+      expMonth: 12,
+      expYear: 2000 + Number(year),
+      cvv: '123',
+    });
+    // The form's styles applied (adoptedStyleSheets are allowed by style-src 'self').
+    const height = await tab
+      .locator('pg-card-form input#number')
+      .evaluate((el) => getComputedStyle(el).height);
+    assert.equal(height, '44px');
+    const violations = () =>
+      tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
+    assert.deepEqual(await violations(), []);
+    assert.deepEqual(problems, []);
+
+    // Trusted Types really are enforced on this page: a raw HTML string is refused.
+    const sink = await tab.evaluate(() => {
+      try {
+        document.createElement('div').innerHTML = '<b>x</b>';
+        return 'allowed';
+      } catch (e) {
+        return (e as Error).name;
+      }
+    });
+    assert.equal(sink, 'TypeError');
+
+    assert.deepEqual(await violations(), ['require-trusted-types-for trusted-types-sink']);
+    await context.close();
+  });
+
+  it('does not run the bundle when its integrity hash does not match', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    await tab.goto(`${origin}/tampered`);
+    await tab.waitForTimeout(300);
+    assert.equal(await tab.evaluate(() => customElements.get('pg-card-form') === undefined), true);
+    await context.close();
+  });
+});

@@ -1,0 +1,666 @@
+// <pg-card-form>: structure, formatting and caret, paste, validation on blur and submit,
+// keyboard-only use, accessibility in every state, locales, events and card-data hygiene,
+// submitting and every outcome against a stubbed merchant endpoint, form association.
+import {expect, fixture, html} from '@open-wc/testing';
+import {sendKeys} from '@web/test-runner-commands';
+import '../../src/index.js';
+import type {PgCardForm} from '../../src/card-form/card-form.js';
+import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
+import {CHECKOUT_HEADER, PENDING_ORDER_KEY, type PayRequest} from '../../src/protocol/checkout.js';
+import type {
+  PgBrandChangeEvent,
+  PgErrorEvent,
+  PgFailureEvent,
+  PgSuccessEvent,
+  PgValidityChangeEvent,
+} from '../../src/events/events.js';
+import {
+  ALL_EVENTS,
+  CVV,
+  VISA,
+  allAttributeText,
+  buttonOf,
+  errorOf,
+  fillCard,
+  futureExpiry,
+  inputOf,
+  json,
+  press,
+  recordEvents,
+  statusOf,
+  stubFetch,
+  tick,
+  typeInto,
+  until,
+} from './helpers.js';
+
+const form = () =>
+  fixture<PgCardForm>(
+    html`<pg-card-form endpoint="/checkout/pay" order-ref="order-42"></pg-card-form>`,
+  );
+
+const SUCCESS = {
+  outcome: 'success',
+  orderRef: 'order-42',
+  code: '1000',
+  message: 'Approved',
+  cardMask: '424242******4242',
+};
+
+let stub: ReturnType<typeof stubFetch> | undefined;
+afterEach(() => {
+  stub?.restore();
+  stub = undefined;
+  sessionStorage.clear();
+});
+
+describe('pg-card-form structure', () => {
+  it('puts number, expiry and CVV in one shadow root inside one form, with autofill names', async () => {
+    const el = await form();
+    const root = el.shadowRoot!;
+    expect(root.querySelectorAll('form')).to.have.length(1);
+    const f = root.querySelector('form')!;
+    for (const [id, token] of [
+      ['number', 'cc-number'],
+      ['expiry', 'cc-exp'],
+      ['cvv', 'cc-csc'],
+    ]) {
+      const input = inputOf(el, id!);
+      expect(input.form).to.equal(f);
+      expect(input.name).to.equal(token);
+      expect(input.autocomplete).to.equal(token);
+      expect(input.inputMode).to.equal('numeric');
+      const label = root.querySelector(`label[for="${id}"]`)!;
+      expect(label.textContent!.trim()).to.not.equal('');
+      expect(input.getAttribute('aria-describedby')).to.equal(`${id}-error`);
+      expect(root.getElementById(`${id}-error`)).to.not.equal(null);
+    }
+    expect(root.querySelector('[role="status"][aria-live="polite"]')).to.not.equal(null);
+    expect(root.querySelector('#holder')).to.equal(null);
+    await expect(el).to.be.accessible();
+  });
+
+  it('adds the holder name (cc-name, no numeric keyboard) and customer fields on request', async () => {
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form holder-name customer-name customer-email customer-phone></pg-card-form>`,
+    );
+    const holder = inputOf(el, 'holder');
+    expect(holder.autocomplete).to.equal('cc-name');
+    expect(holder.hasAttribute('inputmode')).to.equal(false);
+    expect(inputOf(el, 'firstName').autocomplete).to.equal('given-name');
+    expect(inputOf(el, 'lastName').autocomplete).to.equal('family-name');
+    expect(inputOf(el, 'email').type).to.equal('email');
+    expect(inputOf(el, 'phone').autocomplete).to.equal('tel');
+    await expect(el).to.be.accessible();
+  });
+});
+
+describe('pg-card-form formatting', () => {
+  it('groups a Visa number 4-4-4-4 as it is typed, with the caret at the end', async () => {
+    const el = await form();
+    await typeInto(el, 'number', VISA);
+    const input = inputOf(el, 'number');
+    expect(input.value).to.equal('4242 4242 4242 4242');
+    expect(input.selectionStart).to.equal(input.value.length);
+    await el.updateComplete;
+    expect(el.brand).to.equal('visa');
+    expect(el.shadowRoot!.querySelector('[part="brand"]')!.textContent!.trim()).to.equal('VISA');
+  });
+
+  it('groups Amex 4-6-5 and stops at 15 digits', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '3782822463100059');
+    expect(inputOf(el, 'number').value).to.equal('3782 822463 10005');
+    await el.updateComplete;
+    expect(el.shadowRoot!.querySelector('[part="brand"]')!.getAttribute('data-brand')).to.equal(
+      'american-express',
+    );
+  });
+
+  it('groups Diners 14 as 4-6-4', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '36227206271667');
+    expect(inputOf(el, 'number').value).to.equal('3622 720627 1667');
+  });
+
+  it('keeps the caret after an inserted digit in the middle', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '42424242');
+    const input = inputOf(el, 'number');
+    input.setSelectionRange(4, 4); // before the space
+    await sendKeys({type: '1'});
+    expect(input.value).to.equal('4242 1424 2');
+    expect(input.selectionStart).to.equal(6);
+  });
+
+  it('deletes the digit before a group space on Backspace and keeps the caret there', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '42424242');
+    const input = inputOf(el, 'number');
+    input.setSelectionRange(5, 5); // after the space
+    await press('Backspace');
+    expect(input.value).to.equal('4244 242');
+    expect(input.selectionStart).to.equal(3);
+  });
+
+  it('normalises a pasted number with spaces and dashes', async () => {
+    const el = await form();
+    const input = inputOf(el, 'number');
+    input.focus();
+    document.execCommand('insertText', false, '4242 4242-4242 4242');
+    expect(input.value).to.equal('4242 4242 4242 4242');
+    input.value = '';
+    input.value = ' 5555-5555-5555-4444 ';
+    input.dispatchEvent(
+      new InputEvent('input', {inputType: 'insertFromPaste', bubbles: true, composed: true}),
+    );
+    expect(input.value).to.equal('5555 5555 5555 4444');
+    await el.updateComplete;
+    expect(el.brand).to.equal('mastercard');
+  });
+
+  it('inserts the expiry slash, pads the month and lets Backspace remove the separator', async () => {
+    const el = await form();
+    const input = inputOf(el, 'expiry');
+    await typeInto(el, 'expiry', '4');
+    expect(input.value).to.equal('04 / ');
+    input.value = '';
+    await typeInto(el, 'expiry', '1/29');
+    expect(input.value).to.equal('01 / 29');
+    input.value = '';
+    await typeInto(el, 'expiry', '12');
+    expect(input.value).to.equal('12 / ');
+    await press('Backspace');
+    expect(input.value).to.equal('12');
+    await sendKeys({type: '29'});
+    expect(input.value).to.equal('12 / 29');
+    expect(input.selectionStart).to.equal(7);
+  });
+
+  it('keeps letters out of the CVV and cuts it to the brand length', async () => {
+    const el = await form();
+    await typeInto(el, 'number', VISA);
+    await typeInto(el, 'cvv', 'a1b2c3d4');
+    expect(inputOf(el, 'cvv').value).to.equal('123');
+  });
+});
+
+describe('pg-card-form validation', () => {
+  it('shows no error while a number could still become valid, and an error on blur', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '4242');
+    await el.updateComplete;
+    expect(errorOf(el, 'number')).to.equal('');
+    expect(inputOf(el, 'number').getAttribute('aria-invalid')).to.equal('false');
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'number')).to.equal('This card number is not valid.');
+    expect(inputOf(el, 'number').getAttribute('aria-invalid')).to.equal('true');
+    await expect(el).to.be.accessible();
+  });
+
+  it('flags a Luhn-invalid Amex number as soon as it is complete', async () => {
+    const el = await form();
+    await typeInto(el, 'number', '378282246310006');
+    await el.updateComplete;
+    expect(errorOf(el, 'number')).to.equal('This card number is not valid.');
+  });
+
+  it('rejects an expiry in the past month on blur', async () => {
+    const el = await form();
+    const last = new Date();
+    last.setDate(1);
+    last.setMonth(last.getMonth() - 1);
+    const typed = `${String(last.getMonth() + 1).padStart(2, '0')}${String(last.getFullYear() % 100).padStart(2, '0')}`;
+    await typeInto(el, 'expiry', typed);
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal('This date is in the past or too far ahead.');
+  });
+
+  it('does not shift the layout when an error appears', async () => {
+    const el = await form();
+    const before = el.getBoundingClientRect().height;
+    await typeInto(el, 'number', '4242');
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'number')).to.not.equal('');
+    expect(el.getBoundingClientRect().height).to.equal(before);
+  });
+
+  it('focuses the first invalid field on a failed submit and announces it, without sending', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await form();
+    await typeInto(el, 'number', VISA);
+    buttonOf(el).click();
+    await el.updateComplete;
+    expect(el.shadowRoot!.activeElement).to.equal(inputOf(el, 'expiry'));
+    expect(errorOf(el, 'expiry')).to.equal('Enter the expiry date.');
+    expect(errorOf(el, 'cvv')).to.equal('Enter the security code.');
+    expect(statusOf(el)).to.equal('Please correct 2 field(s).');
+    expect(stub.calls).to.have.length(0);
+    await expect(el).to.be.accessible();
+  });
+
+  it('needs a 4-digit code for Amex', async () => {
+    const el = await form();
+    await fillCard(el, '378282246310005', '123');
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'cvv')).to.equal('The security code has 4 digits.');
+    expect(el.valid).to.equal(false);
+  });
+
+  it('validates customer email and phone', async () => {
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form customer-email customer-phone></pg-card-form>`,
+    );
+    await typeInto(el, 'email', 'nope');
+    await typeInto(el, 'phone', '12');
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'email')).to.equal('Enter a valid email address.');
+    expect(errorOf(el, 'phone')).to.equal('Enter a valid phone number.');
+  });
+});
+
+describe('pg-card-form keyboard and locale', () => {
+  it('can be completed and submitted with the keyboard only', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await form();
+    el.focus(); // delegatesFocus: lands in the number field
+    expect(el.shadowRoot!.activeElement).to.equal(inputOf(el, 'number'));
+    await sendKeys({type: VISA});
+    await press('Tab');
+    await sendKeys({type: futureExpiry().typed});
+    await press('Tab');
+    await sendKeys({type: CVV});
+    await press('Enter');
+    await until(() => el.state === 'success', 3000, 'success');
+    expect(stub.calls).to.have.length(1);
+  });
+
+  it('speaks Ukrainian from its lang attribute, the document language, and switches live', async () => {
+    const el = await fixture<PgCardForm>(html`<pg-card-form lang="uk"></pg-card-form>`);
+    const label = () => el.shadowRoot!.querySelector('label[for="number"]')!.textContent!.trim();
+    expect(label()).to.equal('Номер картки');
+    el.setAttribute('lang', 'en');
+    await tick();
+    await el.updateComplete;
+    expect(label()).to.equal('Card number');
+    el.removeAttribute('lang');
+    const original = document.documentElement.lang;
+    document.documentElement.lang = 'uk-UA';
+    await tick();
+    await el.updateComplete;
+    expect(label()).to.equal('Номер картки');
+    document.documentElement.lang = original;
+    await tick();
+    await el.updateComplete;
+    expect(label()).to.equal('Card number');
+    await expect(el).to.be.accessible();
+  });
+
+  it('lets every message be overridden', async () => {
+    const el = await form();
+    el.messages = {pay: 'Pay 100 UAH', cardNumber: 'Card'};
+    await el.updateComplete;
+    expect(buttonOf(el).textContent!.trim()).to.equal('Pay 100 UAH');
+    expect(el.shadowRoot!.querySelector('label[for="number"]')!.textContent!.trim()).to.equal(
+      'Card',
+    );
+  });
+});
+
+describe('pg-card-form events and card data', () => {
+  it('emits brand and validity changes from typing, but nothing when properties are set', async () => {
+    const el = await form();
+    const rec = recordEvents(ALL_EVENTS);
+    el.orderRef = 'other';
+    el.messages = {pay: 'x'};
+    el.holderName = true;
+    el.lang = 'uk';
+    await el.updateComplete;
+    await tick();
+    expect(rec.events).to.have.length(0);
+    el.holderName = false;
+    el.lang = '';
+    await el.updateComplete;
+    await fillCard(el);
+    rec.stop();
+    const brands = rec.events.filter((e) => e.type === 'pg-brand-change') as PgBrandChangeEvent[];
+    expect(brands.map((e) => e.detail.brand)).to.deep.equal(['visa']);
+    const validity = rec.events.filter(
+      (e) => e.type === 'pg-validity-change',
+    ) as PgValidityChangeEvent[];
+    expect(validity.at(-1)!.detail).to.deep.equal({valid: true, invalidFields: []});
+    for (const e of rec.events) {
+      expect(e.bubbles && e.composed, e.type).to.equal(true);
+    }
+  });
+
+  it('never puts card data in events, attributes, storage or the URL', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await form();
+    const rec = recordEvents(ALL_EVENTS);
+    await fillCard(el);
+    const secrets = [VISA, '4242 4242', CVV];
+    const haystack = () =>
+      [
+        allAttributeText(el),
+        JSON.stringify({...sessionStorage}),
+        JSON.stringify({...localStorage}),
+        location.href,
+        document.cookie,
+      ].join('\n');
+    for (const s of secrets) expect(haystack()).to.not.include(s);
+    buttonOf(el).click();
+    await until(() => el.state === 'success');
+    rec.stop();
+    expect(rec.events.map((e) => e.type)).to.include.members(['pg-submit', 'pg-success']);
+    const details = JSON.stringify(rec.events.map((e) => (e as CustomEvent).detail));
+    for (const s of [...secrets, '424242424242']) {
+      expect(details).to.not.include(s);
+      expect(haystack()).to.not.include(s);
+    }
+    expect(inputOf(el, 'number').value).to.equal('');
+  });
+
+  it('cancels sending when pg-submit is prevented', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await form();
+    el.addEventListener('pg-submit', (e) => e.preventDefault());
+    await fillCard(el);
+    buttonOf(el).click();
+    await tick(50);
+    expect(stub.calls).to.have.length(0);
+  });
+});
+
+describe('pg-card-form submit', () => {
+  it('posts a PayRequest as JSON with the checkout header and the fingerprint', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form
+        endpoint="/checkout/pay"
+        order-ref="order-42"
+        holder-name
+        customer-email
+      ></pg-card-form>`,
+    );
+    await fillCard(el);
+    await typeInto(el, 'holder', 'Ada Lovelace');
+    await typeInto(el, 'email', 'ada@example.com');
+    buttonOf(el).click();
+    await until(() => stub!.calls.length === 1);
+    const [call] = stub.calls;
+    expect(call!.url).to.equal('/checkout/pay');
+    expect(call!.method).to.equal('POST');
+    expect(call!.headers.get(CHECKOUT_HEADER)).to.equal('1');
+    expect(call!.headers.get('Content-Type')).to.equal('application/json');
+    const body = call!.body as PayRequest;
+    expect(body.orderRef).to.equal('order-42');
+    expect(body.attemptId).to.match(/^[0-9a-f]{32}$/);
+    expect(body.card).to.deep.equal({
+      number: VISA,
+      expMonth: futureExpiry().month,
+      expYear: futureExpiry().year,
+      cvv: CVV,
+      holder: 'Ada Lovelace',
+    });
+    expect(body.customer).to.deep.equal({email: 'ada@example.com'});
+    expect(body.fingerprint.browserTimeZoneOffset).to.equal(String(new Date().getTimezoneOffset()));
+  });
+
+  it('sends once on a double click and shows progress until the answer', async () => {
+    let answer!: (r: Response) => void;
+    stub = stubFetch(() => new Promise<Response>((r) => (answer = r)));
+    const el = await form();
+    await fillCard(el);
+    const button = buttonOf(el);
+    button.click();
+    button.click();
+    el.shadowRoot!.querySelector('form')!.requestSubmit();
+    await el.updateComplete;
+    expect(button.disabled).to.equal(true);
+    expect(button.textContent!.trim()).to.equal('Processing…');
+    await expect(el).to.be.accessible();
+    await tick(20);
+    expect(stub.calls).to.have.length(1);
+    answer(json(SUCCESS));
+    await until(() => el.state === 'success');
+    expect(stub.calls).to.have.length(1);
+  });
+
+  it('on success emits pg-success, clears the card and locks the form', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const el = await form();
+    const got = new Promise<PgSuccessEvent>((r) =>
+      el.addEventListener('pg-success', r, {once: true}),
+    );
+    await fillCard(el);
+    buttonOf(el).click();
+    const event = await got;
+    await el.updateComplete;
+    expect(event.detail).to.deep.equal({
+      orderRef: 'order-42',
+      code: '1000',
+      message: 'Approved',
+      cardMask: '424242******4242',
+    });
+    for (const f of ['number', 'expiry', 'cvv']) expect(inputOf(el, f).value).to.equal('');
+    expect(statusOf(el)).to.equal('Payment successful. Approved');
+    expect(buttonOf(el).textContent!.trim()).to.equal('Paid');
+    expect(el.shadowRoot!.querySelector('fieldset')!.disabled).to.equal(true);
+    await expect(el).to.be.accessible();
+  });
+
+  it('on failure emits the code and message, clears the CVV and allows a new attempt', async () => {
+    stub = stubFetch(() =>
+      json({outcome: 'failure', orderRef: 'order-42', code: '2001', message: 'Insufficient funds'}),
+    );
+    const el = await form();
+    const got = new Promise<PgFailureEvent>((r) =>
+      el.addEventListener('pg-failure', r, {once: true}),
+    );
+    await fillCard(el);
+    buttonOf(el).click();
+    const event = await got;
+    await el.updateComplete;
+    expect(event.detail).to.deep.equal({
+      orderRef: 'order-42',
+      code: '2001',
+      message: 'Insufficient funds',
+    });
+    expect(statusOf(el)).to.equal('Payment declined. Insufficient funds');
+    expect(inputOf(el, 'cvv').value).to.equal('');
+    expect(inputOf(el, 'number').value).to.equal('4242 4242 4242 4242');
+    expect(buttonOf(el).disabled).to.equal(false);
+    await expect(el).to.be.accessible();
+    await typeInto(el, 'cvv', CVV);
+    buttonOf(el).click();
+    await until(() => stub!.calls.length === 2);
+    const ids = stub.calls.map((c) => (c.body as PayRequest).attemptId);
+    expect(ids[0]).to.not.equal(ids[1]);
+  });
+
+  it('on a network error offers a retry that resends the same attempt', async () => {
+    stub = stubFetch((_r, i) =>
+      i === 0 ? Promise.reject(new TypeError('Failed to fetch')) : json(SUCCESS),
+    );
+    const el = await form();
+    const got = new Promise<PgErrorEvent>((r) => el.addEventListener('pg-error', r, {once: true}));
+    await fillCard(el);
+    buttonOf(el).click();
+    const event = await got;
+    await el.updateComplete;
+    expect(event.detail.code).to.equal('network');
+    expect(event.detail.retryable).to.equal(true);
+    expect(statusOf(el)).to.include('Could not reach the server');
+    expect(buttonOf(el).textContent!.trim()).to.equal('Try again');
+    await expect(el).to.be.accessible();
+    await typeInto(el, 'cvv', CVV); // the CVV is cleared after every submit
+    buttonOf(el).click();
+    await until(() => el.state === 'success');
+    const ids = stub.calls.map((c) => (c.body as PayRequest).attemptId);
+    expect(ids).to.have.length(2);
+    expect(ids[0]).to.equal(ids[1]);
+  });
+
+  it('reports a server error body (non-2xx) with its code', async () => {
+    stub = stubFetch(() =>
+      json({error: {code: 'gateway_unavailable', message: 'Gateway down'}}, 503),
+    );
+    const el = await form();
+    const got = new Promise<PgErrorEvent>((r) => el.addEventListener('pg-error', r, {once: true}));
+    await fillCard(el);
+    buttonOf(el).click();
+    const event = await got;
+    expect(event.detail).to.deep.include({
+      code: 'gateway_unavailable',
+      status: 503,
+      retryable: true,
+    });
+    await el.updateComplete;
+    expect(statusOf(el)).to.equal('Something went wrong. Please try again.');
+  });
+
+  it('starts a new attempt after a request the server rejected as invalid', async () => {
+    stub = stubFetch((_r, i) =>
+      i === 0
+        ? json({error: {code: 'invalid_request', message: 'Bad card', field: 'card.number'}}, 400)
+        : json(SUCCESS),
+    );
+    const el = await form();
+    await fillCard(el);
+    buttonOf(el).click();
+    await until(() => el.state === 'error');
+    await el.updateComplete;
+    expect(errorOf(el, 'number')).to.equal('This card number is not valid.');
+    expect(statusOf(el)).to.include('Bad card');
+    await typeInto(el, 'cvv', CVV);
+    buttonOf(el).click();
+    await until(() => stub!.calls.length === 2);
+    const ids = stub.calls.map((c) => (c.body as PayRequest).attemptId);
+    expect(ids[0]).to.not.equal(ids[1]);
+  });
+
+  it('hands 3ds_required to its own <pg-3ds-redirect>, keeping only the order reference', async () => {
+    stub = stubFetch(() =>
+      json({
+        outcome: '3ds_required',
+        orderRef: 'order-42',
+        userActionUrl: 'https://acs.example/challenge?id=1',
+      }),
+    );
+    const el = await form();
+    const redirect = el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!;
+    const visited: string[] = [];
+    redirect.navigate = (url) => visited.push(url);
+    const required = new Promise<Event>((r) =>
+      el.addEventListener('pg-3ds-required', r, {once: true}),
+    );
+    await fillCard(el);
+    buttonOf(el).click();
+    await required;
+    await until(() => visited.length === 1);
+    expect(visited[0]).to.equal('https://acs.example/challenge?id=1');
+    expect(sessionStorage.getItem(PENDING_ORDER_KEY)).to.equal('order-42');
+    expect(sessionStorage.length).to.equal(1);
+    expect(inputOf(el, 'number').value).to.equal('');
+    expect(redirect.statusEndpoint).to.equal('/checkout/status');
+  });
+
+  it('uses a merchant-provided <pg-3ds-redirect> child when there is one', async () => {
+    stub = stubFetch(() =>
+      json({outcome: '3ds_required', orderRef: 'order-42', userActionUrl: 'https://acs.example/x'}),
+    );
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form endpoint="/checkout/pay" order-ref="order-42">
+        <pg-3ds-redirect status-endpoint="/custom/status"></pg-3ds-redirect>
+      </pg-card-form>`,
+    );
+    const own = el.querySelector('pg-3ds-redirect')!;
+    const inner = el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!;
+    const visited: string[] = [];
+    own.navigate = (url) => visited.push(url);
+    inner.navigate = () => visited.push('inner');
+    await fillCard(el);
+    buttonOf(el).click();
+    await until(() => visited.length === 1);
+    expect(visited).to.deep.equal(['https://acs.example/x']);
+  });
+
+  it('follows processing by polling the status route until the outcome is final', async () => {
+    stub = stubFetch((r, i) => {
+      if (r.method === 'POST')
+        return json({outcome: 'processing', orderRef: 'order-42', message: 'Wait'});
+      return json(
+        i < 2
+          ? {orderRef: 'order-42', state: 'processing', final: false}
+          : {
+              orderRef: 'order-42',
+              state: 'success',
+              final: true,
+              code: '1000',
+              message: 'Approved',
+            },
+      );
+    });
+    const el = await form();
+    el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!.pollInterval = 20;
+    const got = new Promise<PgSuccessEvent>((r) =>
+      el.addEventListener('pg-success', r, {once: true}),
+    );
+    await fillCard(el);
+    buttonOf(el).click();
+    const event = await got;
+    expect(event.detail.orderRef).to.equal('order-42');
+    const statusCalls = stub.calls.filter((c) => c.method === 'GET');
+    expect(statusCalls.length).to.be.greaterThan(1);
+    expect(statusCalls[0]!.url).to.include('/checkout/status?order=order-42');
+    await el.updateComplete;
+    expect(el.state).to.equal('success');
+    expect(statusOf(el)).to.include('Payment successful.');
+  });
+});
+
+describe('pg-card-form in a merchant form', () => {
+  it('submits the order reference, never the card number', async () => {
+    const outer = await fixture<HTMLFormElement>(
+      html`<form>
+        <input name="note" value="hi" />
+        <pg-card-form name="order" order-ref="order-42"></pg-card-form>
+      </form>`,
+    );
+    const el = outer.querySelector('pg-card-form')!;
+    await el.updateComplete;
+    await fillCard(el);
+    const data = new FormData(outer);
+    expect(data.get('order')).to.equal('order-42');
+    const all = [...data.values()].join('|');
+    expect(all).to.not.include('4242');
+    expect(all).to.not.include(CVV);
+    expect(el.form).to.equal(outer);
+  });
+
+  it('with required, blocks the merchant form until the card is valid', async () => {
+    const outer = await fixture<HTMLFormElement>(
+      html`<form><pg-card-form required></pg-card-form></form>`,
+    );
+    const el = outer.querySelector('pg-card-form')!;
+    await el.updateComplete;
+    expect(outer.checkValidity()).to.equal(false);
+    await fillCard(el);
+    expect(outer.checkValidity()).to.equal(true);
+  });
+
+  it('clears the card when removed from the page', async () => {
+    const el = await form();
+    await fillCard(el);
+    const input = inputOf(el, 'number');
+    el.remove();
+    expect(input.value).to.equal('');
+    expect(inputOf(el, 'cvv').value).to.equal('');
+  });
+});

@@ -1,0 +1,140 @@
+// Shared helpers of the element tests: a fetch stub that records requests, typing through
+// the real keyboard, and a scan proving no card data leaked into the page.
+import {sendKeys} from '@web/test-runner-commands';
+import type {PgCardForm} from '../../src/card-form/card-form.js';
+
+export interface RecordedRequest {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: unknown;
+}
+
+type Handler = (request: RecordedRequest, index: number) => Response | Promise<Response>;
+
+/** Replaces `window.fetch` until `restore()`; every call is recorded. */
+export function stubFetch(handler: Handler) {
+  const original = window.fetch;
+  const calls: RecordedRequest[] = [];
+  window.fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const text = typeof init?.body === 'string' ? init.body : undefined;
+    const request: RecordedRequest = {
+      url,
+      method: init?.method ?? 'GET',
+      headers: new Headers(init?.headers),
+      body: text ? JSON.parse(text) : undefined,
+    };
+    calls.push(request);
+    const signal = init?.signal;
+    if (signal?.aborted) throw signal.reason;
+    // Like real fetch, reject as soon as the request is aborted.
+    const aborted = new Promise<never>((_, reject) =>
+      signal?.addEventListener('abort', () => reject(signal.reason), {once: true}),
+    );
+    return Promise.race([handler(request, calls.length - 1), aborted]);
+  };
+  return {
+    calls,
+    restore() {
+      window.fetch = original;
+    },
+  };
+}
+
+export const json = (body: unknown, status = 200) =>
+  new Response(JSON.stringify(body), {status, headers: {'Content-Type': 'application/json'}});
+
+export function inputOf(el: HTMLElement, name: string): HTMLInputElement {
+  const input = el.shadowRoot!.querySelector<HTMLInputElement>(`#${name}`);
+  if (!input) throw new Error(`no #${name} input`);
+  return input;
+}
+
+export function errorOf(el: HTMLElement, name: string): string {
+  return el.shadowRoot!.querySelector(`#${name}-error`)!.textContent!.trim();
+}
+
+export function statusOf(el: HTMLElement): string {
+  return el.shadowRoot!.querySelector('[part="status"]')!.textContent!.replace(/\s+/g, ' ').trim();
+}
+
+export function buttonOf(el: HTMLElement): HTMLButtonElement {
+  return el.shadowRoot!.querySelector('button[type="submit"]')!;
+}
+
+/** Focuses the field and types `text` key by key (real keyboard events). */
+export async function typeInto(el: HTMLElement, name: string, text: string): Promise<void> {
+  inputOf(el, name).focus();
+  await sendKeys({type: text});
+}
+
+export async function press(key: string): Promise<void> {
+  await sendKeys({press: key});
+}
+
+export const VISA = '4242424242424242';
+export const CVV = '737';
+
+/** An expiry two years ahead, as typed digits and as the year number. */
+export function futureExpiry(): {typed: string; month: number; year: number} {
+  const year = new Date().getFullYear() + 2;
+  return {typed: `12${String(year % 100).padStart(2, '0')}`, month: 12, year};
+}
+
+export async function fillCard(el: PgCardForm, number = VISA, cvv = CVV): Promise<void> {
+  await typeInto(el, 'number', number);
+  await typeInto(el, 'expiry', futureExpiry().typed);
+  await typeInto(el, 'cvv', cvv);
+  await el.updateComplete;
+}
+
+/** Every attribute value in the element, its shadow tree and nested shadow trees. */
+export function allAttributeText(root: Element | ShadowRoot): string {
+  const parts: string[] = [];
+  const walk = (node: Element | ShadowRoot) => {
+    if (node instanceof Element) for (const a of node.attributes) parts.push(a.value);
+    for (const child of node.children) walk(child);
+    if (node instanceof Element && node.shadowRoot) walk(node.shadowRoot);
+  };
+  walk(root);
+  return parts.join('\n');
+}
+
+/** Records every `pg-*` event reaching `document` until `stop()`. */
+export function recordEvents(names: string[]) {
+  const events: Event[] = [];
+  const listener = (e: Event) => events.push(e);
+  for (const n of names) document.addEventListener(n, listener);
+  return {
+    events,
+    stop() {
+      for (const n of names) document.removeEventListener(n, listener);
+    },
+  };
+}
+
+export const ALL_EVENTS = [
+  'pg-validity-change',
+  'pg-brand-change',
+  'pg-submit',
+  'pg-success',
+  'pg-failure',
+  'pg-3ds-required',
+  'pg-error',
+];
+
+export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits until `predicate` holds (polling), or fails after `ms`. */
+export async function until(
+  predicate: () => boolean,
+  ms = 3000,
+  what = 'condition',
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await tick(10);
+  }
+}

@@ -1,0 +1,153 @@
+// Validation matrix: card numbers across brands, expiry edge cases and CVV rules, through the
+// pure helpers the card form uses (card-validator underneath).
+import {expect} from '@open-wc/testing';
+import {
+  caretAfterDigits,
+  formatExpiry,
+  formatNumber,
+  normaliseNumber,
+  parseExpiry,
+  validateCvv,
+  validateExpiry,
+  validateNumber,
+} from '../../src/validation/card.js';
+
+const CARDS: Array<[string, string, string, string]> = [
+  // brand, number, formatted, test name
+  ['visa', '4242424242424242', '4242 4242 4242 4242', 'Visa 16'],
+  ['visa', '4111111111111111', '4111 1111 1111 1111', 'Visa 4111'],
+  ['mastercard', '2223003122003222', '2223 0031 2200 3222', 'Mastercard 2-series'],
+  ['mastercard', '5555555555554444', '5555 5555 5555 4444', 'Mastercard 5-series'],
+  ['american-express', '378282246310005', '3782 822463 10005', 'Amex 15 (4-6-5)'],
+  ['discover', '6011111111111117', '6011 1111 1111 1117', 'Discover'],
+  ['jcb', '3530111333300000', '3530 1113 3330 0000', 'JCB'],
+  ['diners-club', '36227206271667', '3622 720627 1667', 'Diners 14 (4-6-4)'],
+  ['unionpay', '6200000000000005', '6200 0000 0000 0005', 'UnionPay'],
+  ['maestro', '675964982648', '6759 6498 2648', 'Maestro 12'],
+  ['maestro', '6759649826438008', '6759 6498 2643 8008', 'Maestro 16'],
+  ['maestro', '6799990100000000019', '6799 9901 0000 0000 019', 'Maestro 19'],
+];
+
+describe('card number validation', () => {
+  for (const [brand, number, formatted, name] of CARDS) {
+    it(`accepts ${name} as ${brand} and groups it`, () => {
+      const result = validateNumber(number);
+      expect(result.brand?.type).to.equal(brand);
+      expect(result.isValid, 'valid').to.equal(true);
+      expect(formatNumber(number, result.brand)).to.equal(formatted);
+    });
+  }
+
+  it('rejects a Luhn-invalid Visa number of full length', () => {
+    const result = validateNumber('4242424242424241');
+    expect(result.isValid).to.equal(false);
+    expect(result.isPotentiallyValid).to.equal(true); // Visa may have 19 digits
+    const amex = validateNumber('378282246310006');
+    expect(amex.isValid).to.equal(false);
+    expect(amex.isPotentiallyValid).to.equal(false);
+  });
+
+  it('treats a prefix as potentially valid but not valid', () => {
+    const result = validateNumber('424242');
+    expect(result.isValid).to.equal(false);
+    expect(result.isPotentiallyValid).to.equal(true);
+  });
+
+  it('reports no brand for an unknown prefix', () => {
+    expect(validateNumber('9999').brand).to.equal(null);
+  });
+
+  it('gives Amex a 4-digit code and Visa a 3-digit one', () => {
+    expect(validateNumber('378282246310005').brand?.codeSize).to.equal(4);
+    expect(validateNumber('4242424242424242').brand?.codeSize).to.equal(3);
+  });
+
+  it('normalises a pasted number with spaces and dashes and cuts it to the brand maximum', () => {
+    expect(normaliseNumber('4242 4242-4242 4242').digits).to.equal('4242424242424242');
+    expect(normaliseNumber('3782 822463 100051234').digits).to.equal('378282246310005');
+    expect(normaliseNumber('4242424242424242424242').digits).to.have.length(19);
+  });
+});
+
+describe('expiry validation', () => {
+  const now = new Date();
+  const mm = (m: number) => String(m).padStart(2, '0');
+  const yy = (y: number) => String(y % 100).padStart(2, '0');
+
+  it('accepts the current month', () => {
+    const text = `${mm(now.getMonth() + 1)} / ${yy(now.getFullYear())}`;
+    const result = validateExpiry(text);
+    expect(result.isValid).to.equal(true);
+    expect(result.month).to.equal(now.getMonth() + 1);
+    expect(result.year).to.equal(now.getFullYear());
+  });
+
+  it('rejects last month', () => {
+    const last = new Date(now.getFullYear(), now.getMonth() - 1, 1);
+    const result = validateExpiry(`${mm(last.getMonth() + 1)} / ${yy(last.getFullYear())}`);
+    expect(result.isValid).to.equal(false);
+    expect(result.isPotentiallyValid).to.equal(false);
+  });
+
+  it('rejects a date more than 20 years ahead and accepts one 19 years ahead', () => {
+    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 21)}`).isValid).to.equal(false);
+    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 19)}`).isValid).to.equal(true);
+  });
+
+  it('rejects month 13 and month 00', () => {
+    expect(validateExpiry('13 / 30').isValid).to.equal(false);
+    expect(validateExpiry('00 / 30').isPotentiallyValid).to.equal(false);
+  });
+
+  it('reads 1/29 as 01 / 29', () => {
+    expect(parseExpiry('1/29')).to.deep.equal({month: '01', year: '29'});
+    expect(formatExpiry('1/29')).to.equal('01 / 29');
+  });
+
+  it('pads a single month digit above 1 and inserts the separator', () => {
+    expect(formatExpiry('4')).to.equal('04 / ');
+    expect(formatExpiry('12')).to.equal('12 / ');
+    expect(formatExpiry('12', false)).to.equal('12');
+    expect(formatExpiry('1229')).to.equal('12 / 29');
+    expect(formatExpiry('13')).to.equal('01 / 3');
+    expect(formatExpiry('12/2029')).to.equal('12 / 29');
+  });
+
+  it('treats a partial expiry as potentially valid', () => {
+    expect(validateExpiry('1').isPotentiallyValid).to.equal(true);
+    expect(validateExpiry('12 / ').isPotentiallyValid).to.equal(true);
+    expect(validateExpiry('12 / 1').isPotentiallyValid).to.equal(false);
+  });
+});
+
+describe('CVV validation', () => {
+  const visa = validateNumber('4242424242424242').brand;
+  const amex = validateNumber('378282246310005').brand;
+
+  it('needs 3 digits for Visa and 4 for Amex', () => {
+    expect(validateCvv('123', visa).isValid).to.equal(true);
+    expect(validateCvv('1234', visa).isValid).to.equal(false);
+    expect(validateCvv('123', amex).isValid).to.equal(false);
+    expect(validateCvv('123', amex).isPotentiallyValid).to.equal(true);
+    expect(validateCvv('1234', amex).isValid).to.equal(true);
+  });
+
+  it('rejects letters in the CVV', () => {
+    expect(validateCvv('12a', visa).isValid).to.equal(false);
+    expect(validateCvv('12a', visa).isPotentiallyValid).to.equal(false);
+  });
+
+  it('accepts 3 or 4 digits while the brand is unknown', () => {
+    expect(validateCvv('123', null).isValid).to.equal(true);
+    expect(validateCvv('1234', null).isValid).to.equal(true);
+  });
+});
+
+describe('caret placement', () => {
+  it('puts the caret after the n-th digit, skipping group spaces', () => {
+    expect(caretAfterDigits('4242 4242 4242', 5)).to.equal(6);
+    expect(caretAfterDigits('4242 4242 4242', 4)).to.equal(4);
+    expect(caretAfterDigits('04 / ', 2)).to.equal(5);
+    expect(caretAfterDigits('4242', 0)).to.equal(0);
+  });
+});

@@ -1,0 +1,64 @@
+// web-test-runner configuration for the element tests (test/browser/**/*.test.ts): real
+// Chromium through Playwright, TypeScript with legacy decorators through esbuild, and
+// card-validator (CommonJS) served as ES modules. Run it through `npm run test:browser`.
+import {createRequire} from 'node:module';
+import {esbuildPlugin} from '@web/dev-server-esbuild';
+import {playwrightLauncher} from '@web/test-runner-playwright';
+import {build} from 'esbuild';
+import {chromiumLaunchOptions} from './scripts/chromium.mjs';
+
+const require = createRequire(import.meta.url);
+const CJS_PREFIX = '/__cjs__/';
+const cjsCache = new Map();
+
+/** Serves `card-validator/dist/*.js` (CommonJS) as ES modules with named exports. */
+function commonJsAsEsm() {
+  return {
+    name: 'pg-commonjs-as-esm',
+    resolveImport({source}) {
+      if (source.startsWith('card-validator/')) return CJS_PREFIX + source;
+      return undefined;
+    },
+    async serve(context) {
+      if (!context.path.startsWith(CJS_PREFIX)) return undefined;
+      const specifier = context.path.slice(CJS_PREFIX.length);
+      if (!cjsCache.has(specifier)) {
+        const names = Object.keys(require(specifier)).filter(
+          (n) => n !== '__esModule' && n !== 'default',
+        );
+        const entry = `import * as m from ${JSON.stringify(specifier)};\n${names
+          .map((n) => `export const ${n} = m.${n};`)
+          .join('\n')}\n`;
+        const result = await build({
+          stdin: {contents: entry, resolveDir: process.cwd(), loader: 'js'},
+          bundle: true,
+          format: 'esm',
+          write: false,
+          logLevel: 'silent',
+        });
+        cjsCache.set(specifier, result.outputFiles[0].text);
+      }
+      return {body: cjsCache.get(specifier), type: 'js'};
+    },
+  };
+}
+
+export default {
+  files: ['test/browser/**/*.test.ts'],
+  nodeResolve: true,
+  concurrency: 2,
+  concurrentBrowsers: 1,
+  testsFinishTimeout: 240_000,
+  testFramework: {config: {timeout: 10_000}},
+  plugins: [
+    commonJsAsEsm(),
+    esbuildPlugin({
+      ts: true,
+      tsconfig: new URL('./tsconfig.json', import.meta.url).pathname,
+      target: 'es2022',
+    }),
+  ],
+  browsers: [
+    playwrightLauncher({product: 'chromium', launchOptions: await chromiumLaunchOptions()}),
+  ],
+};
