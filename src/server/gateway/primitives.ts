@@ -19,8 +19,17 @@ const AMOUNT_TEXT = /^(0|[1-9]\d{0,14})(\.\d{1,2})?$/;
  */
 export function amountText(value: number | string): string | undefined {
   const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
-  if (!AMOUNT_TEXT.test(text)) return undefined;
-  return Number(text) > 0 ? text : undefined;
+  if (typeof text !== 'string' || !AMOUNT_TEXT.test(text)) return undefined;
+  const number = Number(text);
+  if (!(number > 0)) return undefined;
+  // The number sent must carry this decimal exactly: too many significant digits for a
+  // double (e.g. "999999999999999.99") would be rounded on the way, so they are refused.
+  return String(number) === canonicalDecimal(text) ? text : undefined;
+}
+
+/** `10.10` → `10.1`, `10.00` → `10`: the text `String(Number(x))` gives for a plain decimal. */
+function canonicalDecimal(text: string): string {
+  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
 }
 
 /**
@@ -33,7 +42,12 @@ export function amountFromMinor(minor: number): number {
   }
   const whole = Math.trunc(minor / 100);
   const cents = minor % 100;
-  return Number(`${whole}.${String(cents).padStart(2, '0')}`);
+  const text = canonicalDecimal(`${whole}.${String(cents).padStart(2, '0')}`);
+  const amount = Number(text);
+  if (String(amount) !== text) {
+    throw new RangeError('amount in minor units is too large to be sent as an exact decimal');
+  }
+  return amount;
 }
 
 /** Amount in minor units (an exact integer) of a valid gateway amount. */

@@ -768,11 +768,13 @@ export const WebhookPayload: z.ZodType<WebhookPayload, unknown> = z
     const {kind, schema} = pick();
     const parsed = (schema as z.ZodType).safeParse(input);
     if (!parsed.success) {
+      // Passed on as they are, codes included, so `formatIssues` can say "is required".
       for (const issue of parsed.error.issues)
-        ctx.addIssue({...issue, code: 'custom', message: issue.message});
+        ctx.addIssue(issue as Parameters<typeof ctx.addIssue>[0]);
       return z.NEVER;
     }
-    return {kind, ...(parsed.data as object)} as WebhookPayload;
+    // The tag is set last, so it wins over a payload field of the same name.
+    return {...(parsed.data as object), kind} as WebhookPayload;
   });
 
 // ---------------------------------------------------------------------------------------
@@ -798,8 +800,11 @@ export function formatIssues(error: z.ZodError, input?: unknown): FieldIssue[] {
         out.push({field: [...path, key].join('.'), message: 'is not a field of this request'});
       continue;
     }
+    // A built-in issue (wrong type, no union member, not an enum value) at a path that holds
+    // nothing means the field is missing. Custom rules already say what they mean.
     const missing =
-      issue.code === 'invalid_type' &&
+      issue.code !== 'custom' &&
+      issue.path.length > 0 &&
       input !== undefined &&
       valueAt(input, issue.path) === undefined;
     out.push({field: path.join('.') || '(body)', message: missing ? 'is required' : issue.message});

@@ -1,0 +1,478 @@
+/**
+ * How `GatewayClient` fails: every documented HTTP status mapped to its typed error,
+ * `Retry-After` read as seconds or as a date, timeouts and dropped connections, GET
+ * retries with backoff, payment creation never retried, malformed answers, and no card
+ * data or secret in any error, even when the gateway echoes the request back.
+ */
+import {after, describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  GatewayAuthenticationError,
+  GatewayClient,
+  GatewayConflictError,
+  GatewayError,
+  GatewayMethodError,
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayProtocolError,
+  GatewayRateLimitError,
+  GatewayUnavailableError,
+  GatewayValidationError,
+  parseRetryAfter,
+  RequestValidationError,
+  type GatewayClientOptions,
+} from '../../../src/server/gateway/index.js';
+import {
+  API_SECRET,
+  CARD_CVV,
+  CARD_NUMBER,
+  CREDENTIALS,
+  directRequest,
+  drop,
+  ENDPOINTS_KEY,
+  json,
+  loopback,
+  paymentRecord,
+  POS_ID,
+  type Handler,
+  type Loopback,
+} from './helpers.js';
+
+const servers: Loopback[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+});
+
+async function serve(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
+  const server = await loopback(handler);
+  servers.push(server);
+  const client = new GatewayClient({
+    baseUrl: server.url,
+    posId: POS_ID,
+    credentials: CREDENTIALS,
+    timeoutMs: 1000,
+    retryDelayMs: 1,
+    maxRetryDelayMs: 50,
+    ...options,
+  });
+  return {server, client};
+}
+
+async function caught(promise: Promise<unknown>): Promise<GatewayError> {
+  try {
+    await promise;
+  } catch (e) {
+    assert.ok(e instanceof GatewayError, `not a GatewayError: ${String(e)}`);
+    return e;
+  }
+  assert.fail('expected the call to fail');
+}
+
+const answer = (status: number, body: unknown, headers = {}): Handler =>
+  function answerWith(_req, res) {
+    json(res, status, body, headers);
+  };
+
+describe('HTTP statuses become typed errors', () => {
+  test('400 is GatewayValidationError with the gateway args', async () => {
+    const {client} = await serve(
+      answer(400, {message: 'amount is invalid', args: {code: 'P-400', field: 'amount'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.equal(e.code, 'gateway_validation');
+    assert.equal(e.status, 400);
+    assert.deepEqual(e.args, {code: 'P-400', field: 'amount'});
+    assert.equal(e.gatewayCode, 'P-400');
+    assert.match(e.message, /amount is invalid/);
+  });
+
+  test('400 with args.code P-409 is GatewayConflictError telling to use a new order_id', async () => {
+    const {client} = await serve(
+      answer(400, {message: 'Order already exists', args: {code: 'P-409'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayConflictError);
+    assert.equal(e.code, 'conflict');
+    assert.match(e.message, /new order_id/);
+  });
+
+  test('401 is GatewayAuthenticationError', async () => {
+    const {client} = await serve(
+      answer(401, {args: {code: 'S-404'}, message: 'Invalid pos_id field or credentials'}),
+    );
+    const e = await caught(client.getOrder('order-1'));
+    assert.ok(e instanceof GatewayAuthenticationError);
+    assert.equal(e.code, 'authentication');
+    assert.equal(e.gatewayCode, 'S-404');
+  });
+
+  test('404 is GatewayNotFoundError and is not retried', async () => {
+    const {server, client} = await serve(
+      answer(404, {message: 'Order not found', args: {code: 'N-404'}}),
+    );
+    const e = await caught(client.getOperation('order-1', 'purchase'));
+    assert.ok(e instanceof GatewayNotFoundError);
+    assert.equal(e.code, 'not_found');
+    assert.equal(server.received.length, 1);
+  });
+
+  test('405 and 406 are GatewayMethodError with their own codes', async () => {
+    const {client} = await serve((_req, res, i) =>
+      json(res, i === 0 ? 405 : 406, {message: 'nope'}),
+    );
+    const e405 = await caught(client.getOrder('o'));
+    const e406 = await caught(client.cancelOrder('o'));
+    assert.ok(e405 instanceof GatewayMethodError && e406 instanceof GatewayMethodError);
+    assert.equal(e405.code, 'method_not_allowed');
+    assert.equal(e406.code, 'not_acceptable');
+  });
+
+  test('an error body that is not JSON still maps by status', async () => {
+    const {client} = await serve((_req, res) => {
+      res.writeHead(401, {'content-type': 'text/plain'});
+      res.end('Unauthorized');
+    });
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayAuthenticationError);
+    assert.equal(e.args, undefined);
+  });
+
+  test('an undocumented status is a protocol error', async () => {
+    const {client} = await serve(answer(418, {message: 'teapot'}));
+    const e = await caught(client.cancelOrder('o'));
+    assert.ok(e instanceof GatewayProtocolError);
+  });
+});
+
+describe('rate limits', () => {
+  test('429 on a payment is GatewayRateLimitError with Retry-After seconds, not retried', async () => {
+    const {server, client} = await serve(
+      answer(429, {message: 'Too many requests'}, {'retry-after': '7'}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayRateLimitError);
+    assert.equal(e.code, 'rate_limited');
+    assert.equal(e.retryAfterSeconds, 7);
+    assert.equal(server.received.length, 1);
+  });
+
+  test('429 with an HTTP-date Retry-After gives the seconds until then', async () => {
+    const when = new Date(Date.now() + 120_000).toUTCString();
+    const {client} = await serve(answer(429, {message: 'slow down'}, {'retry-after': when}), {
+      retries: 0,
+    });
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayRateLimitError);
+    assert.ok(
+      e.retryAfterSeconds !== undefined && e.retryAfterSeconds >= 118 && e.retryAfterSeconds <= 120,
+    );
+  });
+
+  test('parseRetryAfter reads seconds and dates and ignores garbage', () => {
+    const now = Date.UTC(2026, 0, 1, 0, 0, 0);
+    assert.equal(parseRetryAfter('0', now), 0);
+    assert.equal(parseRetryAfter(' 30 ', now), 30);
+    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:01:00 GMT', now), 60);
+    assert.equal(parseRetryAfter('Wed, 31 Dec 2025 23:00:00 GMT', now), 0);
+    assert.equal(parseRetryAfter('soon', now), undefined);
+    assert.equal(parseRetryAfter(null, now), undefined);
+  });
+
+  test('a GET answered 429 with a short Retry-After is retried and succeeds', async () => {
+    const {server, client} = await serve((_req, res, i) =>
+      i === 0
+        ? json(res, 429, {message: 'wait'}, {'retry-after': '0'})
+        : json(res, 200, [paymentRecord()]),
+    );
+    assert.equal((await client.getOrder('order-1')).length, 1);
+    assert.equal(server.received.length, 2);
+  });
+
+  test('a GET answered 429 with a Retry-After beyond the longest wait fails at once', async () => {
+    const {server, client} = await serve(answer(429, {message: 'wait'}, {'retry-after': '60'}));
+    const e = await caught(client.getOrder('order-1'));
+    assert.ok(e instanceof GatewayRateLimitError);
+    assert.equal(e.retryAfterSeconds, 60);
+    assert.equal(server.received.length, 1);
+  });
+});
+
+describe('outcome unknown: payment creation and other writes are never retried', () => {
+  for (const status of [500, 503]) {
+    test(`createPayment answered ${status} is GatewayOutcomeUnknownError with the order_id, sent once`, async () => {
+      const {server, client} = await serve(answer(status, {message: 'Internal error'}));
+      const e = await caught(client.createPayment({...directRequest(), order_id: 'order-42'}));
+      assert.ok(e instanceof GatewayOutcomeUnknownError);
+      assert.equal(e.code, 'outcome_unknown');
+      assert.equal(e.orderId, 'order-42');
+      assert.equal(e.status, status);
+      assert.match(e.message, /order_id order-42/);
+      assert.equal(server.received.length, 1);
+    });
+  }
+
+  test('createPayment that times out is GatewayOutcomeUnknownError, sent once', async () => {
+    const {server, client} = await serve(() => undefined, {timeoutMs: 150});
+    const started = Date.now();
+    const e = await caught(client.createPayment({...directRequest(), order_id: 'order-slow'}));
+    assert.ok(e instanceof GatewayOutcomeUnknownError);
+    assert.equal(e.orderId, 'order-slow');
+    assert.match(e.message, /no answer within 150 ms/);
+    assert.ok(Date.now() - started < 1000);
+    assert.equal(server.received.length, 1);
+  });
+
+  test('createPayment whose connection is dropped is GatewayOutcomeUnknownError, sent once', async () => {
+    const {server, client} = await serve((_req, res) => drop(res));
+    const e = await caught(client.createPayment({...directRequest(), order_id: 'order-drop'}));
+    assert.ok(e instanceof GatewayOutcomeUnknownError);
+    assert.equal(e.orderId, 'order-drop');
+    assert.equal(server.received.length, 1);
+  });
+
+  test('a body cut off midway is GatewayOutcomeUnknownError on a payment', async () => {
+    const {client} = await serve((_req, res) => {
+      res.writeHead(200, {'content-type': 'application/json', 'content-length': '500'});
+      res.write('{"status":"succ');
+      setTimeout(() => drop(res), 20);
+    });
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayOutcomeUnknownError);
+  });
+
+  for (const op of ['capture', 'void', 'refund'] as const) {
+    test(`${op} answered 503 is GatewayOutcomeUnknownError, sent once`, async () => {
+      const {server, client} = await serve(answer(503, {message: 'busy'}));
+      const input = {order_id: 'order-9', order_currency: 'UAH'};
+      const call =
+        op === 'capture'
+          ? client.capture(input)
+          : op === 'void'
+            ? client.void(input)
+            : client.refund(input);
+      const e = await caught(call);
+      assert.ok(e instanceof GatewayOutcomeUnknownError);
+      assert.equal(e.orderId, 'order-9');
+      assert.equal(server.received.length, 1);
+    });
+  }
+
+  test('cancelOrder and cancelSubscription are not retried either', async () => {
+    const {server, client} = await serve(answer(500, {message: 'oops'}));
+    assert.ok((await caught(client.cancelOrder('order-5'))) instanceof GatewayOutcomeUnknownError);
+    assert.ok(
+      (await caught(client.cancelSubscription('r-1'))) instanceof GatewayOutcomeUnknownError,
+    );
+    assert.equal(server.received.length, 2);
+  });
+});
+
+describe('GET retries', () => {
+  test('a GET answered 503 twice then 200 succeeds on the third attempt', async () => {
+    const {server, client} = await serve((_req, res, i) =>
+      i < 2 ? json(res, 503, {message: 'busy'}) : json(res, 200, [paymentRecord()]),
+    );
+    assert.equal((await client.getOrder('order-1')).length, 1);
+    assert.equal(server.received.length, 3);
+  });
+
+  test('a GET that keeps failing is GatewayUnavailableError after retries + 1 attempts', async () => {
+    const {server, client} = await serve(answer(500, {message: 'down'}), {retries: 3});
+    const e = await caught(client.getOrder('order-1'));
+    assert.ok(e instanceof GatewayUnavailableError);
+    assert.equal(e.code, 'gateway_unavailable');
+    assert.equal(e.status, 500);
+    assert.match(e.message, /4 attempts/);
+    assert.equal(server.received.length, 4);
+  });
+
+  test('a register start (a POST) answered 503 is GatewayUnavailableError, sent once', async () => {
+    const {server, client} = await serve(answer(503, {message: 'busy'}));
+    const e = await caught(
+      client.startRegister({
+        start_date: '2026-01-01T00:00:00.000+00:00',
+        end_date: '2026-01-02T00:00:00.000+00:00',
+      }),
+    );
+    assert.ok(e instanceof GatewayUnavailableError);
+    assert.equal(server.received.length, 1);
+  });
+
+  test('retries: 0 makes one attempt', async () => {
+    const {server, client} = await serve(answer(502, {message: 'bad gateway'}), {retries: 0});
+    assert.ok((await caught(client.getOrder('o'))) instanceof GatewayUnavailableError);
+    assert.equal(server.received.length, 1);
+  });
+
+  test('a dropped GET connection is retried', async () => {
+    const {server, client} = await serve((_req, res, i) =>
+      i === 0 ? drop(res) : json(res, 200, [paymentRecord()]),
+    );
+    assert.equal((await client.getOrder('order-1')).length, 1);
+    assert.equal(server.received.length, 2);
+  });
+
+  test('a GET that times out every time is GatewayUnavailableError', async () => {
+    const {server, client} = await serve(() => undefined, {timeoutMs: 80, retries: 1});
+    const e = await caught(client.getOrder('order-1'));
+    assert.ok(e instanceof GatewayUnavailableError);
+    assert.match(e.message, /no answer within 80 ms \(2 attempts\)/);
+    assert.equal(server.received.length, 2);
+  });
+
+  test('a connection refused is GatewayUnavailableError for reads, outcome unknown for payments', async () => {
+    const server = await loopback(() => undefined);
+    const url = server.url;
+    await server.close();
+    const client = new GatewayClient({
+      baseUrl: url,
+      posId: POS_ID,
+      credentials: CREDENTIALS,
+      retries: 1,
+      retryDelayMs: 1,
+    });
+    assert.ok((await caught(client.getOrder('o'))) instanceof GatewayUnavailableError);
+    assert.ok(
+      (await caught(client.createPayment(directRequest()))) instanceof GatewayOutcomeUnknownError,
+    );
+  });
+
+  test('backoff grows between attempts', async () => {
+    const times: number[] = [];
+    const {client} = await serve(
+      (_req, res) => {
+        times.push(Date.now());
+        json(res, 503, {message: 'busy'});
+      },
+      {retries: 2, retryDelayMs: 40, maxRetryDelayMs: 1000},
+    );
+    await caught(client.getOrder('o'));
+    const [a, b, c] = times as [number, number, number];
+    assert.ok(b - a >= 15, `first wait ${b - a} ms`);
+    assert.ok(c - b >= 35, `second wait ${c - b} ms`);
+  });
+});
+
+describe('malformed answers', () => {
+  test('malformed JSON is a protocol error', async () => {
+    const {client} = await serve((_req, res) => {
+      res.writeHead(200, {'content-type': 'application/json'});
+      res.end('{"status": "success",');
+    });
+    const e = await caught(client.getOperation('o', 'purchase'));
+    assert.ok(e instanceof GatewayProtocolError);
+    assert.equal(e.code, 'protocol');
+  });
+
+  test('a wrongly shaped record is a protocol error with field issues', async () => {
+    const {client} = await serve(
+      answer(200, {status: 'success', amount: 'lots', recurring: {id: 1}}),
+    );
+    const e = await caught(client.getOperation('o', 'purchase'));
+    assert.ok(e instanceof GatewayProtocolError);
+    const fields = (e as GatewayProtocolError).issues?.map((i) => i.field) ?? [];
+    assert.ok(fields.includes('amount'));
+    assert.ok(fields.includes('recurring.id'));
+  });
+
+  test('a JSON scalar where a list is expected is a protocol error', async () => {
+    const {client} = await serve(answer(200, 42));
+    assert.ok(
+      (await caught(client.getSubscriptionTransactions('r-1'))) instanceof GatewayProtocolError,
+    );
+  });
+});
+
+describe('no card data or secret in any error', () => {
+  /** A gateway that echoes everything it got — body and headers — in its error bodies. */
+  const echo =
+    (status: number): Handler =>
+    (req, res) =>
+      json(res, status, {
+        message: `refused ${req.body} with ${String(req.headers['x-api-auth'])} ${String(req.headers['x-api-key'])} card ${CARD_NUMBER.replace(/(\d{4})/g, '$1 ').trim()}`,
+        args: {
+          code: 'E-1',
+          echo: req.body,
+          auth: req.headers['x-api-auth'],
+          nested: {list: Object.values(req.body ? (JSON.parse(req.body) as object) : {})},
+        },
+      });
+
+  const forbidden = [CARD_NUMBER, CARD_CVV, API_SECRET, ENDPOINTS_KEY, '4242 4242 4242 4242'];
+
+  function assertClean(e: unknown, label: string): void {
+    assert.ok(e instanceof Error, label);
+    const texts = [
+      e.message,
+      String(e.stack),
+      JSON.stringify(e),
+      String(e),
+      JSON.stringify((e as GatewayError).args ?? null),
+      e.cause instanceof Error ? `${e.cause.message} ${e.cause.stack}` : String(e.cause ?? ''),
+    ];
+    for (const text of texts) {
+      for (const secret of forbidden) {
+        assert.ok(
+          !text.includes(secret),
+          `${label}: error text contains ${secret}: ${text.slice(0, 300)}`,
+        );
+      }
+    }
+  }
+
+  for (const status of [400, 401, 404, 405, 406, 409, 418, 429, 500, 503]) {
+    test(`an echoing ${status} answer to a payment leaves no card data or secret`, async () => {
+      const {client} = await serve(echo(status));
+      const e = await caught(client.createPayment(directRequest()));
+      assertClean(e, String(status));
+    });
+  }
+
+  test('a 400 answer echoing a token and the secret to a token payment is scrubbed', async () => {
+    const {client} = await serve(echo(400));
+    const {cc_number: _n, exp_month: _m, exp_year: _y, card_cvv: _c, ...rest} = directRequest();
+    const token = 'rcr:tok_4f9a8b7c6d5e';
+    const e = await caught(client.createPayment({...rest, cc_token: token}));
+    assertClean(e, 'token');
+    assert.ok(!JSON.stringify(e).includes(token) && !e.message.includes(token));
+  });
+
+  test('timeouts, dropped connections and protocol errors leave no card data or secret', async () => {
+    const slow = await serve(() => undefined, {timeoutMs: 60});
+    assertClean(await caught(slow.client.createPayment(directRequest())), 'timeout');
+    const dropped = await serve((_req, res) => drop(res));
+    assertClean(await caught(dropped.client.createPayment(directRequest())), 'dropped');
+    const garbled = await serve((req, res) => {
+      res.writeHead(200);
+      res.end(`not json ${req.body}`);
+    });
+    assertClean(await caught(garbled.client.createPayment(directRequest())), 'not json');
+    const shaped = await serve((req, res) =>
+      json(res, 200, {status: 'weird', echo: JSON.parse(req.body)}),
+    );
+    assertClean(await caught(shaped.client.createPayment(directRequest())), 'shape');
+  });
+
+  test('request validation errors leave no card data', async () => {
+    const {client} = await serve(echo(200));
+    const bad = {
+      ...directRequest(),
+      cc_number: '4242424242424241',
+      card_cvv: `${CARD_CVV}x`,
+      amount: 0,
+    };
+    const e = await caught(client.createPayment(bad));
+    assert.ok(e instanceof RequestValidationError);
+    assertClean(e, 'validation');
+    assert.ok(!e.message.includes('4242424242424241'));
+    assert.ok(!JSON.stringify(e).includes('4242424242424241'));
+  });
+
+  test('a GET that fails after retries leaves no secret', async () => {
+    const {client} = await serve(echo(503));
+    assertClean(await caught(client.getOrder('order-1')), 'unavailable');
+    const rate = await serve(echo(429), {retries: 0});
+    assertClean(await caught(rate.client.getOrder('order-1')), 'rate');
+  });
+});
