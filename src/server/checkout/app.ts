@@ -1,0 +1,262 @@
+/**
+ * `createCheckoutApp`: the merchant companion as a Hono app — Web-standard
+ * `Request → Response`, so the same handler runs in Node (`@hono/node-server`), in a
+ * Next.js route handler and in a worker. Routes (relative to where it is mounted, see
+ * `CHECKOUT_ROUTES`): `POST /pay` for the card form, `GET /status` for the return page,
+ * `GET|POST /return` where the gateway sends the customer after 3-D Secure, and
+ * `POST /webhook` for the gateway's notifications. Errors are typed and turned into the
+ * protocol's `CheckoutErrorBody` in one `onError`.
+ */
+import {Hono, type Context, type MiddlewareHandler} from 'hono';
+import {HTTPException} from 'hono/http-exception';
+import type {Logger} from 'pino';
+import {CHECKOUT_HEADER, CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
+import {OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
+import {formatIssues} from '../gateway/schemas.js';
+import {
+  CheckoutError,
+  InternalCheckoutError,
+  InvalidRequestError,
+  NotFoundError,
+  RateLimitedError,
+} from './errors.js';
+import {createCheckoutLogger} from './logger.js';
+import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
+import {FailureLimiter, checkSameOrigin, readBodyText, resolveClientIp} from './security.js';
+import {PaymentService, errorSummary} from './service.js';
+import type {PaymentStore} from './store.js';
+
+/** What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing). */
+type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}} | undefined};
+
+/** The Hono app plus the companion's lifecycle. */
+export type CheckoutApp = Hono<Env> & {
+  /** Run at start-up: reconciles attempts a crash left open and delivers the outbox. */
+  recover(): Promise<{checked: number; unknown: number}>;
+  /** Looks up every open attempt (for a periodic job; respects nothing but in-flight creates). */
+  reconcileOpen(): Promise<{checked: number; unknown: number}>;
+  /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
+  flushOutbox(): Promise<void>;
+  /** Waits for in-flight work. Does not close the store (its owner does). */
+  close(): Promise<void>;
+  readonly store: PaymentStore;
+  readonly logger: Logger;
+  readonly service: PaymentService;
+};
+
+const NO_STORE = {'Cache-Control': 'no-store'};
+
+/** Turns unknown keys into a safe field name (keys are attacker-chosen text). */
+function safeField(field: string): string {
+  return field
+    .split('.')
+    .map((part) =>
+      /^[A-Za-z_][A-Za-z0-9_]{0,40}$|^\(body\)$|^\d{1,3}$/.test(part) ? part : '(unknown key)',
+    )
+    .join('.');
+}
+
+/** Creates the companion app. Throws `CheckoutConfigError` naming every bad option. */
+export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
+  const o = resolveCheckoutOptions(options);
+  const logger = o.logger ?? createCheckoutLogger();
+  const now = o.clock ?? Date.now;
+  const returnPage = new URL(o.returnPage, o.base + '/');
+  const service = new PaymentService({
+    store: o.store,
+    gateway: o.gatewayClient,
+    webhookSecret: o.webhookSecretValue,
+    resolveOrder: o.resolveOrder,
+    onPaymentUpdate: o.onPaymentUpdate,
+    serverUrl: o.base + CHECKOUT_ROUTES.webhook,
+    resultUrl: (orderRef) =>
+      `${o.base}${CHECKOUT_ROUTES.return}?${new URLSearchParams({[ORDER_QUERY_PARAM]: orderRef})}`,
+    order3dsBypass: o.order3dsBypass,
+    statusCheck: o.statusCheck,
+    notFoundAfterMs: o.reconcile.notFoundAfterMs,
+    webhookAllowedIps: o.webhookAllowedIps,
+    logger,
+    now,
+  });
+  const ipLimiter = new FailureLimiter(o.rateLimit.maxFailuresPerIp, o.rateLimit.windowMs, now);
+  const orderLimiter = new FailureLimiter(
+    o.rateLimit.maxFailuresPerOrder,
+    o.rateLimit.windowMs,
+    now,
+  );
+
+  const clientIp = (c: Context<Env>): string | undefined => {
+    if (o.clientIp) return o.clientIp(c.req.raw, c.env);
+    const socket = c.env?.incoming?.socket?.remoteAddress;
+    return resolveClientIp(socket, c.req.header('x-forwarded-for') ?? null, o.trustProxy);
+  };
+  const requireIp = (c: Context<Env>): string => {
+    const ip = clientIp(c);
+    if (!ip) {
+      logger.error('cannot tell the client address: pass options.clientIp for this runtime');
+      throw new InternalCheckoutError('the client address is unknown');
+    }
+    return ip;
+  };
+  const limited = (limiter: FailureLimiter, key: string) => {
+    const wait = limiter.retryAfter(key);
+    if (wait !== undefined) throw new RateLimitedError(wait);
+  };
+
+  const app = new Hono<Env>();
+
+  app.use('*', async function requestLog(c, next) {
+    const started = performance.now();
+    await next();
+    const status = c.res.status;
+    logger[status >= 500 ? 'error' : 'info'](
+      {
+        method: c.req.method,
+        path: c.req.path,
+        status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  const cors: MiddlewareHandler<Env> = async function checkoutCors(c, next) {
+    const origin = c.req.header('origin');
+    const allowed = origin !== undefined && o.allowedOriginList.includes(origin);
+    if (c.req.method === 'OPTIONS') {
+      if (!allowed) return c.body(null, 403);
+      return c.body(null, 204, {
+        'Access-Control-Allow-Origin': origin,
+        'Access-Control-Allow-Methods': 'GET, POST',
+        'Access-Control-Allow-Headers': `Content-Type, Accept, ${CHECKOUT_HEADER}`,
+        'Access-Control-Max-Age': '600',
+        Vary: 'Origin',
+      });
+    }
+    await next();
+    if (allowed) {
+      c.res.headers.set('Access-Control-Allow-Origin', origin);
+      c.res.headers.append('Vary', 'Origin');
+    }
+  };
+  app.use(CHECKOUT_ROUTES.pay, cors);
+  app.use(CHECKOUT_ROUTES.status, cors);
+
+  app.post(CHECKOUT_ROUTES.pay, async function payRoute(c) {
+    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
+    const ip = requireIp(c);
+    limited(ipLimiter, ip);
+    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new InvalidRequestError('the body is not valid JSON', {field: '(body)'});
+    }
+    const parsed = PayRequestSchema.safeParse(json);
+    if (!parsed.success) {
+      const issues = formatIssues(parsed.error, json);
+      const first = issues[0]!;
+      const field = safeField(first.field);
+      if (issues.some((i) => i.field.startsWith('card.'))) {
+        ipLimiter.fail(ip);
+        const ref = OrderRefSchema.safeParse((json as {orderRef?: unknown} | null)?.orderRef);
+        if (ref.success) orderLimiter.fail(ref.data);
+      }
+      throw new InvalidRequestError(`${field}: ${first.message}`, {field});
+    }
+    const body = parsed.data;
+    limited(orderLimiter, body.orderRef);
+    try {
+      const {response, newFailure} = await service.pay(body, {
+        ip,
+        accept: c.req.header('accept'),
+        userAgent: c.req.header('user-agent'),
+        request: c.req.raw,
+      });
+      if (newFailure) {
+        ipLimiter.fail(ip);
+        orderLimiter.fail(body.orderRef);
+      }
+      return c.json(response, 200, NO_STORE);
+    } catch (error) {
+      if (error instanceof InvalidRequestError && error.field?.startsWith('card.')) {
+        ipLimiter.fail(ip);
+        orderLimiter.fail(body.orderRef);
+      }
+      throw error;
+    }
+  });
+
+  const orderParam = (c: Context<Env>): string => {
+    const parsed = OrderRefSchema.safeParse(c.req.query(ORDER_QUERY_PARAM));
+    if (!parsed.success) {
+      throw new InvalidRequestError(
+        `${ORDER_QUERY_PARAM}: ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
+        {
+          field: ORDER_QUERY_PARAM,
+        },
+      );
+    }
+    return parsed.data;
+  };
+
+  app.get(CHECKOUT_ROUTES.status, async function statusRoute(c) {
+    const orderRef = orderParam(c);
+    return c.json(await service.status(orderRef, c.req.raw), 200, NO_STORE);
+  });
+
+  // The gateway sends the customer here after 3-D Secure, possibly as a cross-site POST
+  // without cookies. Nothing in the request is trusted: the return page asks the status route.
+  app.on(['GET', 'POST'], CHECKOUT_ROUTES.return, function returnRoute(c) {
+    const orderRef = orderParam(c);
+    service.customerReturned(orderRef);
+    const target = new URL(returnPage);
+    target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
+    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
+    return c.body(null, 303, {Location: location, ...NO_STORE});
+  });
+
+  app.post(CHECKOUT_ROUTES.webhook, async function webhookRoute(c) {
+    const ip = clientIp(c);
+    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    if (!service.webhookSourceAllowed(ip)) {
+      await service.rejectWebhook(ip, 'address_not_allowed', text);
+      throw new CheckoutError('forbidden', 403, 'webhooks are not accepted from this address');
+    }
+    await service.webhook(text, ip);
+    return c.body(null, 200);
+  });
+
+  app.notFound(() => {
+    throw new NotFoundError('no such route');
+  });
+
+  app.onError(function checkoutErrors(error, c) {
+    let e: CheckoutError;
+    if (error instanceof CheckoutError) e = error;
+    else if (error instanceof HTTPException && error.status < 500) {
+      e = new CheckoutError(
+        error.status === 404 ? 'not_found' : 'invalid_request',
+        error.status,
+        'bad request',
+      );
+    } else {
+      logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
+      e = new InternalCheckoutError();
+    }
+    const headers: Record<string, string> = {...NO_STORE};
+    if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    return c.json(e.toBody(), e.status as 400, headers);
+  });
+
+  return Object.assign(app, {
+    recover: () => service.recover(),
+    reconcileOpen: () => service.reconcileOpen({force: false}),
+    flushOutbox: () => service.flushOutbox(),
+    close: () => service.close(),
+    store: o.store,
+    logger,
+    service,
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * Typed errors of the checkout companion. Each carries a stable `code` from the checkout
+ * protocol (`CheckoutErrorCode`) and the HTTP status it is answered with; the app's one
+ * `onError` turns them into a `CheckoutErrorBody`. Messages name the field or the rule and
+ * never contain the value that broke it, so card data can never leak through an error.
+ */
+import type {CheckoutErrorBody, CheckoutErrorCode} from '../../protocol/checkout.js';
+
+/** Base class of every error the checkout routes answer with. */
+export class CheckoutError extends Error {
+  readonly code: CheckoutErrorCode;
+  readonly status: number;
+  /** Dotted path of the protocol field to blame (`card.number`), when there is one. */
+  readonly field: string | undefined;
+  /** Seconds to wait before trying again (sent as `Retry-After` too). */
+  readonly retryAfter: number | undefined;
+
+  constructor(
+    code: CheckoutErrorCode,
+    status: number,
+    message: string,
+    opts: {field?: string; retryAfter?: number; cause?: unknown} = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
+    this.name = new.target.name;
+    this.code = code;
+    this.status = status;
+    this.field = opts.field;
+    this.retryAfter = opts.retryAfter;
+  }
+
+  /** The protocol's error body for this error. */
+  toBody(): CheckoutErrorBody {
+    const error: CheckoutErrorBody['error'] = {code: this.code, message: this.message};
+    if (this.field !== undefined) error.field = this.field;
+    if (this.retryAfter !== undefined) error.retryAfter = this.retryAfter;
+    return {error};
+  }
+}
+
+/** 400: the body or a parameter is invalid. `field` names it. */
+export class InvalidRequestError extends CheckoutError {
+  constructor(message: string, opts: {field?: string; cause?: unknown} = {}) {
+    super('invalid_request', 400, message, opts);
+  }
+}
+
+/** 413: the body is larger than `bodyLimitBytes`. */
+export class PayloadTooLargeError extends CheckoutError {
+  constructor(limit: number) {
+    super('invalid_request', 413, `the request body is larger than the limit of ${limit} bytes`, {
+      field: '(body)',
+    });
+  }
+}
+
+/** 403: refused by the same-origin checks, the webhook allow-list or a bad webhook signature. */
+export class ForbiddenError extends CheckoutError {
+  constructor(message: string) {
+    super('forbidden', 403, message);
+  }
+}
+
+/** 404: unknown order or route. */
+export class NotFoundError extends CheckoutError {
+  constructor(message: string) {
+    super('not_found', 404, message);
+  }
+}
+
+/** 409: the order exists but cannot be paid (`resolveOrder` may throw this). */
+export class OrderNotPayableError extends CheckoutError {
+  constructor(message = 'this order cannot be paid') {
+    super('order_not_payable', 409, message);
+  }
+}
+
+/** 429: too many failed attempts from this address or for this order. */
+export class RateLimitedError extends CheckoutError {
+  constructor(retryAfter: number) {
+    super('rate_limited', 429, 'too many failed payment attempts: try again later', {
+      retryAfter,
+    });
+  }
+}
+
+/** 503: the gateway could not be reached and nothing was charged. */
+export class GatewayUnavailableCheckoutError extends CheckoutError {
+  constructor(message: string, opts: {cause?: unknown; retryAfter?: number} = {}) {
+    super('gateway_unavailable', 503, message, opts);
+  }
+}
+
+/** 500: a fault of this server (or of the merchant's hooks). Details go to the log only. */
+export class InternalCheckoutError extends CheckoutError {
+  constructor(message = 'internal error', opts: {cause?: unknown} = {}) {
+    super('internal', 500, message, opts);
+  }
+}
+
+/** Thrown by `createCheckoutApp` when its options are invalid. Names every bad key. */
+export class CheckoutConfigError extends Error {
+  readonly code = 'invalid_options';
+  readonly issues: readonly {field: string; message: string}[];
+  constructor(issues: readonly {field: string; message: string}[]) {
+    super(
+      `createCheckoutApp: invalid options: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`,
+    );
+    this.name = 'CheckoutConfigError';
+    this.issues = issues;
+  }
+}

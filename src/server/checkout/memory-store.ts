@@ -1,0 +1,219 @@
+/**
+ * `MemoryPaymentStore`: the {@link PaymentStore} contract kept in process memory, for unit
+ * tests and demos. Every method runs synchronously to completion, so each is atomic; rows
+ * are copied in and out so callers can never change stored state by accident. Nothing
+ * survives the process: use `SqlitePaymentStore` for anything real.
+ */
+import {
+  LIVE_STATES,
+  type AttemptMutation,
+  type AttemptRecord,
+  type AttemptState,
+  type InsertAttemptResult,
+  type NewPaymentUpdate,
+  type StoredOperationInput,
+  type StoredOperation,
+  type OutboxEntry,
+  type PaymentStore,
+  type RecordOperationResult,
+  type RejectedWebhookInput,
+  type RejectedWebhookRecord,
+  type UpdateAttemptResult,
+  type WebhookEventInput,
+  type WebhookEventRecord,
+} from './store.js';
+
+const copy = <T>(value: T): T => structuredClone(value);
+
+function applyPatch(row: AttemptRecord, patch: AttemptMutation['patch']): AttemptRecord {
+  const next = {...row} as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === undefined) delete next[k];
+    else next[k] = v;
+  }
+  return next as unknown as AttemptRecord;
+}
+
+interface OutboxRow {
+  id: number;
+  update: NewPaymentUpdate;
+  createdAt: number;
+  deliveredAt?: number;
+  failures: number;
+}
+
+export class MemoryPaymentStore implements PaymentStore {
+  private readonly attempts = new Map<string, AttemptRecord>();
+  private readonly byGatewayOrderId = new Map<string, string>();
+  private readonly events = new Map<string, WebhookEventRecord>();
+  private readonly operations: StoredOperation[] = [];
+  private readonly rejected: RejectedWebhookRecord[] = [];
+  private readonly outbox: OutboxRow[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  private check(): void {
+    if (this.closed) throw new Error('MemoryPaymentStore is closed');
+  }
+
+  async insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
+    this.check();
+    const same = this.attempts.get(attempt.attemptId);
+    if (same) return {inserted: false, existing: copy(same), reason: 'same_attempt'};
+    const live = [...this.attempts.values()].find(
+      (a) => a.orderRef === attempt.orderRef && LIVE_STATES.includes(a.state),
+    );
+    if (live) return {inserted: false, existing: copy(live), reason: 'order_has_live_attempt'};
+    if (this.byGatewayOrderId.has(attempt.gatewayOrderId)) {
+      throw new Error('UNIQUE constraint failed: attempts.gateway_order_id');
+    }
+    this.attempts.set(attempt.attemptId, copy(attempt));
+    this.byGatewayOrderId.set(attempt.gatewayOrderId, attempt.attemptId);
+    return {inserted: true, attempt: copy(attempt)};
+  }
+
+  async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
+    this.check();
+    const a = this.attempts.get(attemptId);
+    return a && copy(a);
+  }
+
+  async getAttemptByGatewayOrderId(gatewayOrderId: string): Promise<AttemptRecord | undefined> {
+    this.check();
+    const id = this.byGatewayOrderId.get(gatewayOrderId);
+    return id === undefined ? undefined : this.getAttempt(id);
+  }
+
+  async listAttempts(orderRef: string): Promise<AttemptRecord[]> {
+    this.check();
+    return [...this.attempts.values()]
+      .filter((a) => a.orderRef === orderRef)
+      .sort((a, b) => a.seq - b.seq)
+      .map(copy);
+  }
+
+  async listAttemptsInStates(states: readonly AttemptState[]): Promise<AttemptRecord[]> {
+    this.check();
+    return [...this.attempts.values()]
+      .filter((a) => states.includes(a.state))
+      .sort((a, b) => a.createdAt - b.createdAt)
+      .map(copy);
+  }
+
+  private insertEvent(event: WebhookEventInput): boolean {
+    if (this.events.has(event.eventKey)) return false;
+    this.events.set(event.eventKey, {...copy(event), id: this.nextId++});
+    return true;
+  }
+
+  private insertOutbox(update: NewPaymentUpdate, now: number): number {
+    const id = this.nextId++;
+    this.outbox.push({id, update: copy(update), createdAt: now, failures: 0});
+    return id;
+  }
+
+  async updateAttempt(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+    event?: WebhookEventInput,
+  ): Promise<UpdateAttemptResult> {
+    this.check();
+    if (event && !this.insertEvent(event)) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    const id = 'attemptId' in key ? key.attemptId : this.byGatewayOrderId.get(key.gatewayOrderId);
+    const current = id === undefined ? undefined : this.attempts.get(id);
+    if (!current) return {duplicateEvent: false, attempt: undefined, changed: false};
+    const mutation = mutate(copy(current));
+    if (!mutation) return {duplicateEvent: false, attempt: copy(current), changed: false};
+    const next = applyPatch(current, mutation.patch);
+    this.attempts.set(current.attemptId, next);
+    const outboxId = mutation.update
+      ? this.insertOutbox(mutation.update, next.updatedAt)
+      : undefined;
+    return {
+      duplicateEvent: false,
+      attempt: copy(next),
+      changed: next.state !== current.state,
+      ...(outboxId === undefined ? {} : {outboxId}),
+    };
+  }
+
+  async recordEvent(event: WebhookEventInput): Promise<boolean> {
+    this.check();
+    return this.insertEvent(event);
+  }
+
+  async listEvents(): Promise<WebhookEventRecord[]> {
+    this.check();
+    return [...this.events.values()].sort((a, b) => a.id - b.id).map(copy);
+  }
+
+  async recordOperation(
+    operation: StoredOperationInput,
+    update: NewPaymentUpdate,
+    event?: WebhookEventInput,
+  ): Promise<RecordOperationResult> {
+    this.check();
+    if (event && !this.insertEvent(event)) return {duplicateEvent: true, inserted: false};
+    const exists = this.operations.some(
+      (o) =>
+        o.gatewayOrderId === operation.gatewayOrderId &&
+        o.kind === operation.kind &&
+        o.operationId === operation.operationId &&
+        o.status === operation.status,
+    );
+    if (exists) return {duplicateEvent: false, inserted: false};
+    this.operations.push({...copy(operation), id: this.nextId++});
+    const outboxId = this.insertOutbox(update, operation.createdAt);
+    return {duplicateEvent: false, inserted: true, outboxId};
+  }
+
+  async listOperations(orderRef: string): Promise<StoredOperation[]> {
+    this.check();
+    return this.operations.filter((o) => o.orderRef === orderRef).map(copy);
+  }
+
+  async recordRejectedWebhook(rejected: RejectedWebhookInput): Promise<void> {
+    this.check();
+    this.rejected.push({...copy(rejected), id: this.nextId++});
+  }
+
+  async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
+    this.check();
+    return this.rejected.map(copy);
+  }
+
+  async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {
+    this.check();
+    return this.outbox
+      .filter((o) => o.deliveredAt === undefined)
+      .slice(0, limit)
+      .map((o) => ({
+        id: o.id,
+        update: {...copy(o.update), updateId: String(o.id)},
+        createdAt: o.createdAt,
+        failures: o.failures,
+      }));
+  }
+
+  async markOutboxDelivered(id: number, at: number): Promise<void> {
+    this.check();
+    const row = this.outbox.find((o) => o.id === id);
+    if (row && row.deliveredAt === undefined) row.deliveredAt = at;
+  }
+
+  async markOutboxFailed(id: number): Promise<void> {
+    this.check();
+    const row = this.outbox.find((o) => o.id === id);
+    if (row) row.failures++;
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The options of `createCheckoutApp`, validated with zod at start-up: a missing required
+ * option or an unknown key (a typo such as `onPaymentUpdated`) is an error that names it,
+ * before the app serves a single request. Defaults are filled in here, in one place.
+ */
+import * as z from 'zod';
+import type {Logger} from 'pino';
+import {GatewayClient, type GatewayClientOptions} from '../gateway/client.js';
+import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
+import {CheckoutConfigError} from './errors.js';
+import type {CheckoutGateway, ResolveOrder} from './service.js';
+import type {PaymentStore, PaymentUpdate} from './store.js';
+import {normalizeIp} from './security.js';
+
+/** Options of {@link createCheckoutApp}. */
+export interface CheckoutAppOptions {
+  /** A `GatewayClient` (or anything with its `posId`, `createPayment` and `getOperation`), or its options. */
+  gateway: CheckoutGateway | GatewayClientOptions;
+  /** The API secret that signs webhooks. Taken from `gateway` when that is client options. */
+  webhookSecret?: string;
+  store: PaymentStore;
+  /** Where this app is reachable from the internet, e.g. `https://shop.example/checkout`. */
+  publicUrl: string;
+  /** The merchant page with `<pg-3ds-redirect>`; an absolute URL or a path on `publicUrl`'s origin. */
+  returnPage: string;
+  resolveOrder: ResolveOrder;
+  /** Called once per status change, after it is stored (again after a crash, same `updateId`). */
+  onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
+  /** The gateway's `order_3ds_bypass`. Default `supported`. */
+  order3dsBypass?: (typeof ORDER_3DS_BYPASS_VALUES)[number];
+  /** Trust `X-Forwarded-For`: `true` = one proxy in front, a number = that many. Default false. */
+  trustProxy?: boolean | number;
+  /** Overrides how the client address is found (e.g. a platform header in a worker). */
+  clientIp?: (request: Request, env: unknown) => string | undefined;
+  /** Origins allowed to call the pay route. Default: `publicUrl`'s origin. */
+  allowedOrigins?: string[];
+  rateLimit?: {maxFailuresPerIp?: number; maxFailuresPerOrder?: number; windowMs?: number};
+  statusCheck?: {afterMs?: number; minIntervalMs?: number};
+  reconcile?: {notFoundAfterMs?: number};
+  /** Accept webhooks only from these addresses (the gateway's is 35.187.74.148). */
+  webhookAllowedIps?: string[];
+  /** Largest request body accepted, in bytes. Default 32768. */
+  bodyLimitBytes?: number;
+  /** A pino logger; default: pino to stdout with the companion's redaction. */
+  logger?: Logger;
+  /** Time source in epoch ms (tests). Default `Date.now`. */
+  clock?: () => number;
+}
+
+const fn = <T>(what: string) =>
+  z.custom<T>((v) => typeof v === 'function', {message: `must be a function (${what})`});
+
+const positiveInt = (what: string) =>
+  z
+    .number({error: `must be a positive whole number (${what})`})
+    .int({message: `must be a positive whole number (${what})`})
+    .positive({message: `must be a positive whole number (${what})`});
+
+const nonNegativeInt = (what: string) =>
+  z
+    .number({error: `must be a whole number (${what})`})
+    .int({message: `must be a whole number (${what})`})
+    .nonnegative({message: `must be a whole number (${what})`});
+
+const GatewayLike = z.custom<CheckoutGateway>(
+  (v) =>
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as CheckoutGateway).createPayment === 'function' &&
+    typeof (v as CheckoutGateway).getOperation === 'function',
+);
+
+const httpUrl = (what: string) =>
+  z
+    .string({error: `must be an absolute http(s) URL (${what})`})
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+      message: `must be an absolute http(s) URL (${what})`,
+    });
+
+const OptionsSchema = z.strictObject({
+  gateway: z.union([GatewayLike, z.looseObject({baseUrl: z.string(), posId: z.string()})], {
+    error: 'must be a GatewayClient or its options ({baseUrl, posId, credentials, ...})',
+  }),
+  webhookSecret: z.string().min(1, {message: 'must not be empty'}).optional(),
+  store: z.custom<PaymentStore>(
+    (v) =>
+      typeof v === 'object' &&
+      v !== null &&
+      typeof (v as PaymentStore).insertAttempt === 'function' &&
+      typeof (v as PaymentStore).updateAttempt === 'function',
+    {message: 'must be a PaymentStore (SqlitePaymentStore, MemoryPaymentStore, ...)'},
+  ),
+  publicUrl: httpUrl('where this app is reachable, e.g. https://shop.example/checkout').refine(
+    (u) => !URL.canParse(u) || (new URL(u).search === '' && new URL(u).hash === ''),
+    {message: 'must not have a query or fragment'},
+  ),
+  returnPage: z
+    .string({error: 'must be a URL or a path starting with /'})
+    .refine((u) => u.startsWith('/') || URL.canParse(u), {
+      message: 'must be a URL or a path starting with /',
+    }),
+  resolveOrder: fn<ResolveOrder>('orderRef, request → order | null'),
+  onPaymentUpdate:
+    fn<NonNullable<CheckoutAppOptions['onPaymentUpdate']>>('update → void').optional(),
+  order3dsBypass: z
+    .enum(ORDER_3DS_BYPASS_VALUES, {error: `must be one of ${ORDER_3DS_BYPASS_VALUES.join(', ')}`})
+    .default('supported'),
+  trustProxy: z
+    .union([z.boolean(), z.number().int().min(0).max(20)], {
+      error: 'must be a boolean or the number of trusted proxies',
+    })
+    .default(false),
+  clientIp: fn<NonNullable<CheckoutAppOptions['clientIp']>>('request, env → address').optional(),
+  allowedOrigins: z
+    .array(
+      z.string().refine((o) => URL.canParse(o) && new URL(o).origin === o, {
+        message: 'must be an origin such as https://shop.example (no path, no trailing slash)',
+      }),
+    )
+    .optional(),
+  rateLimit: z
+    .strictObject({
+      maxFailuresPerIp: positiveInt('failed attempts per client address').default(10),
+      maxFailuresPerOrder: positiveInt('failed attempts per order').default(5),
+      windowMs: positiveInt('milliseconds').default(15 * 60_000),
+    })
+    .prefault({}),
+  statusCheck: z
+    .strictObject({
+      afterMs: nonNegativeInt('milliseconds').default(15_000),
+      minIntervalMs: nonNegativeInt('milliseconds').default(5_000),
+    })
+    .prefault({}),
+  reconcile: z
+    .strictObject({notFoundAfterMs: nonNegativeInt('milliseconds').default(60_000)})
+    .prefault({}),
+  webhookAllowedIps: z
+    .array(
+      z.string().refine((ip) => normalizeIp(ip) !== undefined, {message: 'must be an IP address'}),
+    )
+    .optional(),
+  bodyLimitBytes: positiveInt('bytes').default(32 * 1024),
+  logger: z
+    .custom<Logger>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as Logger).info === 'function' &&
+        typeof (v as Logger).child === 'function',
+      {message: 'must be a pino logger'},
+    )
+    .optional(),
+  clock: fn<() => number>('() → epoch milliseconds').optional(),
+});
+
+export type ResolvedCheckoutOptions = z.output<typeof OptionsSchema> & {
+  gatewayClient: CheckoutGateway;
+  webhookSecretValue: string;
+  allowedOriginList: string[];
+  /** `publicUrl` without a trailing slash. */
+  base: string;
+};
+
+/** Validates the options and fills in defaults. Throws {@link CheckoutConfigError}. */
+export function resolveCheckoutOptions(options: CheckoutAppOptions): ResolvedCheckoutOptions {
+  const parsed = OptionsSchema.safeParse(options);
+  if (!parsed.success) {
+    const given = (options ?? {}) as unknown as Record<string, unknown>;
+    throw new CheckoutConfigError(
+      formatIssues(parsed.error, options).map((i) =>
+        !i.field.includes('.') && i.field in OptionsSchema.shape && given[i.field] === undefined
+          ? {field: i.field, message: 'is required'}
+          : i,
+      ),
+    );
+  }
+  const o = parsed.data;
+  let gatewayClient: CheckoutGateway;
+  let secret = o.webhookSecret;
+  if (GatewayLike.safeParse(o.gateway).success) {
+    gatewayClient = o.gateway as CheckoutGateway;
+    if (typeof gatewayClient.posId !== 'string' || gatewayClient.posId === '') {
+      throw new CheckoutConfigError([{field: 'gateway.posId', message: 'is required'}]);
+    }
+  } else {
+    const config = o.gateway as unknown as GatewayClientOptions;
+    try {
+      gatewayClient = new GatewayClient(config);
+    } catch (error) {
+      throw new CheckoutConfigError([
+        {field: 'gateway', message: error instanceof Error ? error.message : String(error)},
+      ]);
+    }
+    secret ??= config.credentials?.apiSecret;
+  }
+  if (!secret) {
+    throw new CheckoutConfigError([
+      {
+        field: 'webhookSecret',
+        message: 'is required when gateway is a client instance (the API secret)',
+      },
+    ]);
+  }
+  const base = o.publicUrl.replace(/\/+$/, '');
+  return {
+    ...o,
+    gatewayClient,
+    webhookSecretValue: secret,
+    allowedOriginList: o.allowedOrigins ?? [new URL(base).origin],
+    base,
+  };
+}

@@ -1,0 +1,220 @@
+/**
+ * Builds the gateway's direct payment request from three sources, each trusted for its
+ * own part: the merchant's `resolveOrder` (amount, currency, description, method,
+ * customer, subscription), the browser's {@link PayRequest} (card data, fingerprint, and
+ * customer fields the merchant did not supply), and the HTTP request itself (client IP,
+ * `Accept` and `User-Agent`, which 3-D Secure wants exactly as the browser sent them).
+ * The built request is validated with the gateway model before any attempt is stored;
+ * its field errors are mapped back to the protocol's field names (`cc_number` →
+ * `card.number`) so the browser can point at the right input. Values are never echoed.
+ */
+import {randomBytes} from 'node:crypto';
+import {
+  DirectPaymentRequest,
+  formatIssues,
+  type DirectPaymentRequestInput,
+  type FieldIssue,
+  type InitRecurringInput,
+} from '../gateway/schemas.js';
+import {amountText} from '../gateway/primitives.js';
+import type {PayRequest} from '../../protocol/checkout.js';
+
+/** The customer as the merchant knows them. Every field optional; the browser fills gaps. */
+export interface OrderCustomer {
+  id?: string;
+  firstName?: string;
+  lastName?: string;
+  patronym?: string;
+  email?: string;
+  phone?: string;
+  country?: string;
+  city?: string;
+  birthday?: string;
+  taxId?: string;
+}
+
+/** What `resolveOrder` returns: what is charged for an order. Never taken from the browser. */
+export interface ResolvedOrder {
+  /** Positive, at most two decimals: `12.5`, `"12.50"`. Prefer text or `amountFromMinor`. */
+  amount: number | string;
+  /** ISO 4217, e.g. `UAH` (`XTS` for test projects). */
+  currency: string;
+  description: string;
+  /** `purchase` (default) charges at once; `auth` holds the money for a later capture. */
+  method?: 'purchase' | 'auth';
+  customer?: OrderCustomer;
+  /** Turns the payment into a subscription (the gateway's `init_recurring`). */
+  initRecurring?: InitRecurringInput;
+  /** Merchant data echoed back in records and webhooks (up to 4000 symbols). */
+  payload?: string;
+  /** Product lines, as the gateway's `products`. */
+  products?: DirectPaymentRequestInput['products'];
+  /** Merchant category code, when it differs per order. */
+  merchantMcc?: string;
+}
+
+/** Everything the server adds from its configuration and the HTTP request. */
+export interface RequestContext {
+  posId: string;
+  gatewayOrderId: string;
+  customerIp: string;
+  acceptHeader: string | undefined;
+  userAgent: string | undefined;
+  serverUrl: string;
+  resultUrl: string;
+  order3dsBypass: string;
+}
+
+/** Gateway fields the browser is responsible for, and their protocol names. */
+const CARD_FIELDS: Record<string, string> = {
+  cc_number: 'card.number',
+  exp_month: 'card.expMonth',
+  exp_year: 'card.expYear',
+  card_cvv: 'card.cvv',
+};
+
+const CUSTOMER_FIELDS = {
+  customer_fname: 'firstName',
+  customer_lname: 'lastName',
+  customer_email: 'email',
+  customer_phone: 'phone',
+} as const;
+
+const CLIENT_FINGERPRINT_KEYS = [
+  'browserColorDepth',
+  'browserScreenHeight',
+  'browserScreenWidth',
+  'browserJavaEnabled',
+  'browserLanguage',
+  'browserTimeZone',
+  'browserTimeZoneOffset',
+] as const;
+
+/** A fresh gateway `order_id` for an attempt: `<orderRef>-<seq>-<8 hex>`, at most 256 characters. */
+export function newGatewayOrderId(orderRef: string, seq: number): string {
+  return `${orderRef}-${seq}-${randomBytes(4).toString('hex')}`.slice(-256);
+}
+
+export interface BuiltRequest {
+  request: DirectPaymentRequestInput;
+  /** Protocol names of the customer fields that were taken from the browser. */
+  fromBrowser: ReadonlySet<string>;
+}
+
+/** Assembles the direct request. Pure: validation is {@link validateDirectRequest}. */
+export function buildDirectRequest(
+  body: PayRequest,
+  order: ResolvedOrder,
+  ctx: RequestContext,
+): BuiltRequest {
+  const fromBrowser = new Set<string>();
+  const known = order.customer ?? {};
+  const customer = (gatewayKey: keyof typeof CUSTOMER_FIELDS): string | undefined => {
+    const key = CUSTOMER_FIELDS[gatewayKey];
+    const merchant = known[key];
+    if (merchant !== undefined && merchant !== '') return merchant;
+    const browser = body.customer?.[key]?.trim();
+    if (browser) fromBrowser.add(gatewayKey);
+    return browser || undefined;
+  };
+  const fingerprint = body.fingerprint;
+  const request: DirectPaymentRequestInput = {
+    pos_id: ctx.posId,
+    mode: 'direct',
+    method: order.method ?? 'purchase',
+    amount: order.amount,
+    currency: order.currency,
+    description: order.description,
+    order_id: ctx.gatewayOrderId,
+    order_3ds_bypass: ctx.order3dsBypass,
+    cc_number: body.card.number,
+    exp_month: body.card.expMonth,
+    exp_year: body.card.expYear,
+    card_cvv: body.card.cvv,
+    customer_fname: customer('customer_fname') as string,
+    customer_lname: customer('customer_lname') as string,
+    customer_email: customer('customer_email') as string,
+    customer_phone: customer('customer_phone') as string,
+    customer_ip: ctx.customerIp,
+    browser_fingerprint: {
+      ...Object.fromEntries(CLIENT_FINGERPRINT_KEYS.map((k) => [k, fingerprint[k]])),
+      browserAcceptHeader: ctx.acceptHeader || '*/*',
+      browserIpAddress: ctx.customerIp,
+      // 3-D Secure wants the User-Agent of the HTTP request, not what the page says it is.
+      browserUserAgent: ctx.userAgent || fingerprint.browserUserAgent,
+    } as DirectPaymentRequestInput['browser_fingerprint'],
+    server_url: ctx.serverUrl,
+    result_url: ctx.resultUrl,
+  };
+  const optional: Partial<DirectPaymentRequestInput> = {
+    customer_id: known.id,
+    customer_patronym: known.patronym,
+    customer_country: known.country,
+    customer_city: known.city,
+    customer_birthday: known.birthday,
+    customer_tax_id: known.taxId,
+    init_recurring: order.initRecurring,
+    payload: order.payload,
+    products: order.products,
+    merchant_mcc: order.merchantMcc,
+  };
+  for (const [k, v] of Object.entries(optional)) {
+    if (v !== undefined) (request as Record<string, unknown>)[k] = v;
+  }
+  return {request, fromBrowser};
+}
+
+/** The outcome of validating a built request. */
+export type RequestValidation =
+  | {ok: true; amountText: string}
+  /** The browser's data is at fault: answer 400 naming `field` (a protocol field). */
+  | {ok: false; blame: 'browser'; field: string; message: string; issues: FieldIssue[]}
+  /** The merchant's data or configuration is at fault: log `issues`, answer 500. */
+  | {ok: false; blame: 'merchant'; issues: FieldIssue[]};
+
+/** Maps a gateway field to the protocol field the browser sent, if the browser sent it. */
+export function protocolFieldOf(
+  gatewayField: string,
+  fromBrowser: ReadonlySet<string>,
+): string | undefined {
+  const top = gatewayField.split('.')[0] ?? '';
+  if (CARD_FIELDS[top]) return CARD_FIELDS[top];
+  if (top in CUSTOMER_FIELDS && fromBrowser.has(top)) {
+    return `customer.${CUSTOMER_FIELDS[top as keyof typeof CUSTOMER_FIELDS]}`;
+  }
+  if (top === 'browser_fingerprint') {
+    const key = gatewayField.split('.')[1];
+    if (key && (CLIENT_FINGERPRINT_KEYS as readonly string[]).includes(key))
+      return `fingerprint.${key}`;
+  }
+  return undefined;
+}
+
+/**
+ * Validates the built request with the gateway model. A missing customer field the
+ * browser could have given (the merchant did not) is the browser's: `customer.email is
+ * required`.
+ */
+export function validateDirectRequest(built: BuiltRequest): RequestValidation {
+  const parsed = DirectPaymentRequest.safeParse(built.request);
+  if (parsed.success) {
+    const text = amountText(built.request.amount);
+    return {ok: true, amountText: text ?? String(parsed.data.amount)};
+  }
+  const issues = formatIssues(parsed.error, built.request);
+  for (const issue of issues) {
+    const top = issue.field.split('.')[0] ?? '';
+    const missingCustomer =
+      top in CUSTOMER_FIELDS && (built.request as Record<string, unknown>)[top] === undefined;
+    const field = missingCustomer
+      ? `customer.${CUSTOMER_FIELDS[top as keyof typeof CUSTOMER_FIELDS]}`
+      : protocolFieldOf(issue.field, built.fromBrowser);
+    if (field === undefined) return {ok: false, blame: 'merchant', issues};
+  }
+  const first = issues[0]!;
+  const top = first.field.split('.')[0] ?? '';
+  const field =
+    protocolFieldOf(first.field, built.fromBrowser) ??
+    `customer.${CUSTOMER_FIELDS[top as keyof typeof CUSTOMER_FIELDS]}`;
+  return {ok: false, blame: 'browser', field, message: first.message, issues};
+}

@@ -1,0 +1,552 @@
+/**
+ * `SqlitePaymentStore`: the embedded, durable {@link PaymentStore} on `better-sqlite3`.
+ * WAL journal with `synchronous=NORMAL` (every commit survives a crash of the process),
+ * except that a new attempt — the one write that must be on disk before the gateway is
+ * called — is committed with `synchronous=FULL` (it survives a power cut too, and so does
+ * everything written before it). What comes later can be rebuilt from the gateway by
+ * reconciling the attempt; choose `synchronous: 'FULL'` to fsync every commit. A busy
+ * timeout so several processes can share the file, versioned migrations recorded
+ * in `schema_migrations`, and the constraints the never-double guarantee leans on: a
+ * primary key on the attempt id, a unique gateway `order_id`, a unique webhook event key
+ * and a unique (order, operation, status) for secondary operations. Attempt inserts run
+ * in `BEGIN IMMEDIATE` transactions, so "does this order already have a live attempt?"
+ * and the insert are one step even across processes.
+ *
+ * better-sqlite3 is synchronous; the methods return Promises to keep the interface the
+ * same as any networked store.
+ */
+import Database from 'better-sqlite3';
+import {mkdirSync} from 'node:fs';
+import path from 'node:path';
+import {
+  LIVE_STATES,
+  type AttemptMutation,
+  type AttemptRecord,
+  type AttemptState,
+  type InsertAttemptResult,
+  type NewPaymentUpdate,
+  type StoredOperationInput,
+  type StoredOperation,
+  type OutboxEntry,
+  type PaymentStore,
+  type RecordOperationResult,
+  type RejectedWebhookInput,
+  type RejectedWebhookRecord,
+  type UpdateAttemptResult,
+  type WebhookEventInput,
+  type WebhookEventRecord,
+} from './store.js';
+
+/** One schema migration. Versions only grow; an applied migration is never edited. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE attempts (
+        attempt_id TEXT PRIMARY KEY,
+        order_ref TEXT NOT NULL,
+        gateway_order_id TEXT NOT NULL UNIQUE,
+        seq INTEGER NOT NULL,
+        method TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        state TEXT NOT NULL,
+        failure_reason TEXT,
+        status_code TEXT,
+        status_description TEXT,
+        user_action_url TEXT,
+        payment_id TEXT,
+        card_mask TEXT,
+        card_token TEXT,
+        recurring_id TEXT,
+        raw TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        create_sent_at INTEGER,
+        last_gateway_at INTEGER,
+        last_check_at INTEGER
+      );
+      CREATE INDEX attempts_by_order ON attempts(order_ref, seq);
+      CREATE INDEX attempts_by_state ON attempts(state, created_at);
+      CREATE TABLE webhook_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_key TEXT NOT NULL UNIQUE,
+        received_at INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        gateway_order_id TEXT,
+        status TEXT,
+        data TEXT NOT NULL
+      );
+      CREATE TABLE operations (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        gateway_order_id TEXT NOT NULL,
+        order_ref TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        operation_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        status_code TEXT,
+        amount TEXT,
+        currency TEXT,
+        raw TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (gateway_order_id, kind, operation_id, status)
+      );
+      CREATE INDEX operations_by_order ON operations(order_ref);
+      CREATE TABLE rejected_webhooks (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        received_at INTEGER NOT NULL,
+        ip TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        body_sha256 TEXT NOT NULL,
+        size INTEGER NOT NULL
+      );
+      CREATE TABLE outbox (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        created_at INTEGER NOT NULL,
+        payload TEXT NOT NULL,
+        delivered_at INTEGER,
+        failures INTEGER NOT NULL DEFAULT 0
+      );
+      CREATE INDEX outbox_pending ON outbox(delivered_at, id);
+    `,
+  },
+];
+
+/** Attempt fields and their columns. */
+const ATTEMPT_COLUMNS = {
+  attemptId: 'attempt_id',
+  orderRef: 'order_ref',
+  gatewayOrderId: 'gateway_order_id',
+  seq: 'seq',
+  method: 'method',
+  amount: 'amount',
+  currency: 'currency',
+  state: 'state',
+  failureReason: 'failure_reason',
+  statusCode: 'status_code',
+  statusDescription: 'status_description',
+  userActionUrl: 'user_action_url',
+  paymentId: 'payment_id',
+  cardMask: 'card_mask',
+  cardToken: 'card_token',
+  recurringId: 'recurring_id',
+  raw: 'raw',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  createSentAt: 'create_sent_at',
+  lastGatewayAt: 'last_gateway_at',
+  lastCheckAt: 'last_check_at',
+} as const satisfies Record<keyof AttemptRecord, string>;
+
+type AttemptKey = keyof typeof ATTEMPT_COLUMNS;
+const ATTEMPT_KEYS = Object.keys(ATTEMPT_COLUMNS) as AttemptKey[];
+
+function rowToAttempt(row: Record<string, unknown>): AttemptRecord {
+  const out: Record<string, unknown> = {};
+  for (const key of ATTEMPT_KEYS) {
+    const v = row[ATTEMPT_COLUMNS[key]];
+    if (v !== null && v !== undefined) out[key] = v;
+  }
+  return out as unknown as AttemptRecord;
+}
+
+export interface SqlitePaymentStoreOptions {
+  /** Database file; `:memory:` for a throw-away database. Parent folders are created. */
+  filename: string;
+  /**
+   * `NORMAL` (default): commits survive a process crash; `FULL`: every commit also
+   * survives power loss (one fsync per commit, slower).
+   */
+  synchronous?: 'FULL' | 'NORMAL';
+  /** Commit new attempts with `FULL` even when `synchronous` is `NORMAL`. Default true. */
+  syncAttemptInserts?: boolean;
+  /** How long a writer waits for another process's lock, in ms (default 5000). */
+  busyTimeoutMs?: number;
+}
+
+export class SqlitePaymentStore implements PaymentStore {
+  readonly filename: string;
+  private readonly db: Database.Database;
+  private readonly stmts: ReturnType<SqlitePaymentStore['prepare']>;
+  private readonly synchronous: 'FULL' | 'NORMAL';
+  private readonly syncInserts: boolean;
+
+  constructor(options: SqlitePaymentStoreOptions | string) {
+    const opts = typeof options === 'string' ? {filename: options} : options;
+    this.filename = opts.filename;
+    if (opts.filename !== ':memory:' && opts.filename !== '') {
+      mkdirSync(path.dirname(path.resolve(opts.filename)), {recursive: true});
+    }
+    this.db = new Database(opts.filename);
+    this.db.pragma('journal_mode = WAL');
+    this.synchronous = opts.synchronous ?? 'NORMAL';
+    this.syncInserts = opts.syncAttemptInserts ?? true;
+    this.db.pragma(`synchronous = ${this.synchronous}`);
+    this.db.pragma(`busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? 5000)}`);
+    this.db.pragma('foreign_keys = ON');
+    this.migrate();
+    this.stmts = this.prepare();
+  }
+
+  /** Versions of the applied migrations. */
+  appliedMigrations(): number[] {
+    return (
+      this.db.prepare('SELECT version FROM schema_migrations ORDER BY version').all() as {
+        version: number;
+      }[]
+    ).map((r) => r.version);
+  }
+
+  private migrate(): void {
+    this.db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at INTEGER NOT NULL
+    )`);
+    const run = this.db.transaction(() => {
+      const applied = new Set(this.appliedMigrations());
+      const newest = Math.max(0, ...applied);
+      const known = Math.max(...MIGRATIONS.map((m) => m.version));
+      if (newest > known) {
+        throw new Error(
+          `the database schema (version ${newest}) is newer than this code knows (${known}): upgrade pg-checkout`,
+        );
+      }
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.version)) continue;
+        this.db.exec(m.sql);
+        this.db
+          .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
+          .run(m.version, m.name, Date.now());
+      }
+    });
+    run.immediate();
+  }
+
+  private prepare() {
+    const cols = ATTEMPT_KEYS.map((k) => ATTEMPT_COLUMNS[k]);
+    const live = LIVE_STATES.map((s) => `'${s}'`).join(', ');
+    return {
+      insertAttempt: this.db.prepare(
+        `INSERT INTO attempts (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`,
+      ),
+      attemptById: this.db.prepare('SELECT * FROM attempts WHERE attempt_id = ?'),
+      attemptByGatewayId: this.db.prepare('SELECT * FROM attempts WHERE gateway_order_id = ?'),
+      liveAttempt: this.db.prepare(
+        `SELECT * FROM attempts WHERE order_ref = ? AND state IN (${live}) ORDER BY seq LIMIT 1`,
+      ),
+      attemptsByOrder: this.db.prepare('SELECT * FROM attempts WHERE order_ref = ? ORDER BY seq'),
+      insertEvent: this.db.prepare(
+        `INSERT INTO webhook_events (event_key, received_at, kind, gateway_order_id, status, data)
+         VALUES (@eventKey, @receivedAt, @kind, @gatewayOrderId, @status, @data)
+         ON CONFLICT (event_key) DO NOTHING`,
+      ),
+      listEvents: this.db.prepare('SELECT * FROM webhook_events ORDER BY id'),
+      insertOperation: this.db.prepare(
+        `INSERT INTO operations (gateway_order_id, order_ref, kind, operation_id, status, status_code, amount, currency, raw, created_at)
+         VALUES (@gatewayOrderId, @orderRef, @kind, @operationId, @status, @statusCode, @amount, @currency, @raw, @createdAt)
+         ON CONFLICT (gateway_order_id, kind, operation_id, status) DO NOTHING`,
+      ),
+      operationsByOrder: this.db.prepare(
+        'SELECT * FROM operations WHERE order_ref = ? ORDER BY id',
+      ),
+      insertRejected: this.db.prepare(
+        `INSERT INTO rejected_webhooks (received_at, ip, reason, body_sha256, size)
+         VALUES (@receivedAt, @ip, @reason, @bodySha256, @size)`,
+      ),
+      listRejected: this.db.prepare('SELECT * FROM rejected_webhooks ORDER BY id'),
+      insertOutbox: this.db.prepare('INSERT INTO outbox (created_at, payload) VALUES (?, ?)'),
+      pendingOutbox: this.db.prepare(
+        'SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT ?',
+      ),
+      outboxDelivered: this.db.prepare(
+        'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
+      ),
+      outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
+    };
+  }
+
+  private readonly updates = new Map<string, Database.Statement>();
+
+  /** A prepared `UPDATE attempts SET ...` for one set of columns (cached). */
+  private updateStatement(keys: AttemptKey[]): Database.Statement {
+    const id = keys.join(',');
+    let stmt = this.updates.get(id);
+    if (!stmt) {
+      stmt = this.db.prepare(
+        `UPDATE attempts SET ${keys.map((k) => `${ATTEMPT_COLUMNS[k]} = ?`).join(', ')} WHERE attempt_id = ?`,
+      );
+      this.updates.set(id, stmt);
+    }
+    return stmt;
+  }
+
+  private attemptParams(a: AttemptRecord): Record<string, unknown> {
+    const params: Record<string, unknown> = {};
+    for (const key of ATTEMPT_KEYS) params[ATTEMPT_COLUMNS[key]] = a[key] ?? null;
+    return params;
+  }
+
+  private getRow(stmt: Database.Statement, ...args: unknown[]): AttemptRecord | undefined {
+    const row = stmt.get(...args) as Record<string, unknown> | undefined;
+    return row && rowToAttempt(row);
+  }
+
+  private insertOne(attempt: AttemptRecord): InsertAttemptResult {
+    const same = this.getRow(this.stmts.attemptById, attempt.attemptId);
+    if (same) return {inserted: false, existing: same, reason: 'same_attempt'};
+    const live = this.getRow(this.stmts.liveAttempt, attempt.orderRef);
+    if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
+    this.stmts.insertAttempt.run(this.attemptParams(attempt));
+    return {inserted: true, attempt: this.getRow(this.stmts.attemptById, attempt.attemptId)!};
+  }
+
+  private queuedInserts: {
+    attempt: AttemptRecord;
+    resolve: (r: InsertAttemptResult) => void;
+    reject: (e: unknown) => void;
+  }[] = [];
+
+  /**
+   * Group commit: inserts requested in the same turn of the event loop are committed in
+   * one `BEGIN IMMEDIATE` transaction — each checked and inserted in order, exactly as if
+   * alone — so concurrent payments share one fsync instead of paying one each.
+   */
+  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
+    return new Promise((resolve, reject) => {
+      this.queuedInserts.push({attempt, resolve, reject});
+      if (this.queuedInserts.length === 1) setImmediate(() => this.flushInserts());
+    });
+  }
+
+  private flushInserts(): void {
+    const batch = this.queuedInserts.splice(0);
+    if (batch.length === 0) return;
+    const results: ({ok: true; value: InsertAttemptResult} | {ok: false; error: unknown})[] = [];
+    const tx = this.db.transaction(() => {
+      results.length = 0;
+      for (const item of batch) {
+        try {
+          results.push({ok: true, value: this.insertOne(item.attempt)});
+        } catch (error) {
+          // A failed statement (e.g. a duplicate gateway order id) is undone on its own.
+          results.push({ok: false, error});
+        }
+      }
+    });
+    const fullSync = this.synchronous !== 'FULL' && this.syncInserts;
+    try {
+      // The pragma cannot change inside a transaction: switch around it.
+      if (fullSync) this.db.pragma('synchronous = FULL');
+      try {
+        tx.immediate();
+      } finally {
+        if (fullSync) this.db.pragma('synchronous = NORMAL');
+      }
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return;
+    }
+    batch.forEach((item, i) => {
+      const r = results[i]!;
+      if (r.ok) item.resolve(r.value);
+      else item.reject(r.error);
+    });
+  }
+
+  async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
+    return this.getRow(this.stmts.attemptById, attemptId);
+  }
+
+  async getAttemptByGatewayOrderId(gatewayOrderId: string): Promise<AttemptRecord | undefined> {
+    return this.getRow(this.stmts.attemptByGatewayId, gatewayOrderId);
+  }
+
+  async listAttempts(orderRef: string): Promise<AttemptRecord[]> {
+    return (this.stmts.attemptsByOrder.all(orderRef) as Record<string, unknown>[]).map(
+      rowToAttempt,
+    );
+  }
+
+  async listAttemptsInStates(states: readonly AttemptState[]): Promise<AttemptRecord[]> {
+    if (states.length === 0) return [];
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM attempts WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY created_at, seq`,
+      )
+      .all(...states) as Record<string, unknown>[];
+    return rows.map(rowToAttempt);
+  }
+
+  private insertEvent(event: WebhookEventInput): boolean {
+    return (
+      this.stmts.insertEvent.run({
+        eventKey: event.eventKey,
+        receivedAt: event.receivedAt,
+        kind: event.kind,
+        gatewayOrderId: event.gatewayOrderId ?? null,
+        status: event.status ?? null,
+        data: event.data,
+      }).changes === 1
+    );
+  }
+
+  private insertOutbox(update: NewPaymentUpdate, now: number): number {
+    return Number(this.stmts.insertOutbox.run(now, JSON.stringify(update)).lastInsertRowid);
+  }
+
+  async updateAttempt(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+    event?: WebhookEventInput,
+  ): Promise<UpdateAttemptResult> {
+    const tx = this.db.transaction((): UpdateAttemptResult => {
+      if (event && !this.insertEvent(event)) {
+        return {duplicateEvent: true, attempt: undefined, changed: false};
+      }
+      const current =
+        'attemptId' in key
+          ? this.getRow(this.stmts.attemptById, key.attemptId)
+          : this.getRow(this.stmts.attemptByGatewayId, key.gatewayOrderId);
+      if (!current) return {duplicateEvent: false, attempt: undefined, changed: false};
+      const mutation = mutate(current);
+      if (!mutation) return {duplicateEvent: false, attempt: current, changed: false};
+      const entries = Object.entries(mutation.patch) as [AttemptKey, unknown][];
+      const assignments = entries.filter(([k]) => k in ATTEMPT_COLUMNS);
+      if (assignments.length > 0) {
+        this.updateStatement(assignments.map(([k]) => k)).run(
+          ...assignments.map(([, v]) => v ?? null),
+          current.attemptId,
+        );
+      }
+      const next = this.getRow(this.stmts.attemptById, current.attemptId)!;
+      const outboxId = mutation.update
+        ? this.insertOutbox(mutation.update, next.updatedAt)
+        : undefined;
+      return {
+        duplicateEvent: false,
+        attempt: next,
+        changed: next.state !== current.state,
+        ...(outboxId === undefined ? {} : {outboxId}),
+      };
+    });
+    return tx.immediate();
+  }
+
+  async recordEvent(event: WebhookEventInput): Promise<boolean> {
+    return this.insertEvent(event);
+  }
+
+  async listEvents(): Promise<WebhookEventRecord[]> {
+    return (this.stmts.listEvents.all() as Record<string, unknown>[]).map((r) => {
+      const e: WebhookEventRecord = {
+        id: r['id'] as number,
+        eventKey: r['event_key'] as string,
+        receivedAt: r['received_at'] as number,
+        kind: r['kind'] as string,
+        data: r['data'] as string,
+      };
+      if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
+      if (r['status'] != null) e.status = r['status'] as string;
+      return e;
+    });
+  }
+
+  async recordOperation(
+    operation: StoredOperationInput,
+    update: NewPaymentUpdate,
+    event?: WebhookEventInput,
+  ): Promise<RecordOperationResult> {
+    const tx = this.db.transaction((): RecordOperationResult => {
+      if (event && !this.insertEvent(event)) return {duplicateEvent: true, inserted: false};
+      const inserted =
+        this.stmts.insertOperation.run({
+          ...operation,
+          statusCode: operation.statusCode ?? null,
+          amount: operation.amount ?? null,
+          currency: operation.currency ?? null,
+        }).changes === 1;
+      if (!inserted) return {duplicateEvent: false, inserted: false};
+      return {
+        duplicateEvent: false,
+        inserted: true,
+        outboxId: this.insertOutbox(update, operation.createdAt),
+      };
+    });
+    return tx.immediate();
+  }
+
+  async listOperations(orderRef: string): Promise<StoredOperation[]> {
+    return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map((r) => {
+      const o: StoredOperation = {
+        id: r['id'] as number,
+        gatewayOrderId: r['gateway_order_id'] as string,
+        orderRef: r['order_ref'] as string,
+        kind: r['kind'] as StoredOperation['kind'],
+        operationId: r['operation_id'] as string,
+        status: r['status'] as string,
+        raw: r['raw'] as string,
+        createdAt: r['created_at'] as number,
+      };
+      if (r['status_code'] != null) o.statusCode = r['status_code'] as string;
+      if (r['amount'] != null) o.amount = r['amount'] as string;
+      if (r['currency'] != null) o.currency = r['currency'] as string;
+      return o;
+    });
+  }
+
+  async recordRejectedWebhook(rejected: RejectedWebhookInput): Promise<void> {
+    this.stmts.insertRejected.run(rejected);
+  }
+
+  async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
+    return (this.stmts.listRejected.all() as Record<string, unknown>[]).map((r) => ({
+      id: r['id'] as number,
+      receivedAt: r['received_at'] as number,
+      ip: r['ip'] as string,
+      reason: r['reason'] as string,
+      bodySha256: r['body_sha256'] as string,
+      size: r['size'] as number,
+    }));
+  }
+
+  async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {
+    return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map((r) => ({
+      id: r['id'] as number,
+      update: {
+        ...(JSON.parse(r['payload'] as string) as NewPaymentUpdate),
+        updateId: String(r['id']),
+      },
+      createdAt: r['created_at'] as number,
+      failures: r['failures'] as number,
+    }));
+  }
+
+  async markOutboxDelivered(id: number, at: number): Promise<void> {
+    this.stmts.outboxDelivered.run(at, id);
+  }
+
+  async markOutboxFailed(id: number): Promise<void> {
+    this.stmts.outboxFailed.run(id);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return this.db.open && this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.flushInserts();
+    if (this.db.open) this.db.close();
+  }
+}

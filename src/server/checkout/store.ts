@@ -1,0 +1,248 @@
+/**
+ * The payment store: what the companion keeps durably so that no payment is lost or
+ * charged twice, across crashes and restarts. One row per payment attempt (one gateway
+ * `order_id`), every received webhook, the secondary operations of each order, rejected
+ * webhooks, and an outbox of `onPaymentUpdate` notifications written in the same
+ * transaction as the change they report.
+ *
+ * The interface is Promise-based; each method is atomic. Methods that change an attempt
+ * take a synchronous `mutate` function that runs inside the store's transaction, so the
+ * decision (for instance "an older status never overwrites a final one", see
+ * `transition.ts`) and the write cannot be separated by another writer.
+ *
+ * Card numbers and CVVs are never given to the store: there is no field for them.
+ */
+
+/** Internal attempt states: the gateway's statuses plus `creating` and `unknown`. */
+export const ATTEMPT_STATES = [
+  'creating',
+  'unknown',
+  'init',
+  'pending',
+  'success',
+  'failure',
+] as const;
+export type AttemptState = (typeof ATTEMPT_STATES)[number];
+
+/** States in which an attempt blocks a new attempt for the same order. */
+export const LIVE_STATES: readonly AttemptState[] = [
+  'creating',
+  'unknown',
+  'init',
+  'pending',
+  'success',
+];
+/** States whose outcome the gateway has not told us. */
+export const UNSETTLED_STATES: readonly AttemptState[] = ['creating', 'unknown', 'init', 'pending'];
+
+/** Why an attempt ended in `failure`. */
+export type FailureReason =
+  /** The gateway declined (or 3-D Secure failed). */
+  | 'declined'
+  /** The gateway never created the payment (refused, or not found after an unknown outcome). */
+  | 'not_created';
+
+/** One payment attempt: one gateway `order_id`. */
+export interface AttemptRecord {
+  /** The browser's attempt id (unique). */
+  attemptId: string;
+  orderRef: string;
+  /** The gateway `order_id` of this attempt (unique). */
+  gatewayOrderId: string;
+  /** 1 for the first attempt of an order, then 2, 3, ... */
+  seq: number;
+  method: 'purchase' | 'auth';
+  /** Exact decimal text, e.g. `"12.50"`. */
+  amount: string;
+  currency: string;
+  state: AttemptState;
+  failureReason?: FailureReason;
+  statusCode?: string;
+  statusDescription?: string;
+  userActionUrl?: string;
+  paymentId?: string;
+  cardMask?: string;
+  cardToken?: string;
+  recurringId?: string;
+  /** The last payment record or webhook payload from the gateway, as JSON (unknown fields kept). */
+  raw?: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  updatedAt: number;
+  /** When the create request was (about to be) sent. */
+  createSentAt?: number;
+  /** When the gateway last told us anything about this attempt (response, webhook, lookup). */
+  lastGatewayAt?: number;
+  /** When we last asked the gateway (lookup). */
+  lastCheckAt?: number;
+}
+
+/** Kinds of change reported through `onPaymentUpdate`. */
+export type PaymentUpdateKind = 'payment' | 'capture' | 'void' | 'refund' | 'subscription_charge';
+
+/** One status change, as given to `onPaymentUpdate`. */
+export interface PaymentUpdate {
+  /** Stable id of this notification (the outbox row): use it to deduplicate after a crash. */
+  updateId: string;
+  kind: PaymentUpdateKind;
+  orderRef: string;
+  attemptId: string;
+  gatewayOrderId: string;
+  /** New state (for `payment`: of the attempt; otherwise: of the operation). */
+  state: AttemptState;
+  previousState?: AttemptState;
+  failureReason?: FailureReason;
+  statusCode?: string;
+  statusDescription?: string;
+  paymentId?: string;
+  /** For secondary operations and subscription charges: the operation's own id. */
+  operationId?: string;
+  amount?: string;
+  currency?: string;
+  cardMask?: string;
+  cardToken?: string;
+  recurringId?: string;
+  /** Where the change came from. */
+  source: 'create' | 'webhook' | 'lookup' | 'reconcile';
+  /** ISO time the change was stored. */
+  at: string;
+}
+
+/** A payment update before the store gives it an id. */
+export type NewPaymentUpdate = Omit<PaymentUpdate, 'updateId'>;
+
+/** A stored `onPaymentUpdate` notification. */
+export interface OutboxEntry {
+  id: number;
+  update: PaymentUpdate;
+  createdAt: number;
+  /** How many delivery attempts failed so far. */
+  failures: number;
+}
+
+/** A received, signature-checked webhook. */
+export interface WebhookEventInput {
+  /** Deduplication key derived from the raw `data` (SHA-256 hex). */
+  eventKey: string;
+  receivedAt: number;
+  /** `primary`, `capture`, ..., or `undecodable` for signed data that is not a known payload. */
+  kind: string;
+  gatewayOrderId?: string;
+  status?: string;
+  /** The `data` field exactly as received (Base64Url JSON). */
+  data: string;
+}
+
+export interface WebhookEventRecord extends WebhookEventInput {
+  id: number;
+}
+
+/** A refused webhook (bad signature, address not allowed). Its data is not kept, only a hash. */
+export interface RejectedWebhookInput {
+  receivedAt: number;
+  ip: string;
+  reason: string;
+  /** SHA-256 hex of the body, to correlate without keeping attacker-chosen content. */
+  bodySha256: string;
+  size: number;
+}
+
+export interface RejectedWebhookRecord extends RejectedWebhookInput {
+  id: number;
+}
+
+/** A secondary operation (capture, void, refund) or a subscription charge of an order. */
+export interface StoredOperationInput {
+  gatewayOrderId: string;
+  orderRef: string;
+  kind: Exclude<PaymentUpdateKind, 'payment'>;
+  /** `operation_id`, or for subscription charges the transaction/payment id. */
+  operationId: string;
+  status: string;
+  statusCode?: string;
+  amount?: string;
+  currency?: string;
+  /** The payload as JSON, unknown fields kept. */
+  raw: string;
+  createdAt: number;
+}
+
+export interface StoredOperation extends StoredOperationInput {
+  id: number;
+}
+
+/** What a `mutate` function returns: the fields to change and, optionally, the update to report. */
+export interface AttemptMutation {
+  patch: Partial<Omit<AttemptRecord, 'attemptId' | 'gatewayOrderId' | 'orderRef' | 'seq'>>;
+  update?: NewPaymentUpdate;
+}
+
+export type InsertAttemptResult =
+  | {inserted: true; attempt: AttemptRecord}
+  /** Not inserted: `existing` is the row with the same attempt id, or the order's live attempt. */
+  | {inserted: false; existing: AttemptRecord; reason: 'same_attempt' | 'order_has_live_attempt'};
+
+export interface UpdateAttemptResult {
+  /** The event was already stored: nothing was changed. */
+  duplicateEvent: boolean;
+  /** The attempt after the change; `undefined` when no attempt has that gateway order id. */
+  attempt: AttemptRecord | undefined;
+  changed: boolean;
+  /** The outbox entry written, if any. */
+  outboxId?: number;
+}
+
+export interface RecordOperationResult {
+  duplicateEvent: boolean;
+  /** False when the same operation with the same status was already recorded. */
+  inserted: boolean;
+  outboxId?: number;
+}
+
+/** Where the companion keeps its state. Every method is atomic. */
+export interface PaymentStore {
+  /**
+   * Inserts a new attempt in state `creating`, unless an attempt with the same id exists
+   * or the order already has a live attempt (creating, unknown, init, pending, success):
+   * then nothing is written and that attempt is returned. The gateway order id is unique.
+   */
+  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult>;
+  getAttempt(attemptId: string): Promise<AttemptRecord | undefined>;
+  getAttemptByGatewayOrderId(gatewayOrderId: string): Promise<AttemptRecord | undefined>;
+  /** The order's attempts, oldest first. */
+  listAttempts(orderRef: string): Promise<AttemptRecord[]>;
+  /** Every attempt in one of `states`, oldest first. */
+  listAttemptsInStates(states: readonly AttemptState[]): Promise<AttemptRecord[]>;
+  /**
+   * In one transaction: stores `event` if given (a duplicate key stops here with
+   * `duplicateEvent`), loads the attempt, calls `mutate` and writes its patch and its update
+   * (to the outbox). `mutate` must be synchronous and free of side effects.
+   */
+  updateAttempt(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+    event?: WebhookEventInput,
+  ): Promise<UpdateAttemptResult>;
+  /** Stores a webhook that concerns no attempt (or could not be decoded). False when a duplicate. */
+  recordEvent(event: WebhookEventInput): Promise<boolean>;
+  listEvents(): Promise<WebhookEventRecord[]>;
+  /**
+   * In one transaction: stores `event` if given (duplicate → nothing), then the operation
+   * (a repeat of the same operation id and status → nothing) and its update (outbox).
+   */
+  recordOperation(
+    operation: StoredOperationInput,
+    update: NewPaymentUpdate,
+    event?: WebhookEventInput,
+  ): Promise<RecordOperationResult>;
+  listOperations(orderRef: string): Promise<StoredOperation[]>;
+  recordRejectedWebhook(rejected: RejectedWebhookInput): Promise<void>;
+  listRejectedWebhooks(): Promise<RejectedWebhookRecord[]>;
+  /** Undelivered updates, oldest first. */
+  pendingOutbox(limit?: number): Promise<OutboxEntry[]>;
+  markOutboxDelivered(id: number, at: number): Promise<void>;
+  markOutboxFailed(id: number): Promise<void>;
+  /** True when the store can serve (for health checks). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,169 @@
+/**
+ * The attempt state machine, as pure functions the stores run inside their transactions.
+ * Rank: creating = unknown < init < pending < success = failure. A status of lower rank
+ * never overwrites a higher one (a late `pending` webhook after `success` changes
+ * nothing), and a final status never changes — with one exception: a `failure` we
+ * inferred ourselves (`not_created`, the gateway did not know the order) gives way to
+ * what the gateway later reports, because money the gateway took must never be lost.
+ */
+import type {
+  AttemptMutation,
+  AttemptRecord,
+  AttemptState,
+  FailureReason,
+  NewPaymentUpdate,
+} from './store.js';
+
+const RANK: Record<AttemptState, number> = {
+  creating: 0,
+  unknown: 0,
+  init: 1,
+  pending: 2,
+  success: 3,
+  failure: 3,
+};
+
+/** True once an attempt's state will not change any more. */
+export function isFinal(state: AttemptState): boolean {
+  return state === 'success' || state === 'failure';
+}
+
+/** What the gateway said about an attempt, from a record, a webhook or a lookup. */
+export interface GatewayStatusInfo {
+  status: 'init' | 'pending' | 'success' | 'failure';
+  statusCode?: string;
+  statusDescription?: string;
+  userActionUrl?: string;
+  paymentId?: string;
+  cardMask?: string;
+  cardToken?: string;
+  recurringId?: string;
+  /** The record or payload as JSON. */
+  raw: string;
+}
+
+function baseUpdate(
+  a: AttemptRecord,
+  state: AttemptState,
+  now: number,
+  source: NewPaymentUpdate['source'],
+): NewPaymentUpdate {
+  return {
+    kind: 'payment',
+    orderRef: a.orderRef,
+    attemptId: a.attemptId,
+    gatewayOrderId: a.gatewayOrderId,
+    state,
+    previousState: a.state,
+    amount: a.amount,
+    currency: a.currency,
+    source,
+    at: new Date(now).toISOString(),
+  };
+}
+
+function defined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Applies a gateway status to an attempt. Returns `undefined` when nothing changes; a
+ * patch without an update when only data (payment id, mask, raw record) is filled in.
+ */
+export function applyGatewayStatus(
+  current: AttemptRecord,
+  info: GatewayStatusInfo,
+  now: number,
+  source: NewPaymentUpdate['source'],
+): AttemptMutation | undefined {
+  const data = defined({
+    paymentId: current.paymentId ?? info.paymentId,
+    cardMask: current.cardMask ?? info.cardMask,
+    cardToken: current.cardToken ?? info.cardToken,
+    recurringId: current.recurringId ?? info.recurringId,
+  });
+  // A lookup is not news from the gateway: it must not postpone the next status check.
+  const news = source === 'lookup' ? {} : {lastGatewayAt: now};
+  const inferredFailure = current.state === 'failure' && current.failureReason === 'not_created';
+  const overrides = !isFinal(current.state)
+    ? RANK[info.status] > RANK[current.state]
+    : inferredFailure;
+
+  if (!overrides) {
+    // Same or older status, or the attempt is final: keep the state; fill in missing data.
+    const patch: AttemptMutation['patch'] = {...data, ...news};
+    if (current.state === info.status && info.userActionUrl && !current.userActionUrl) {
+      patch.userActionUrl = info.userActionUrl;
+    }
+    if (!current.raw && !isFinal(current.state)) patch.raw = info.raw;
+    return {patch};
+  }
+
+  const state: AttemptState = info.status;
+  const failureReason: FailureReason | undefined = state === 'failure' ? 'declined' : undefined;
+  const patch: AttemptMutation['patch'] = {
+    ...data,
+    state,
+    failureReason,
+    statusCode: info.statusCode,
+    statusDescription: info.statusDescription,
+    userActionUrl: state === 'pending' || state === 'init' ? info.userActionUrl : undefined,
+    raw: info.raw,
+    ...news,
+    updatedAt: now,
+  };
+  const next = {...current, ...patch};
+  const update: NewPaymentUpdate = {
+    ...baseUpdate(current, state, now, source),
+    ...defined({
+      failureReason,
+      statusCode: info.statusCode,
+      statusDescription: info.statusDescription,
+      paymentId: next.paymentId,
+      cardMask: next.cardMask,
+      cardToken: next.cardToken,
+      recurringId: next.recurringId,
+    }),
+  };
+  return {patch, update};
+}
+
+/** `creating` → `unknown`: the create call failed in a way that leaves the outcome open. */
+export function markUnknown(current: AttemptRecord, now: number): AttemptMutation | undefined {
+  if (current.state !== 'creating') return undefined;
+  return {patch: {state: 'unknown', updatedAt: now}};
+}
+
+/**
+ * `creating`/`unknown` → `failure` (`not_created`): the gateway refused the request or does
+ * not know the order, so nothing was charged and a new attempt is allowed.
+ */
+export function markNotCreated(
+  current: AttemptRecord,
+  now: number,
+  statusCode: string,
+  statusDescription: string,
+): AttemptMutation | undefined {
+  if (current.state !== 'creating' && current.state !== 'unknown') return undefined;
+  const patch: AttemptMutation['patch'] = {
+    state: 'failure',
+    failureReason: 'not_created',
+    statusCode,
+    statusDescription,
+    updatedAt: now,
+  };
+  return {
+    patch,
+    update: {
+      ...baseUpdate(current, 'failure', now, 'reconcile'),
+      failureReason: 'not_created',
+      statusCode,
+      statusDescription,
+    },
+  };
+}
+
+/** Records that the gateway was asked about the attempt (for the status-check rate limit). */
+export function markChecked(_current: AttemptRecord, now: number): AttemptMutation {
+  return {patch: {lastCheckAt: now}};
+}

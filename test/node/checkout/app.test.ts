@@ -1,0 +1,814 @@
+/**
+ * The companion in-process (`app.request`) against a scriptable stub gateway: options
+ * validation, how the direct request is built, the never-double rules (single flight,
+ * one live attempt per order, unknown outcomes reconciled before anything else),
+ * webhooks (signature, duplicates, order, early arrival, secondary operations), the
+ * outbox, the status and return routes, and the security checks of the pay route.
+ */
+import {describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CheckoutConfigError,
+  GatewayAuthenticationError,
+  GatewayConflictError,
+  GatewayOutcomeUnknownError,
+  GatewayValidationError,
+  MemoryPaymentStore,
+  createCheckoutApp,
+  encodeWebhookData,
+  signWebhook,
+  type CheckoutAppOptions,
+  type PaymentRecord,
+} from '../../../src/server/index.js';
+import {
+  CARDS,
+  ORIGIN,
+  POS_ID,
+  PUBLIC_URL,
+  SECRET,
+  StubGateway,
+  inProcessApp,
+  pay,
+  payBody,
+  record,
+} from './helpers.js';
+
+function webhookBody(payload: Record<string, unknown>, secret = SECRET): string {
+  const data = encodeWebhookData(payload);
+  return new URLSearchParams({data, signature: signWebhook(data, secret)}).toString();
+}
+
+function primaryWebhook(orderId: string, status: string, extra: Record<string, unknown> = {}) {
+  return {
+    payment_id: `pay-${orderId}`,
+    order_id: orderId,
+    pos_id: POS_ID,
+    mode: 'direct',
+    method: 'purchase',
+    amount: 1.5,
+    currency: 'XTS',
+    status,
+    status_code: status === 'success' ? '1000' : status === 'pending' ? '2122' : '5152',
+    created_at: '2026-01-01T00:00:00.000',
+    ...extra,
+  };
+}
+
+async function postWebhook(
+  app: {request: (p: string, i: RequestInit) => Response | Promise<Response>},
+  body: string,
+) {
+  return app.request('/webhook', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+    body,
+  });
+}
+
+const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
+
+describe('options', () => {
+  const base = (): CheckoutAppOptions => ({
+    gateway: new StubGateway(),
+    webhookSecret: SECRET,
+    store: new MemoryPaymentStore(),
+    publicUrl: PUBLIC_URL,
+    returnPage: '/thanks',
+    resolveOrder: () => null,
+  });
+
+  test('an unknown key is an error naming it', () => {
+    assert.throws(
+      () =>
+        createCheckoutApp({...base(), onPaymentUpdated: () => {}} as unknown as CheckoutAppOptions),
+      (e: unknown) => e instanceof CheckoutConfigError && /onPaymentUpdated/.test(e.message),
+    );
+    assert.throws(
+      () =>
+        createCheckoutApp({
+          ...base(),
+          rateLimit: {maxFailures: 3},
+        } as unknown as CheckoutAppOptions),
+      /rateLimit\.maxFailures/,
+    );
+  });
+
+  test('a missing required key is an error naming it', () => {
+    const {resolveOrder: _r, ...rest} = base();
+    assert.throws(() => createCheckoutApp(rest as CheckoutAppOptions), /resolveOrder: is required/);
+    const {publicUrl: _p, ...noUrl} = base();
+    assert.throws(() => createCheckoutApp(noUrl as CheckoutAppOptions), /publicUrl/);
+  });
+
+  test('a client instance needs the webhook secret; client options carry it', () => {
+    const {webhookSecret: _s, ...rest} = base();
+    assert.throws(() => createCheckoutApp(rest), /webhookSecret/);
+    const app = createCheckoutApp({
+      ...rest,
+      gateway: {
+        baseUrl: 'http://127.0.0.1:9',
+        posId: POS_ID,
+        credentials: {apiKey: 'k', apiSecret: 's'},
+      },
+    });
+    assert.equal(typeof app.fetch, 'function');
+  });
+
+  test('bad values are named', () => {
+    assert.throws(
+      () => createCheckoutApp({...base(), order3dsBypass: 'sometimes' as 'always'}),
+      /order3dsBypass/,
+    );
+    assert.throws(
+      () => createCheckoutApp({...base(), allowedOrigins: ['https://a.example/path']}),
+      /allowedOrigins\.0/,
+    );
+  });
+});
+
+describe('pay: building the direct request', () => {
+  test('answers success with the protocol shape only, and builds the request on the server', async () => {
+    const gw = new StubGateway();
+    const {app, catalogue} = inProcessApp(new MemoryPaymentStore(), gw, {order3dsBypass: 'always'});
+    catalogue.orders.set('ord-1', {
+      amount: '12.50',
+      currency: 'XTS',
+      description: 'Two books',
+      customer: {email: 'merchant@example.com', firstName: 'Grace'},
+      initRecurring: {interval_unit: 'month', interval_count: 1},
+    });
+    const res = await pay(app, {...payBody('ord-1', 'att-1'), amount: 0.01} as unknown as object);
+    assert.equal(res.status, 400, 'an amount from the browser is not even accepted');
+    const ok = await pay(app, payBody('ord-1', 'att-1'), {Accept: 'application/json, */*;q=0.1'});
+    assert.equal(ok.status, 200);
+    assert.equal(ok.headers.get('cache-control'), 'no-store');
+    const body = await json(ok);
+    assert.deepEqual(Object.keys(body).sort(), [
+      'cardMask',
+      'code',
+      'message',
+      'orderRef',
+      'outcome',
+    ]);
+    assert.equal(body['outcome'], 'success');
+    const req = gw.created[0]!;
+    assert.equal(req.pos_id, POS_ID);
+    assert.equal(req.amount, '12.50');
+    assert.equal(req.order_3ds_bypass, 'always');
+    assert.match(req.order_id, /^ord-1-1-[0-9a-f]{8}$/);
+    assert.equal(req.customer_ip, '203.0.113.7');
+    assert.equal(req.customer_email, 'merchant@example.com', 'the merchant’s data wins');
+    assert.equal(req.customer_fname, 'Grace');
+    assert.equal(
+      req.customer_lname,
+      'Lovelace',
+      'the browser fills what the merchant did not give',
+    );
+    assert.equal(req.browser_fingerprint.browserAcceptHeader, 'application/json, */*;q=0.1');
+    assert.equal(req.browser_fingerprint.browserIpAddress, '203.0.113.7');
+    assert.equal(req.browser_fingerprint.browserUserAgent, 'Mozilla/5.0 (test)');
+    assert.equal(req.server_url, `${PUBLIC_URL}/webhook`);
+    assert.equal(req.result_url, `${PUBLIC_URL}/return?order=ord-1`);
+    assert.deepEqual(req.init_recurring, {interval_unit: 'month', interval_count: 1});
+  });
+
+  test('trustProxy reads the client address from X-Forwarded-For', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {clientIp: undefined, trustProxy: 1});
+    const res = await app.request(
+      '/pay',
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-PG-Checkout': '1',
+          'X-Forwarded-For': '198.51.100.99, 192.0.2.44',
+        },
+        body: JSON.stringify(payBody('ord-x', 'att-x')),
+      },
+      {incoming: {socket: {remoteAddress: '::ffff:10.0.0.1'}}},
+    );
+    assert.equal(res.status, 200);
+    assert.equal(gw.created[0]!.customer_ip, '192.0.2.44');
+  });
+
+  test('without trustProxy the socket address is used', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {clientIp: undefined});
+    await app.request(
+      '/pay',
+      {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-PG-Checkout': '1',
+          'X-Forwarded-For': '198.51.100.99',
+        },
+        body: JSON.stringify(payBody('ord-y', 'att-y')),
+      },
+      {incoming: {socket: {remoteAddress: '::ffff:10.0.0.1'}}},
+    );
+    assert.equal(gw.created[0]!.customer_ip, '10.0.0.1');
+  });
+
+  test('a missing customer field the browser could give is a 400 naming it', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const body = payBody('ord-2', 'att-2');
+    delete body.customer!.email;
+    const res = await pay(app, body);
+    assert.equal(res.status, 400);
+    const err = (await json(res))['error'] as Record<string, unknown>;
+    assert.equal(err['field'], 'customer.email');
+    assert.equal(gw.created.length, 0);
+  });
+
+  test('an expired card is a 400 on card.expYear that does not echo the card', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const body = payBody('ord-3', 'att-3');
+    body.card.expYear = 2001;
+    const res = await pay(app, body);
+    const text = await res.text();
+    assert.equal(res.status, 400);
+    assert.match(text, /card\.expYear/);
+    assert.doesNotMatch(text, /4242424242424242/);
+    assert.equal(gw.created.length, 0);
+  });
+
+  test('an unknown order is 404 not_found', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const res = await pay(app, payBody('missing-1', 'att-4'));
+    assert.equal(res.status, 404);
+    assert.equal(((await json(res))['error'] as {code: string}).code, 'not_found');
+  });
+
+  test('an order the merchant data makes invalid is a 500 internal, logged by field', async () => {
+    const {app, catalogue, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    catalogue.orders.set('bad-amount', {amount: '1.005', currency: 'XTS', description: 'x'});
+    const res = await pay(app, payBody('bad-amount', 'att-5'));
+    assert.equal(res.status, 500);
+    assert.equal(((await json(res))['error'] as {code: string}).code, 'internal');
+    assert.ok(lines.some((l) => l.includes('"field":"amount"')));
+  });
+});
+
+describe('pay: never double', () => {
+  test('concurrent submits of one attempt make one gateway request and get the same answer', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      await new Promise((r) => setTimeout(r, 30));
+      return record(req, 'success');
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const answers = await Promise.all(
+      Array.from({length: 10}, () => pay(app, payBody('ord-c', 'att-c')).then(json)),
+    );
+    assert.equal(gw.created.length, 1);
+    for (const a of answers) assert.deepEqual(a, answers[0]);
+  });
+
+  test('concurrent attempts with different ids for one order make one gateway request', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return record(req, 'success');
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const answers = await Promise.all(
+      Array.from({length: 8}, (_, i) => pay(app, payBody('ord-d', `att-d${i}`)).then(json)),
+    );
+    assert.equal(gw.created.length, 1);
+    assert.ok(answers.every((a) => a['outcome'] === 'success'));
+  });
+
+  test('a repeat after the answer is answered from the store', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const first = await json(await pay(app, payBody('ord-e', 'att-e')));
+    const again = await json(await pay(app, payBody('ord-e', 'att-e')));
+    assert.deepEqual(again, first);
+    assert.equal(gw.created.length, 1);
+  });
+
+  test('an attempt id of another order is refused', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    await pay(app, payBody('ord-f', 'att-f'));
+    const res = await pay(app, payBody('ord-g', 'att-f'));
+    assert.equal(res.status, 400);
+    assert.equal(((await json(res))['error'] as {field: string}).field, 'attemptId');
+  });
+
+  test('after a decline a new attempt id gets a new gateway order id; the old one replays', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) =>
+      record(req, req.cc_number === CARDS.decline ? 'failure' : 'success');
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const declined = await json(await pay(app, payBody('ord-h', 'att-h1', CARDS.decline)));
+    assert.equal(declined['outcome'], 'failure');
+    assert.equal(declined['code'], '5152');
+    const replay = await json(await pay(app, payBody('ord-h', 'att-h1', CARDS.decline)));
+    assert.deepEqual(replay, declined);
+    const ok = await json(await pay(app, payBody('ord-h', 'att-h2')));
+    assert.equal(ok['outcome'], 'success');
+    assert.equal(gw.created.length, 2);
+    assert.notEqual(gw.created[0]!.order_id, gw.created[1]!.order_id);
+    assert.match(gw.created[1]!.order_id, /^ord-h-2-/);
+  });
+
+  test('a success answers every later attempt of the order without charging', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    await pay(app, payBody('ord-i', 'att-i1'));
+    const later = await json(await pay(app, payBody('ord-i', 'att-i2')));
+    assert.equal(later['outcome'], 'success');
+    assert.equal(gw.created.length, 1);
+  });
+
+  test('a pending 3-D Secure attempt answers its user_action_url instead of a second charge', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => record(req, 'pending');
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const first = await json(await pay(app, payBody('ord-j', 'att-j1')));
+    assert.equal(first['outcome'], '3ds_required');
+    const second = await json(await pay(app, payBody('ord-j', 'att-j2')));
+    assert.deepEqual(second, first);
+    assert.equal(gw.created.length, 1);
+  });
+
+  test('an unknown outcome is reconciled before answering: found → its state', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      gw.known.set(req.order_id, record(req, 'success'));
+      throw new GatewayOutcomeUnknownError('payment creation: 500', {
+        status: 500,
+        orderId: req.order_id,
+      });
+    };
+    const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw);
+    const answer = await json(await pay(app, payBody('ord-k', 'att-k')));
+    assert.equal(answer['outcome'], 'success');
+    assert.equal(gw.lookups.length, 1);
+    await app.flushOutbox();
+    assert.deepEqual(
+      updates.map((u) => u.state),
+      ['success'],
+    );
+  });
+
+  test('an unknown outcome not found at once stays processing and blocks a new attempt', async () => {
+    let now = 1_000_000;
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+      clock: () => now,
+      reconcile: {notFoundAfterMs: 10_000},
+      statusCheck: {afterMs: 0, minIntervalMs: 1_000},
+    });
+    const answer = await json(await pay(app, payBody('ord-l', 'att-l1')));
+    assert.equal(answer['outcome'], 'processing');
+    // A new attempt while unknown: reconciled again, still unknown → processing, no create.
+    gw.onCreate = async (req) => record(req, 'success');
+    const blocked = await json(await pay(app, payBody('ord-l', 'att-l2')));
+    assert.equal(blocked['outcome'], 'processing');
+    assert.equal(gw.created.length, 1);
+    // Past the grace period the 404 is conclusive: the status route says failure...
+    now += 11_000;
+    const status = await json(await app.request('/status?order=ord-l'));
+    assert.equal(status['state'], 'failure');
+    assert.equal(status['code'], 'not_created');
+    // ...and a new attempt is allowed, with a new gateway order id.
+    const ok = await json(await pay(app, payBody('ord-l', 'att-l3')));
+    assert.equal(ok['outcome'], 'success');
+    assert.equal(gw.created.length, 2);
+    assert.notEqual(gw.created[0]!.order_id, gw.created[1]!.order_id);
+  });
+
+  test('P-409 on creation is treated as unknown and looked up', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      gw.known.set(req.order_id, record(req, 'success'));
+      throw new GatewayConflictError('conflict', 'P-409', {status: 400, args: {code: 'P-409'}});
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    assert.equal((await json(await pay(app, payBody('ord-m', 'att-m'))))['outcome'], 'success');
+  });
+
+  test('a 400 from the gateway is a failure with nothing created; a new attempt may follow', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async () => {
+      throw new GatewayValidationError('gateway_validation', 'bad', {
+        status: 400,
+        args: {code: 'V-400'},
+      });
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const first = await json(await pay(app, payBody('ord-n', 'att-n1')));
+    assert.equal(first['outcome'], 'failure');
+    assert.equal(first['code'], 'V-400');
+    gw.onCreate = async (req) => record(req, 'success');
+    assert.equal((await json(await pay(app, payBody('ord-n', 'att-n2'))))['outcome'], 'success');
+  });
+
+  test('a 401 from the gateway is 503 gateway_unavailable and nothing is charged', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async () => {
+      throw new GatewayAuthenticationError('authentication', 'bad creds', {status: 401});
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const res = await pay(app, payBody('ord-o', 'att-o'));
+    assert.equal(res.status, 503);
+    assert.equal(((await json(res))['error'] as {code: string}).code, 'gateway_unavailable');
+  });
+});
+
+describe('webhooks', () => {
+  async function pendingOrder(ref: string) {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => record(req, 'pending');
+    const ctx = inProcessApp(new MemoryPaymentStore(), gw);
+    await pay(ctx.app, payBody(ref, `att-${ref}`));
+    const orderId = gw.created[0]!.order_id;
+    return {...ctx, gw, orderId};
+  }
+
+  test('a signed webhook is stored, applied and acknowledged with an empty 200', async () => {
+    const {app, orderId, updates} = await pendingOrder('w1');
+    const res = await postWebhook(
+      app,
+      webhookBody(primaryWebhook(orderId, 'success', {future_field: 'kept'})),
+    );
+    assert.equal(res.status, 200);
+    assert.equal(await res.text(), '');
+    const attempt = await app.store.getAttemptByGatewayOrderId(orderId);
+    assert.equal(attempt?.state, 'success');
+    assert.match(attempt!.raw!, /future_field/);
+    assert.equal((await app.store.listEvents()).length, 1);
+    await app.flushOutbox();
+    assert.deepEqual(
+      updates.map((u) => u.state),
+      ['pending', 'success'],
+    );
+  });
+
+  test('a duplicate changes nothing and an older status never overwrites a final one', async () => {
+    const {app, orderId, updates} = await pendingOrder('w2');
+    const success = webhookBody(primaryWebhook(orderId, 'success'));
+    assert.equal((await postWebhook(app, success)).status, 200);
+    assert.equal((await postWebhook(app, success)).status, 200);
+    assert.equal(
+      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'pending', {x: 1})))).status,
+      200,
+    );
+    assert.equal(
+      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'failure')))).status,
+      200,
+    );
+    assert.equal((await app.store.getAttemptByGatewayOrderId(orderId))?.state, 'success');
+    assert.equal((await app.store.listEvents()).length, 3);
+    await app.flushOutbox();
+    assert.deepEqual(
+      updates.map((u) => u.state),
+      ['pending', 'success'],
+    );
+  });
+
+  test('a forged signature is refused with 403 and recorded', async () => {
+    const {app, orderId} = await pendingOrder('w3');
+    const res = await postWebhook(
+      app,
+      webhookBody(primaryWebhook(orderId, 'success'), 'wrong-secret'),
+    );
+    assert.equal(res.status, 403);
+    assert.equal(((await json(res))['error'] as {code: string}).code, 'forbidden');
+    assert.equal((await app.store.getAttemptByGatewayOrderId(orderId))?.state, 'pending');
+    const rejected = await app.store.listRejectedWebhooks();
+    assert.equal(rejected.length, 1);
+    assert.equal(rejected[0]!.reason, 'bad_signature');
+    assert.equal((await app.store.listEvents()).length, 0);
+  });
+
+  test('a webhook that overtakes the create response is applied to the stored attempt', async () => {
+    const gw = new StubGateway();
+    let appRef: {request: (p: string, i: RequestInit) => Response | Promise<Response>} | undefined =
+      undefined;
+    gw.onCreate = async (req) => {
+      const res = await postWebhook(appRef!, webhookBody(primaryWebhook(req.order_id, 'success')));
+      assert.equal(res.status, 200);
+      return record(req, 'pending');
+    };
+    const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw);
+    appRef = app;
+    const answer = await json(await pay(app, payBody('w4', 'att-w4')));
+    assert.equal(answer['outcome'], 'success', 'the later, older create answer does not win');
+    await app.flushOutbox();
+    assert.deepEqual(
+      updates.map((u) => u.state),
+      ['success'],
+    );
+  });
+
+  test('refund and subscription-charge webhooks are recorded as operations and reported', async () => {
+    const {app, orderId, updates} = await pendingOrder('w5');
+    await postWebhook(
+      app,
+      webhookBody(primaryWebhook(orderId, 'success', {recurring: {id: 'rec-1', status: 'init'}})),
+    );
+    const refund = {
+      operation_id: 'op-1',
+      payment_id: `pay-${orderId}`,
+      order_id: orderId,
+      pos_id: POS_ID,
+      mode: 'direct',
+      method: 'refund',
+      amount: 1,
+      currency: 'XTS',
+      status: 'success',
+      status_code: '1004',
+      created_at: '2026-01-02T00:00:00.000',
+    };
+    assert.equal((await postWebhook(app, webhookBody(refund))).status, 200);
+    const charge = primaryWebhook(orderId, 'success', {
+      payment_id: 'pay-charge-2',
+      transaction_id: 'txn-2',
+      recurring: {id: 'rec-1', status: 'active'},
+    });
+    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
+    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
+    const ops = await app.store.listOperations('w5');
+    assert.deepEqual(
+      ops.map((o) => [o.kind, o.operationId]),
+      [
+        ['refund', 'op-1'],
+        ['subscription_charge', 'txn-2'],
+      ],
+    );
+    await app.flushOutbox();
+    assert.deepEqual(
+      updates.map((u) => `${u.kind}:${u.state}`),
+      ['payment:pending', 'payment:success', 'refund:success', 'subscription_charge:success'],
+    );
+    assert.equal(updates[1]!.recurringId, 'rec-1');
+  });
+
+  test('the allow-list refuses other source addresses and records them', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      webhookAllowedIps: ['35.187.74.148'],
+    });
+    const res = await postWebhook(app, webhookBody(primaryWebhook('x', 'success')));
+    assert.equal(res.status, 403);
+    assert.equal((await app.store.listRejectedWebhooks())[0]?.reason, 'address_not_allowed');
+    const allowed = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      webhookAllowedIps: ['35.187.74.148'],
+      clientIp: () => '35.187.74.148',
+    });
+    assert.equal(
+      (await postWebhook(allowed.app, webhookBody(primaryWebhook('x', 'success')))).status,
+      200,
+    );
+  });
+
+  test('signed data that is not a known payload is kept and acknowledged', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const res = await postWebhook(app, webhookBody({method: 'dispute', something: 1}));
+    assert.equal(res.status, 200);
+    assert.equal((await app.store.listEvents())[0]?.kind, 'undecodable');
+  });
+});
+
+describe('onPaymentUpdate and the outbox', () => {
+  test('a failing hook is retried; each change is delivered once it succeeds', async () => {
+    const gw = new StubGateway();
+    const store = new MemoryPaymentStore();
+    const seen: string[] = [];
+    let fail = true;
+    const {app} = inProcessApp(store, gw, {
+      onPaymentUpdate: (u) => {
+        if (fail) throw new Error('merchant database down');
+        seen.push(`${u.orderRef}:${u.state}`);
+      },
+    });
+    await pay(app, payBody('ob-1', 'att-ob1'));
+    await app.flushOutbox();
+    assert.deepEqual(seen, []);
+    assert.equal((await store.pendingOutbox()).length, 1);
+    fail = false;
+    await app.flushOutbox();
+    assert.deepEqual(seen, ['ob-1:success']);
+    await app.flushOutbox();
+    assert.deepEqual(seen, ['ob-1:success'], 'not delivered twice');
+  });
+
+  test('a crash between storing and calling re-delivers on start', async () => {
+    const store = new MemoryPaymentStore();
+    const gw = new StubGateway();
+    const first = inProcessApp(store, gw, {onPaymentUpdate: () => new Promise(() => {})});
+    await pay(first.app, payBody('ob-2', 'att-ob2'));
+    // The process "dies" here: the hook never returned. A new instance starts on the same store.
+    const second = inProcessApp(store, gw);
+    await second.app.recover();
+    assert.deepEqual(
+      second.updates.map((u) => `${u.orderRef}:${u.state}`),
+      ['ob-2:success'],
+    );
+  });
+});
+
+describe('status and return routes', () => {
+  test('status: none for a new order, 404 for an unknown one, 400 for a bad reference', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    assert.deepEqual(await json(await app.request('/status?order=new-1')), {
+      orderRef: 'new-1',
+      state: 'none',
+      final: false,
+    });
+    assert.equal((await app.request('/status?order=missing-2')).status, 404);
+    assert.equal((await app.request('/status?order=%3Cscript%3E')).status, 400);
+    assert.equal((await app.request('/status')).status, 400);
+  });
+
+  test('status asks the gateway about a pending attempt only after afterMs, at most once per minIntervalMs', async () => {
+    let now = 5_000_000;
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => record(req, 'pending');
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+      clock: () => now,
+      statusCheck: {afterMs: 10_000, minIntervalMs: 5_000},
+    });
+    await pay(app, payBody('st-1', 'att-st1'));
+    const orderId = gw.created[0]!.order_id;
+    assert.equal((await json(await app.request('/status?order=st-1')))['state'], 'pending');
+    assert.equal(gw.lookups.length, 0);
+    now += 10_000;
+    await app.request('/status?order=st-1');
+    await app.request('/status?order=st-1');
+    assert.equal(gw.lookups.length, 1);
+    gw.known.set(orderId, record({order_id: orderId}, 'success'));
+    now += 5_000;
+    const status = await json(await app.request('/status?order=st-1'));
+    assert.equal(gw.lookups.length, 2);
+    assert.deepEqual(status, {
+      orderRef: 'st-1',
+      state: 'success',
+      final: true,
+      code: '1000',
+      message: 'Transaction successful',
+    });
+  });
+
+  test('return (GET or cross-site POST without cookies) 303-redirects to the return page', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    for (const method of ['GET', 'POST']) {
+      const res = await app.request('/return?order=ord-r', {
+        method,
+        headers: {
+          'Sec-Fetch-Site': 'cross-site',
+          Origin: 'https://gw.example',
+          'Content-Type': 'application/x-www-form-urlencoded',
+        },
+        ...(method === 'POST' ? {body: 'order_id=x&payment_id=y&status=success'} : {}),
+      });
+      assert.equal(res.status, 303);
+      assert.equal(res.headers.get('location'), '/thanks?order=ord-r');
+    }
+    assert.equal((await app.request('/return')).status, 400);
+  });
+});
+
+describe('pay route security', () => {
+  const good = () => payBody('sec-1', 'att-sec1');
+
+  test('refuses requests without the header, with a wrong version, non-JSON or from another origin', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const cases: Record<string, string | null>[] = [
+      {'X-PG-Checkout': null},
+      {'X-PG-Checkout': '0'},
+      {'Content-Type': 'text/plain'},
+      {'Content-Type': 'application/x-www-form-urlencoded'},
+      {Origin: 'https://evil.example'},
+      {Origin: null, 'Sec-Fetch-Site': 'cross-site'},
+    ];
+    for (const c of cases) {
+      const headers: Record<string, string> = {
+        'Content-Type': 'application/json',
+        'X-PG-Checkout': '1',
+        Origin: ORIGIN,
+      };
+      for (const [k, v] of Object.entries(c)) {
+        if (v === null) delete headers[k];
+        else headers[k] = v;
+      }
+      const res = await app.request('/pay', {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(good()),
+      });
+      assert.equal(res.status, 403, JSON.stringify(c));
+      assert.equal(((await json(res))['error'] as {code: string}).code, 'forbidden');
+    }
+    assert.equal(gw.created.length, 0);
+    const sameSite = await app.request('/pay', {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'X-PG-Checkout': '1',
+        'Sec-Fetch-Site': 'same-origin',
+      },
+      body: JSON.stringify(good()),
+    });
+    assert.equal(sameSite.status, 200);
+  });
+
+  test('an extra allowed origin gets CORS headers and a preflight answer', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      allowedOrigins: [ORIGIN, 'https://pay.other.example'],
+    });
+    const pre = await app.request('/pay', {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://pay.other.example'},
+    });
+    assert.equal(pre.status, 204);
+    assert.match(pre.headers.get('access-control-allow-headers') ?? '', /X-PG-Checkout/);
+    const res = await pay(app, good(), {Origin: 'https://pay.other.example'});
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('access-control-allow-origin'), 'https://pay.other.example');
+    const evil = await app.request('/pay', {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://evil.example'},
+    });
+    assert.equal(evil.status, 403);
+  });
+
+  test('declines past the per-address threshold are refused with 429 and Retry-After', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => record(req, 'failure');
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+      rateLimit: {maxFailuresPerIp: 3, maxFailuresPerOrder: 100, windowMs: 60_000},
+    });
+    for (let i = 0; i < 3; i++) {
+      assert.equal((await pay(app, payBody(`rl-${i}`, `att-rl${i}`, CARDS.decline))).status, 200);
+    }
+    const res = await pay(app, payBody('rl-x', 'att-rlx'));
+    assert.equal(res.status, 429);
+    assert.ok(Number(res.headers.get('retry-after')) >= 1);
+    const err = (await json(res))['error'] as {code: string; retryAfter: number};
+    assert.equal(err.code, 'rate_limited');
+    assert.ok(err.retryAfter >= 1 && err.retryAfter <= 60);
+    assert.equal(gw.created.length, 3);
+  });
+
+  test('failures per order are limited too, and card-data validation failures count', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => record(req, 'failure');
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+      rateLimit: {maxFailuresPerIp: 100, maxFailuresPerOrder: 2, windowMs: 60_000},
+    });
+    const bad = payBody('rl-o', 'att-o1');
+    bad.card.number = '4242424242424241';
+    assert.equal((await pay(app, bad)).status, 400);
+    assert.equal((await pay(app, payBody('rl-o', 'att-o2', CARDS.decline))).status, 200);
+    const res = await pay(app, payBody('rl-o', 'att-o3'));
+    assert.equal(res.status, 429);
+    assert.equal((await pay(app, payBody('rl-other', 'att-o4'))).status, 200);
+  });
+
+  test('a body over the limit is refused with 413', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {bodyLimitBytes: 2048});
+    const body = {...good(), pad: 'x'.repeat(4096)};
+    const res = await pay(app, body);
+    assert.equal(res.status, 413);
+    const err = (await json(res))['error'] as {code: string; field: string};
+    assert.equal(err.code, 'invalid_request');
+    assert.equal(err.field, '(body)');
+  });
+
+  test('validation errors name the field and never echo card data', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const body = payBody('v-1', 'att-v1', '4242424242424241', '9876');
+    const res = await pay(app, body);
+    const text = await res.text();
+    assert.equal(res.status, 400);
+    assert.match(text, /"field":"card.number"/);
+    assert.doesNotMatch(text, /424242424242424/);
+    const unknownKey = await pay(app, {...payBody('v-2', 'att-v2'), '4242424242424242': 1});
+    const t2 = await unknownKey.text();
+    assert.equal(unknownKey.status, 400);
+    assert.doesNotMatch(t2, /4242424242424242/);
+    const notJson = await pay(app, '{"card": {"number": "4242424242424242"');
+    const t3 = await notJson.text();
+    assert.equal(notJson.status, 400);
+    assert.doesNotMatch(t3, /4242/);
+  });
+
+  test('an unknown route is a JSON 404', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const res = await app.request('/nope');
+    assert.equal(res.status, 404);
+    assert.equal(((await json(res))['error'] as {code: string}).code, 'not_found');
+  });
+});
+
+export type {PaymentRecord};

@@ -1,0 +1,361 @@
+/**
+ * Shared helpers of the checkout companion tests: pay bodies, a log capture, an order
+ * catalogue, a stub gateway for in-process tests, a companion served over real HTTP
+ * (so the sandbox can reach its webhook and return routes), and a driver for the
+ * sandbox's 3-D Secure page.
+ */
+import type {AddressInfo} from 'node:net';
+import {Writable} from 'node:stream';
+import {createAdaptorServer} from '@hono/node-server';
+import {
+  CHECKOUT_HEADER,
+  CHECKOUT_PROTOCOL_VERSION,
+  type PayRequest,
+} from '../../../src/protocol/checkout.js';
+import {
+  createCheckoutApp,
+  createCheckoutLogger,
+  GatewayNotFoundError,
+  type CheckoutApp,
+  type CheckoutAppOptions,
+  type CheckoutGateway,
+  type CreatePaymentResult,
+  type DirectPaymentRequestInput,
+  type PaymentRecord,
+  type PaymentStore,
+  type PaymentUpdate,
+  type ResolvedOrder,
+  type TransactionRecord,
+} from '../../../src/server/index.js';
+import type {Sandbox} from '../../../sandbox/index.js';
+
+export const CARDS = {
+  success: '4242424242424242',
+  threeDS: '4000000000003220',
+  decline: '4000000000000002',
+  insufficient: '4000000000009995',
+  wrongCvv: '4000000000000127',
+} as const;
+
+export const POS_ID = '5a4d0b8e-2c1f-4e3a-9b7d-5a4db0c00001';
+export const SECRET = 'test-webhook-secret';
+export const PUBLIC_URL = 'https://shop.example/checkout';
+export const ORIGIN = 'https://shop.example';
+
+export const FINGERPRINT: PayRequest['fingerprint'] = {
+  browserColorDepth: '24',
+  browserScreenHeight: '1080',
+  browserScreenWidth: '1920',
+  browserJavaEnabled: 'false',
+  browserLanguage: 'en-US',
+  browserTimeZone: 'Europe/Kyiv',
+  browserTimeZoneOffset: '-120',
+  browserUserAgent: 'Mozilla/5.0 (test)',
+};
+
+let cvvCounter = 100;
+/** A CVV unique to this test process run (so the card-data search can look for each one). */
+export function nextCvv(): string {
+  cvvCounter = cvvCounter >= 999 ? 100 : cvvCounter + 1;
+  return String(cvvCounter);
+}
+
+export function payBody(
+  orderRef: string,
+  attemptId: string,
+  number: string = CARDS.success,
+  cvv = '123',
+): PayRequest {
+  return {
+    orderRef,
+    attemptId,
+    card: {number, expMonth: 12, expYear: new Date().getFullYear() + 2, cvv},
+    customer: {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      phone: '+380501234567',
+    },
+    fingerprint: FINGERPRINT,
+  };
+}
+
+export const PAY_HEADERS: Record<string, string> = {
+  'Content-Type': 'application/json',
+  Accept: 'application/json',
+  Origin: ORIGIN,
+  [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+  'User-Agent': 'Mozilla/5.0 (test)',
+};
+
+/** A pino logger whose every line lands in `lines`. */
+export function captureLogger() {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const logger = createCheckoutLogger({level: 'debug'}, stream);
+  return {logger, lines};
+}
+
+/** An order catalogue: every order costs `amount` XTS unless set otherwise. */
+export function catalogue(defaults: Partial<ResolvedOrder> = {}) {
+  const orders = new Map<string, ResolvedOrder>();
+  const resolveOrder = (orderRef: string): ResolvedOrder | null => {
+    if (orderRef.startsWith('missing')) return null;
+    let order = orders.get(orderRef);
+    if (!order) {
+      order = {amount: '1.50', currency: 'XTS', description: `Order ${orderRef}`, ...defaults};
+      orders.set(orderRef, order);
+    }
+    return order;
+  };
+  return {orders, resolveOrder};
+}
+
+/** Records every `onPaymentUpdate` call. */
+export function updates() {
+  const list: PaymentUpdate[] = [];
+  return {list, onPaymentUpdate: (u: PaymentUpdate) => void list.push(u)};
+}
+
+/** A payment record as the gateway would answer. */
+export function record(
+  req: {order_id: string; amount?: unknown; currency?: string},
+  status: PaymentRecord['status'],
+  extra: Partial<PaymentRecord> = {},
+): PaymentRecord {
+  return {
+    payment_id: `pay-${req.order_id}`,
+    order_id: req.order_id,
+    pos_id: POS_ID,
+    mode: 'direct',
+    method: 'purchase',
+    amount: Number(req.amount ?? 1.5),
+    currency: req.currency ?? 'XTS',
+    status,
+    status_code: status === 'success' ? '1000' : status === 'pending' ? '2122' : '5152',
+    status_description: status === 'success' ? 'Transaction successful' : status,
+    cc_mask: '424242******4242',
+    created_at: '2026-01-01T00:00:00.000',
+    ...(status === 'pending'
+      ? {user_action_required: true, user_action_url: `https://gw.example/3ds/${req.order_id}`}
+      : {}),
+    ...extra,
+  } as PaymentRecord;
+}
+
+/**
+ * A scriptable gateway for in-process tests. `onCreate` decides each create's fate
+ * (default: success); `known` holds what lookups find.
+ */
+export class StubGateway implements CheckoutGateway {
+  readonly posId = POS_ID;
+  readonly created: DirectPaymentRequestInput[] = [];
+  readonly lookups: string[] = [];
+  readonly known = new Map<string, PaymentRecord>();
+  onCreate: (req: DirectPaymentRequestInput) => Promise<PaymentRecord> = async (req) =>
+    record(req, 'success');
+
+  async createPayment(req: DirectPaymentRequestInput): Promise<CreatePaymentResult> {
+    this.created.push(req);
+    const r = await this.onCreate(req);
+    this.known.set(req.order_id, r);
+    return {kind: 'direct', record: r};
+  }
+
+  async getOperation(orderId: string): Promise<TransactionRecord> {
+    this.lookups.push(orderId);
+    const r = this.known.get(orderId);
+    if (!r) throw new GatewayNotFoundError('not_found', 'operation lookup: 404', {status: 404});
+    return r;
+  }
+}
+
+export type Overrides = Partial<CheckoutAppOptions>;
+
+/** A companion for in-process tests (`app.request`) with a stub gateway. */
+export function inProcessApp(
+  store: PaymentStore,
+  gateway: CheckoutGateway,
+  overrides: Overrides = {},
+) {
+  const cat = catalogue();
+  const upd = updates();
+  const log = captureLogger();
+  const app = createCheckoutApp({
+    gateway,
+    webhookSecret: SECRET,
+    store,
+    publicUrl: PUBLIC_URL,
+    returnPage: '/thanks',
+    resolveOrder: cat.resolveOrder,
+    onPaymentUpdate: upd.onPaymentUpdate,
+    clientIp: () => '203.0.113.7',
+    logger: log.logger,
+    ...overrides,
+  });
+  return {app, catalogue: cat, updates: upd.list, lines: log.lines};
+}
+
+/** POSTs a pay body in-process. */
+export async function pay(
+  app: CheckoutApp,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return app.request('/pay', {
+    method: 'POST',
+    headers: {...PAY_HEADERS, ...headers},
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** A companion served over HTTP on loopback against a sandbox. */
+export interface ServedCompanion {
+  app: CheckoutApp;
+  url: string;
+  lines: string[];
+  updates: PaymentUpdate[];
+  close(): Promise<void>;
+  /** Stops serving at once, abandoning in-flight work, as a killed process would. */
+  crash(): Promise<void>;
+}
+
+/** Starts the companion on a loopback port, wired to `sandbox`. Closing keeps the store open. */
+export async function serveCompanion(
+  sandbox: Sandbox,
+  store: PaymentStore,
+  overrides: Overrides & {
+    timeoutMs?: number;
+    port?: number;
+    gatewayFetch?: (input: string, init: RequestInit) => Promise<Response>;
+  } = {},
+): Promise<ServedCompanion> {
+  const {timeoutMs, port, gatewayFetch, ...rest} = overrides;
+  let handler: CheckoutApp['fetch'] | undefined;
+  const server = createAdaptorServer({
+    fetch: (req, env) => (handler ? handler(req, env) : new Response('starting', {status: 503})),
+  });
+  await new Promise<void>((resolve) => server.listen(port ?? 0, '127.0.0.1', resolve));
+  const address = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${address.port}`;
+  const cat = catalogue();
+  const upd = updates();
+  const log = captureLogger();
+  const app = createCheckoutApp({
+    gateway: {
+      baseUrl: sandbox.url,
+      posId: sandbox.credentials.posId,
+      credentials: {
+        apiKey: sandbox.credentials.apiKey,
+        apiSecret: sandbox.credentials.apiSecret,
+        endpointsKey: sandbox.credentials.endpointsKey,
+      },
+      timeoutMs: timeoutMs ?? 5_000,
+      retries: 0,
+      ...(gatewayFetch ? {fetch: gatewayFetch} : {}),
+    },
+    store,
+    publicUrl: url,
+    returnPage: '/thanks',
+    resolveOrder: cat.resolveOrder,
+    onPaymentUpdate: upd.onPaymentUpdate,
+    logger: log.logger,
+    allowedOrigins: [url],
+    statusCheck: {afterMs: 200, minIntervalMs: 100},
+    reconcile: {notFoundAfterMs: 1_500},
+    ...rest,
+  });
+  handler = app.fetch;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      handler = undefined;
+      server.close(() => resolve());
+      (server as unknown as {closeAllConnections?: () => void}).closeAllConnections?.();
+    });
+  return {
+    app,
+    url,
+    lines: log.lines,
+    updates: upd.list,
+    async close() {
+      await app.close();
+      await stop();
+    },
+    crash: stop,
+  };
+}
+
+/** POSTs a pay body over HTTP. */
+export async function payHttp(
+  base: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{status: number; json: Record<string, unknown>}> {
+  const res = await fetch(`${base}/pay`, {
+    method: 'POST',
+    headers: {...PAY_HEADERS, Origin: base, ...headers},
+    body: JSON.stringify(body),
+  });
+  return {status: res.status, json: (await res.json()) as Record<string, unknown>};
+}
+
+export async function statusHttp(base: string, orderRef: string) {
+  const res = await fetch(`${base}/status?order=${encodeURIComponent(orderRef)}`, {
+    headers: {[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION},
+  });
+  return {status: res.status, json: (await res.json()) as Record<string, unknown>};
+}
+
+/**
+ * Plays the customer on the sandbox's 3-D Secure page: posts the decision, then follows
+ * the hand-back (a self-submitting POST form, or a 303) to the companion's return route.
+ * Returns the return route's `Location`.
+ */
+export async function complete3ds(userActionUrl: string, decision: 'approve' | 'decline') {
+  const res = await fetch(userActionUrl, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+    body: new URLSearchParams({decision}).toString(),
+    redirect: 'manual',
+  });
+  let returnUrl: string;
+  let returnInit: RequestInit;
+  if (res.status === 303) {
+    returnUrl = res.headers.get('location')!;
+    returnInit = {method: 'GET', redirect: 'manual'};
+  } else {
+    const html = await res.text();
+    const action = /<form id="pg-sandbox-return" method="post" action="([^"]+)"/.exec(html)?.[1];
+    if (!action) throw new Error(`no hand-back form on the 3DS answer page (HTTP ${res.status})`);
+    returnUrl = action.replace(/&amp;/g, '&');
+    const fields = [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)];
+    returnInit = {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams(fields.map((m) => [m[1]!, m[2]!])).toString(),
+    };
+  }
+  const back = await fetch(returnUrl, returnInit);
+  return {status: back.status, location: back.headers.get('location')};
+}
+
+/** Polls `fn` until it returns a truthy value or `timeoutMs` passes. */
+export async function eventually<T>(
+  fn: () => Promise<T> | T,
+  timeoutMs = 5_000,
+  stepMs = 25,
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

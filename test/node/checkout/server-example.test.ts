@@ -1,0 +1,129 @@
+/**
+ * The example merchant app in-process over HTTP against the sandbox: health check,
+ * server-side orders (the price comes from the catalogue), the pages, a test card through
+ * 3-D Secure to a successful status, the shop's order marked paid, and the admin route.
+ */
+import {after, before, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import type {AddressInfo} from 'node:net';
+import {createAdaptorServer} from '@hono/node-server';
+import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
+import {CHECKOUT_BASE, createExampleApp, type ExampleApp} from '../../../server-example/app.js';
+import {CARDS, PAY_HEADERS, captureLogger, complete3ds, eventually, payBody} from './helpers.js';
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'pg-example-'));
+let sandbox: Sandbox;
+let example: ExampleApp;
+let base: string;
+let server: ReturnType<typeof createAdaptorServer>;
+const ADMIN = 'admin-token-0123456789';
+
+before(async () => {
+  sandbox = await startSandbox({});
+  let handler: ((req: Request, env: unknown) => Response | Promise<Response>) | undefined =
+    undefined;
+  server = createAdaptorServer({fetch: (req, env) => handler!(req, env)});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  example = createExampleApp({
+    publicUrl: base,
+    dataDir: tmp,
+    adminToken: ADMIN,
+    logger: captureLogger().logger,
+    bundlePath: path.join(tmp, 'no-bundle.js'),
+    gateway: {
+      baseUrl: sandbox.url,
+      posId: sandbox.credentials.posId,
+      credentials: {
+        apiKey: sandbox.credentials.apiKey,
+        apiSecret: sandbox.credentials.apiSecret,
+        endpointsKey: sandbox.credentials.endpointsKey,
+      },
+    },
+  });
+  await example.start();
+  handler = example.app.fetch;
+});
+
+after(async () => {
+  await example?.close();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    (server as unknown as {closeAllConnections(): void}).closeAllConnections();
+  });
+  await sandbox?.close();
+  rmSync(tmp, {recursive: true, force: true});
+});
+
+test('GET /healthz answers 200 when the app and its store are ready', async () => {
+  const res = await fetch(`${base}/healthz`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), {ok: true});
+});
+
+test('the shop page has the card form, and says when the bundle is not built', async () => {
+  const html = await (await fetch(`${base}/`)).text();
+  assert.match(html, /<pg-card-form endpoint="\/api\/checkout\/pay"/);
+  assert.match(html, /npm run build/);
+  assert.match(await (await fetch(`${base}/thanks?order=x`)).text(), /<pg-3ds-redirect resolve/);
+  assert.equal((await fetch(`${base}/assets/pg-checkout.js`)).status, 404);
+});
+
+test('orders are created server-side; an unknown product is refused', async () => {
+  const bad = await fetch(`${base}/api/orders`, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({productId: 'yacht'}),
+  });
+  assert.equal(bad.status, 400);
+});
+
+test('a test card goes through 3-D Secure to success, and the order is marked paid', async () => {
+  const created = await fetch(`${base}/api/orders`, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({productId: 'mug'}),
+  });
+  const order = (await created.json()) as {orderRef: string; amount: string};
+  assert.equal(order.amount, '1.50');
+  const res = await fetch(`${base}${CHECKOUT_BASE}/pay`, {
+    method: 'POST',
+    headers: {...PAY_HEADERS, Origin: base},
+    body: JSON.stringify(payBody(order.orderRef, 'ex-attempt-1', CARDS.threeDS)),
+  });
+  const answer = (await res.json()) as {outcome: string; userActionUrl: string};
+  assert.equal(answer.outcome, '3ds_required');
+  const back = await complete3ds(answer.userActionUrl, 'approve');
+  assert.equal(back.status, 303);
+  assert.equal(back.location, `/thanks?order=${order.orderRef}`);
+  await sandbox.webhooksIdle();
+  const status = await eventually(async () => {
+    const s = (await (
+      await fetch(`${base}${CHECKOUT_BASE}/status?order=${order.orderRef}`)
+    ).json()) as {
+      state: string;
+      final: boolean;
+    };
+    return s.final ? s : undefined;
+  });
+  assert.equal(status.state, 'success');
+  assert.equal(sandbox.payments().find((p) => p.orderId.startsWith(order.orderRef))?.amount, 1.5);
+  await example.checkout.flushOutbox();
+  const admin = await fetch(`${base}/admin/orders/${order.orderRef}`, {
+    headers: {Authorization: `Bearer ${ADMIN}`},
+  });
+  assert.equal(admin.status, 200);
+  const detail = (await admin.json()) as {order: {paid: number}; attempts: {state: string}[]};
+  assert.equal(detail.order.paid, 1);
+  assert.deepEqual(
+    detail.attempts.map((a) => a.state),
+    ['success'],
+  );
+  const denied = await fetch(`${base}/admin/orders/${order.orderRef}`, {
+    headers: {Authorization: 'Bearer wrong-token-0123456'},
+  });
+  assert.equal(denied.status, 403);
+});

@@ -1,0 +1,341 @@
+/**
+ * The PaymentStore contract, run against both implementations (memory and SQLite): the
+ * constraints the never-double guarantee relies on, atomic event + change + outbox
+ * writes, the state machine's ordering rules, and SQLite's migrations and durability
+ * across reopening the file.
+ */
+import {describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {mkdtempSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  MemoryPaymentStore,
+  SqlitePaymentStore,
+  applyGatewayStatus,
+  markNotCreated,
+  markUnknown,
+  type AttemptRecord,
+  type GatewayStatusInfo,
+  type NewPaymentUpdate,
+  type PaymentStore,
+} from '../../../src/server/index.js';
+
+function attempt(id: string, orderRef: string, extra: Partial<AttemptRecord> = {}): AttemptRecord {
+  return {
+    attemptId: id,
+    orderRef,
+    gatewayOrderId: `${orderRef}-${id}`,
+    seq: 1,
+    method: 'purchase',
+    amount: '1.50',
+    currency: 'XTS',
+    state: 'creating',
+    createdAt: 1000,
+    updatedAt: 1000,
+    createSentAt: 1000,
+    ...extra,
+  };
+}
+
+const info = (status: GatewayStatusInfo['status'], extra: Partial<GatewayStatusInfo> = {}) =>
+  ({
+    status,
+    statusCode: status === 'success' ? '1000' : '2122',
+    raw: `{"status":"${status}","extra_field":1}`,
+    ...extra,
+  }) as GatewayStatusInfo;
+
+const event = (key: string) => ({
+  eventKey: key,
+  receivedAt: 5,
+  kind: 'primary',
+  data: `data-${key}`,
+});
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'pg-store-'));
+process.on('exit', () => rmSync(tmp, {recursive: true, force: true}));
+let n = 0;
+
+const implementations: [string, () => PaymentStore][] = [
+  ['MemoryPaymentStore', () => new MemoryPaymentStore()],
+  ['SqlitePaymentStore', () => new SqlitePaymentStore(path.join(tmp, `s${n++}.db`))],
+];
+
+for (const [name, make] of implementations) {
+  describe(`${name} (store contract)`, () => {
+    test('inserts an attempt and reads it back by id, gateway order id and order', async () => {
+      const s = make();
+      const r = await s.insertAttempt(attempt('a1', 'o1'));
+      assert.equal(r.inserted, true);
+      assert.equal((await s.getAttempt('a1'))?.gatewayOrderId, 'o1-a1');
+      assert.equal((await s.getAttemptByGatewayOrderId('o1-a1'))?.attemptId, 'a1');
+      assert.deepEqual(
+        (await s.listAttempts('o1')).map((a) => a.attemptId),
+        ['a1'],
+      );
+      assert.equal(await s.getAttempt('nope'), undefined);
+      await s.close();
+    });
+
+    test('refuses a second attempt with the same id and returns the stored one', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      const r = await s.insertAttempt(attempt('a1', 'o1', {gatewayOrderId: 'other'}));
+      assert.equal(r.inserted, false);
+      assert.equal(!r.inserted && r.reason, 'same_attempt');
+      assert.equal(!r.inserted && r.existing.gatewayOrderId, 'o1-a1');
+      await s.close();
+    });
+
+    test('refuses a new attempt while the order has a live one; allows it after a failure', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      const blocked = await s.insertAttempt(attempt('a2', 'o1', {seq: 2}));
+      assert.equal(!blocked.inserted && blocked.reason, 'order_has_live_attempt');
+      await s.updateAttempt({attemptId: 'a1'}, (c) =>
+        applyGatewayStatus(c, info('failure'), 2000, 'create'),
+      );
+      const allowed = await s.insertAttempt(attempt('a2', 'o1', {seq: 2}));
+      assert.equal(allowed.inserted, true);
+      assert.deepEqual(
+        (await s.listAttempts('o1')).map((a) => a.seq),
+        [1, 2],
+      );
+      await s.close();
+    });
+
+    test('a success blocks every later attempt of the order', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      await s.updateAttempt({attemptId: 'a1'}, (c) =>
+        applyGatewayStatus(c, info('success'), 2000, 'create'),
+      );
+      const r = await s.insertAttempt(attempt('a2', 'o1', {seq: 2}));
+      assert.equal(r.inserted, false);
+      assert.equal(!r.inserted && r.existing.state, 'success');
+      await s.close();
+    });
+
+    test('the gateway order id is unique', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1', {gatewayOrderId: 'same'}));
+      await assert.rejects(
+        () => s.insertAttempt(attempt('a2', 'o2', {gatewayOrderId: 'same'})),
+        /UNIQUE/,
+      );
+      await s.close();
+    });
+
+    test('a change and its update are written together; the outbox holds it until delivered', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      const r = await s.updateAttempt({gatewayOrderId: 'o1-a1'}, (c) =>
+        applyGatewayStatus(c, info('pending', {userActionUrl: 'https://gw/3ds'}), 2000, 'create'),
+      );
+      assert.equal(r.changed, true);
+      assert.equal(r.attempt?.state, 'pending');
+      assert.equal(r.attempt?.userActionUrl, 'https://gw/3ds');
+      const out = await s.pendingOutbox();
+      assert.equal(out.length, 1);
+      assert.equal(out[0]!.update.state, 'pending');
+      assert.equal(out[0]!.update.previousState, 'creating');
+      assert.equal(out[0]!.update.updateId, String(out[0]!.id));
+      await s.markOutboxFailed(out[0]!.id);
+      assert.equal((await s.pendingOutbox())[0]!.failures, 1);
+      await s.markOutboxDelivered(out[0]!.id, 3000);
+      assert.deepEqual(await s.pendingOutbox(), []);
+      await s.close();
+    });
+
+    test('an event is stored once: a duplicate key changes nothing', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      const first = await s.updateAttempt(
+        {gatewayOrderId: 'o1-a1'},
+        (c) => applyGatewayStatus(c, info('success'), 2000, 'webhook'),
+        event('k1'),
+      );
+      assert.equal(first.duplicateEvent, false);
+      let called = false;
+      const second = await s.updateAttempt(
+        {gatewayOrderId: 'o1-a1'},
+        () => {
+          called = true;
+          return undefined;
+        },
+        event('k1'),
+      );
+      assert.equal(second.duplicateEvent, true);
+      assert.equal(called, false);
+      assert.equal((await s.listEvents()).length, 1);
+      assert.equal((await s.pendingOutbox()).length, 1);
+      await s.close();
+    });
+
+    test('an event for an unknown order is still stored', async () => {
+      const s = make();
+      const r = await s.updateAttempt({gatewayOrderId: 'ghost'}, () => undefined, event('k2'));
+      assert.equal(r.attempt, undefined);
+      assert.equal((await s.listEvents())[0]?.eventKey, 'k2');
+      assert.equal(await s.recordEvent(event('k3')), true);
+      assert.equal(await s.recordEvent(event('k3')), false);
+      await s.close();
+    });
+
+    test('an older status never overwrites a newer one, and a final one never changes', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      const apply = (st: GatewayStatusInfo['status']) =>
+        s.updateAttempt({attemptId: 'a1'}, (c) => applyGatewayStatus(c, info(st), 2000, 'webhook'));
+      await apply('success');
+      await apply('pending');
+      await apply('failure');
+      await apply('init');
+      const a = await s.getAttempt('a1');
+      assert.equal(a?.state, 'success');
+      assert.equal((await s.pendingOutbox()).length, 1, 'one update: creating → success');
+      await s.close();
+    });
+
+    test('keeps the raw payload with unknown fields', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      await s.updateAttempt({attemptId: 'a1'}, (c) =>
+        applyGatewayStatus(c, info('success'), 2000, 'webhook'),
+      );
+      assert.match((await s.getAttempt('a1'))!.raw!, /extra_field/);
+      await s.close();
+    });
+
+    test('a failure we inferred (not created) gives way to what the gateway reports', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      await s.updateAttempt({attemptId: 'a1'}, (c) => markUnknown(c, 1500));
+      await s.updateAttempt({attemptId: 'a1'}, (c) => markNotCreated(c, 1600, 'not_created', 'x'));
+      assert.equal((await s.getAttempt('a1'))?.failureReason, 'not_created');
+      await s.updateAttempt({attemptId: 'a1'}, (c) =>
+        applyGatewayStatus(c, info('success'), 2000, 'webhook'),
+      );
+      assert.equal((await s.getAttempt('a1'))?.state, 'success');
+      assert.equal((await s.getAttempt('a1'))?.failureReason, undefined);
+      await s.close();
+    });
+
+    test('lists attempts by state', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      await s.insertAttempt(attempt('a2', 'o2', {createdAt: 2000}));
+      await s.updateAttempt({attemptId: 'a2'}, (c) => markUnknown(c, 2100));
+      assert.deepEqual(
+        (await s.listAttemptsInStates(['creating'])).map((a) => a.attemptId),
+        ['a1'],
+      );
+      assert.deepEqual(
+        (await s.listAttemptsInStates(['creating', 'unknown'])).map((a) => a.attemptId),
+        ['a1', 'a2'],
+      );
+      await s.close();
+    });
+
+    test('records an operation once per (operation, status), with its update', async () => {
+      const s = make();
+      const op = {
+        gatewayOrderId: 'o1-a1',
+        orderRef: 'o1',
+        kind: 'refund' as const,
+        operationId: 'op1',
+        status: 'success',
+        amount: '1.00',
+        currency: 'XTS',
+        raw: '{}',
+        createdAt: 10,
+      };
+      const upd: NewPaymentUpdate = {
+        kind: 'refund',
+        orderRef: 'o1',
+        attemptId: 'a1',
+        gatewayOrderId: 'o1-a1',
+        state: 'success',
+        source: 'webhook',
+        at: new Date(10).toISOString(),
+      };
+      assert.equal((await s.recordOperation(op, upd, event('e1'))).inserted, true);
+      assert.equal((await s.recordOperation(op, upd, event('e2'))).inserted, false);
+      assert.equal((await s.recordOperation(op, upd, event('e1'))).duplicateEvent, true);
+      assert.equal((await s.listOperations('o1')).length, 1);
+      assert.equal((await s.pendingOutbox()).length, 1);
+      await s.close();
+    });
+
+    test('records rejected webhooks', async () => {
+      const s = make();
+      await s.recordRejectedWebhook({
+        receivedAt: 1,
+        ip: '198.51.100.1',
+        reason: 'bad_signature',
+        bodySha256: 'ab',
+        size: 10,
+      });
+      assert.equal((await s.listRejectedWebhooks())[0]?.reason, 'bad_signature');
+      assert.equal(await s.ping(), true);
+      await s.close();
+    });
+  });
+}
+
+describe('SqlitePaymentStore specifics', () => {
+  test('runs versioned migrations once and keeps WAL mode', async () => {
+    const file = path.join(tmp, 'migrations.db');
+    const s = new SqlitePaymentStore(file);
+    assert.deepEqual(s.appliedMigrations(), [1]);
+    await s.close();
+    const again = new SqlitePaymentStore(file);
+    assert.deepEqual(again.appliedMigrations(), [1]);
+    await again.close();
+    const db = new Database(file);
+    assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
+    assert.equal(
+      (db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as {n: number}).n,
+      1,
+    );
+    db.close();
+  });
+
+  test('refuses a database whose schema is newer than the code', async () => {
+    const file = path.join(tmp, 'newer.db');
+    await new SqlitePaymentStore(file).close();
+    const db = new Database(file);
+    db.prepare('INSERT INTO schema_migrations VALUES (99, ?, 0)').run('future');
+    db.close();
+    assert.throws(() => new SqlitePaymentStore(file), /newer than this code/);
+  });
+
+  test('what was stored survives closing and reopening the file', async () => {
+    const file = path.join(tmp, 'reopen.db');
+    const s = new SqlitePaymentStore(file);
+    await s.insertAttempt(attempt('a1', 'o1'));
+    await s.updateAttempt({attemptId: 'a1'}, (c) =>
+      applyGatewayStatus(c, info('pending'), 2000, 'create'),
+    );
+    await s.close();
+    const t = new SqlitePaymentStore(file);
+    assert.equal((await t.getAttempt('a1'))?.state, 'pending');
+    assert.equal((await t.pendingOutbox()).length, 1);
+    await t.close();
+  });
+
+  test('two connections to one file cannot both start a live attempt for an order', async () => {
+    const file = path.join(tmp, 'two.db');
+    const a = new SqlitePaymentStore(file);
+    const b = new SqlitePaymentStore(file);
+    const [ra, rb] = await Promise.all([
+      a.insertAttempt(attempt('x1', 'o1')),
+      b.insertAttempt(attempt('x2', 'o1', {gatewayOrderId: 'o1-x2'})),
+    ]);
+    assert.equal([ra.inserted, rb.inserted].filter(Boolean).length, 1);
+    await a.close();
+    await b.close();
+  });
+});
