@@ -1,10 +1,11 @@
 /**
  * `SqlitePaymentStore`: the embedded, durable {@link PaymentStore} on `better-sqlite3`.
  * WAL journal with `synchronous=NORMAL` (every commit survives a crash of the process),
- * except that a new attempt — the one write that must be on disk before the gateway is
- * called — is committed with `synchronous=FULL` (it survives a power cut too, and so does
- * everything written before it). What comes later can be rebuilt from the gateway by
- * reconciling the attempt; choose `synchronous: 'FULL'` to fsync every commit. A busy
+ * except for the writes that must survive a power cut: a new attempt (on disk before the
+ * gateway is called) and every write that acknowledges a webhook (the gateway does not
+ * resend what we acknowledged) are committed with `synchronous=FULL`. Status changes from
+ * the create response can be rebuilt from the gateway by reconciling the attempt; choose
+ * `synchronous: 'FULL'` to fsync every commit. A busy
  * timeout so several processes can share the file, versioned migrations recorded
  * in `schema_migrations`, and the constraints the never-double guarantee leans on: a
  * primary key on the attempt id, a unique gateway `order_id`, a unique webhook event key
@@ -341,15 +342,8 @@ export class SqlitePaymentStore implements PaymentStore {
         }
       }
     });
-    const fullSync = this.synchronous !== 'FULL' && this.syncInserts;
     try {
-      // The pragma cannot change inside a transaction: switch around it.
-      if (fullSync) this.db.pragma('synchronous = FULL');
-      try {
-        tx.immediate();
-      } finally {
-        if (fullSync) this.db.pragma('synchronous = NORMAL');
-      }
+      this.commit(tx, this.syncInserts);
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
@@ -359,6 +353,22 @@ export class SqlitePaymentStore implements PaymentStore {
       if (r.ok) item.resolve(r.value);
       else item.reject(r.error);
     });
+  }
+
+  /**
+   * Runs a transaction, fsynced on commit when `durable` (even under `synchronous=NORMAL`):
+   * used for new attempts and for every write that acknowledges a webhook, since the
+   * gateway does not send an acknowledged webhook again.
+   */
+  private commit<T>(tx: {immediate(): T}, durable: boolean): T {
+    const full = durable && this.synchronous !== 'FULL';
+    // The pragma cannot change inside a transaction: switch around it.
+    if (full) this.db.pragma('synchronous = FULL');
+    try {
+      return tx.immediate();
+    } finally {
+      if (full) this.db.pragma('synchronous = NORMAL');
+    }
   }
 
   async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
@@ -437,11 +447,14 @@ export class SqlitePaymentStore implements PaymentStore {
         ...(outboxId === undefined ? {} : {outboxId}),
       };
     });
-    return tx.immediate();
+    return this.commit(tx, event !== undefined);
   }
 
   async recordEvent(event: WebhookEventInput): Promise<boolean> {
-    return this.insertEvent(event);
+    return this.commit(
+      this.db.transaction(() => this.insertEvent(event)),
+      true,
+    );
   }
 
   async listEvents(): Promise<WebhookEventRecord[]> {
@@ -480,7 +493,7 @@ export class SqlitePaymentStore implements PaymentStore {
         outboxId: this.insertOutbox(update, operation.createdAt),
       };
     });
-    return tx.immediate();
+    return this.commit(tx, event !== undefined);
   }
 
   async listOperations(orderRef: string): Promise<StoredOperation[]> {
