@@ -1,0 +1,166 @@
+/**
+ * The sandbox's customer-facing pages: the issuer's 3-D Secure challenge, the hosted
+ * checkout, and the hand-back to the merchant's `result_url`. Plain HTML forms with
+ * labels, one stylesheet and one tiny script served by the sandbox itself (no inline
+ * script, no external resource), every value HTML-escaped, and no card data ever put
+ * back into a page.
+ */
+import {TEST_CARDS} from './cards.js';
+
+/** Content-Security-Policy of every sandbox page: own assets only, forms may post anywhere. */
+export const PAGE_CSP =
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self'; form-action 'self' http: https:; base-uri 'none'";
+
+export const STYLESHEET = `:root { color-scheme: light; font-family: system-ui, sans-serif; }
+body { margin: 0; background: #eef1f5; color: #1b1f24; }
+main { max-width: 30rem; margin: 2.5rem auto; background: #fff; border-radius: 12px; padding: 1.5rem 2rem;
+  box-shadow: 0 2px 12px rgb(0 0 0 / 0.08); }
+.badge { display: inline-block; background: #fff3cd; color: #5c4400; border: 1px solid #e0c36b;
+  border-radius: 999px; padding: 0.15rem 0.75rem; font-size: 0.85rem; font-weight: 600; }
+h1 { font-size: 1.35rem; margin: 0.75rem 0; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 0.35rem 1rem; }
+dt { color: #57606a; } dd { margin: 0; font-weight: 600; overflow-wrap: anywhere; }
+.actions { display: flex; gap: 0.75rem; margin-top: 1.25rem; flex-wrap: wrap; }
+button { font: inherit; font-weight: 600; border: 0; border-radius: 8px; padding: 0.65rem 1.3rem; cursor: pointer; }
+button:focus-visible, a:focus-visible, input:focus-visible { outline: 3px solid #0969da; outline-offset: 2px; }
+.approve { background: #1a7f37; color: #fff; } .decline { background: #cf222e; color: #fff; }
+.primary { background: #0969da; color: #fff; }
+label { display: block; margin-top: 0.75rem; font-weight: 600; }
+input { font: inherit; width: 100%; box-sizing: border-box; padding: 0.5rem; border: 1px solid #8c959f; border-radius: 6px; }
+.row { display: grid; grid-template-columns: 1fr 1fr 1fr; gap: 0.75rem; }
+.notice { background: #ddf4ff; border: 1px solid #54aeff; border-radius: 8px; padding: 0.6rem 0.9rem; }
+.error { background: #ffebe9; border: 1px solid #ff8182; border-radius: 8px; padding: 0.6rem 0.9rem; }
+table { border-collapse: collapse; font-size: 0.85rem; } td, th { text-align: left; padding: 0.2rem 0.5rem 0.2rem 0; }
+`;
+
+/** Submits the hand-back form as soon as the page loads (the button is the fallback). */
+export const RETURN_SCRIPT = `'use strict';
+var form = document.getElementById('pg-sandbox-return');
+if (form) form.submit();
+`;
+
+/** Escapes text for HTML content and attribute values. */
+export function esc(value: unknown): string {
+  return String(value).replace(
+    /[&<>"']/g,
+    (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c] ?? c,
+  );
+}
+
+function layout(title: string, body: string, script = false): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${esc(title)} · Gateway sandbox</title>
+<link rel="stylesheet" href="/sandbox/assets/sandbox.css">
+</head>
+<body>
+<main>
+<p class="badge">Gateway sandbox: test mode, no real money</p>
+${body}
+</main>
+${script ? '<script src="/sandbox/assets/return.js"></script>\n' : ''}</body>
+</html>
+`;
+}
+
+interface PageInfo {
+  paymentId: string;
+  orderId: string;
+  amount: string;
+  currency: string;
+  description: string;
+  cardMask: string | null;
+  status: string;
+  statusCode: string;
+  statusDescription: string;
+}
+
+function summary(p: PageInfo): string {
+  return `<dl>
+<dt>Order</dt><dd>${esc(p.orderId)}</dd>
+<dt>Description</dt><dd>${esc(p.description)}</dd>
+<dt>Amount</dt><dd>${esc(p.amount)} ${esc(p.currency)}</dd>
+${p.cardMask ? `<dt>Card</dt><dd>${esc(p.cardMask)}</dd>\n` : ''}</dl>`;
+}
+
+/** The issuer's challenge: Approve or Decline. `openedBefore` adds a notice. */
+export function challengePage(p: PageInfo, openedBefore: boolean): string {
+  return layout(
+    '3-D Secure verification',
+    `<h1 id="title">3-D Secure verification (sandbox issuer)</h1>
+<p>This page stands in for the card issuer's challenge. Choose what the cardholder does.</p>
+${summary(p)}
+${openedBefore ? '<p class="notice" role="status">This challenge was opened before. Only the first answer counts.</p>\n' : ''}<form method="post" action="/sandbox/3ds/${esc(p.paymentId)}" aria-labelledby="title">
+<div class="actions">
+<button class="approve" type="submit" name="decision" value="approve">Approve</button>
+<button class="decline" type="submit" name="decision" value="decline">Decline</button>
+</div>
+</form>`,
+  );
+}
+
+/** Shown when the payment is no longer waiting for the page: nothing changed. */
+export function alreadyFinalPage(p: PageInfo, resultUrl: string | undefined, what: string): string {
+  return layout(
+    'Already completed',
+    `<h1>This ${esc(what)} is already completed</h1>
+<p role="status">Nothing was changed: the payment is already <strong>${esc(p.status)}</strong>${
+      p.statusCode ? ` (${esc(p.statusCode)}, ${esc(p.statusDescription)})` : ''
+    }.</p>
+${summary(p)}
+${resultUrl ? `<p><a href="${esc(resultUrl)}">Return to the merchant</a></p>` : ''}`,
+  );
+}
+
+/**
+ * The hand-back to `result_url` by a top-level POST of `order_id` and `payment_id`,
+ * submitted by the sandbox's script, with a visible Continue button as the fallback.
+ */
+export function returnPage(p: PageInfo, resultUrl: string | undefined): string {
+  const outcome = `The payment is <strong>${esc(p.status)}</strong> (${esc(p.statusCode)}, ${esc(p.statusDescription)}).`;
+  if (!resultUrl) {
+    return layout(
+      'Payment finished',
+      `<h1>Payment finished</h1><p role="status">${outcome}</p>${summary(p)}<p>No result_url was given, so there is nowhere to return to.</p>`,
+    );
+  }
+  return layout(
+    'Returning to the merchant',
+    `<h1>Returning to the merchant</h1>
+<p role="status">${outcome}</p>
+<form id="pg-sandbox-return" method="post" action="${esc(resultUrl)}">
+<input type="hidden" name="order_id" value="${esc(p.orderId)}">
+<input type="hidden" name="payment_id" value="${esc(p.paymentId)}">
+<div class="actions"><button class="primary" type="submit">Continue</button></div>
+</form>`,
+    true,
+  );
+}
+
+/** The hosted checkout: a card form, the test cards, and a way back unpaid. */
+export function checkoutPage(p: PageInfo, resultUrl: string | undefined, error?: string): string {
+  const cards = TEST_CARDS.map(
+    (c) => `<tr><td>${esc(c.number)}</td><td>${esc(c.description)}</td></tr>`,
+  ).join('');
+  return layout(
+    'Checkout',
+    `<h1 id="title">Pay ${esc(p.amount)} ${esc(p.currency)}</h1>
+${summary(p)}
+${error ? `<p class="error" role="alert">${esc(error)}</p>\n` : ''}<form method="post" action="/sandbox/checkout/${esc(p.paymentId)}" aria-labelledby="title" autocomplete="on">
+<label for="cc-number">Card number</label>
+<input id="cc-number" name="cc_number" autocomplete="cc-number" inputmode="numeric" required>
+<div class="row">
+<div><label for="cc-exp-month">Month</label><input id="cc-exp-month" name="exp_month" autocomplete="cc-exp-month" inputmode="numeric" placeholder="MM" required></div>
+<div><label for="cc-exp-year">Year</label><input id="cc-exp-year" name="exp_year" autocomplete="cc-exp-year" inputmode="numeric" placeholder="YYYY" required></div>
+<div><label for="cc-csc">CVV</label><input id="cc-csc" name="card_cvv" autocomplete="cc-csc" inputmode="numeric" required></div>
+</div>
+<div class="actions"><button class="primary" type="submit">Pay ${esc(p.amount)} ${esc(p.currency)}</button></div>
+</form>
+${resultUrl ? `<p><a href="${esc(resultUrl)}">Return to merchant</a> without paying</p>` : ''}
+<details><summary>Test cards</summary><table><tbody>${cards}</tbody></table><p>Any future expiry date and any 3-digit CVV.</p></details>`,
+  );
+}
