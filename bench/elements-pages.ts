@@ -3,17 +3,37 @@
  * it is missing, serves small test pages over HTTP and launches Chromium.
  */
 import {execFileSync} from 'node:child_process';
-import {existsSync, readFileSync} from 'node:fs';
+import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
+import path from 'node:path';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../scripts/chromium.mjs';
 
 export const CDN_FILE = 'dist/cdn/pg-checkout.js';
 
-/** Builds dist/cdn/pg-checkout.js unless it exists. */
+/** Modification time of the newest file under `dir` (recursively). */
+function newestMtime(dir: string): number {
+  return readdirSync(dir, {recursive: true})
+    .map((f) => statSync(path.join(dir, String(f))))
+    .reduce((m, s) => (s.isFile() ? Math.max(m, s.mtimeMs) : m), 0);
+}
+
+/**
+ * Builds dist/cdn/pg-checkout.js when it is missing or older than the sources or the build
+ * script, so a benchmark never measures a stale bundle.
+ */
 export function ensureCdnBundle(): Buffer {
-  if (!existsSync(CDN_FILE)) {
+  const stale =
+    !existsSync(CDN_FILE) ||
+    statSync(CDN_FILE).mtimeMs <
+      Math.max(
+        newestMtime('src'),
+        ...['scripts/build-browser.mjs', 'scripts/minify-templates.mjs'].map(
+          (f) => statSync(f).mtimeMs,
+        ),
+      );
+  if (stale) {
     execFileSync(process.execPath, ['scripts/build-browser.mjs', '--cdn-only'], {stdio: 'inherit'});
   }
   return readFileSync(CDN_FILE);

@@ -1,14 +1,17 @@
 // Browser half of `npm run build`:
-//   1. dist/browser/  unbundled ES modules + .d.ts (tsc; `lit` and `card-validator` stay imports)
-//   2. dist/cdn/pg-checkout.js  one minified ES module with Lit and card-validator inside,
+//   1. dist/browser/  unbundled ES modules + .d.ts (tsc; `lit` and `card-validator` stay imports),
+//      including the Lit-free subpath entries `pg-checkout/fingerprint` and `pg-checkout/validation`
+//   2. dist/cdn/pg-checkout.js  one minified ES module with Lit and card-validator inside
+//      (Lit templates minified too: scripts/minify-templates.mjs),
 //      its sha384 SRI hash (printed, and written to .sri and .integrity.json), size budget check
 //   3. custom-elements.json from the JSDoc (@custom-elements-manifest/analyzer --litelement)
 // `--cdn-only` does step 2 alone (the browser tests use it).
 import {execFileSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
-import {mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdirSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {brotliCompressSync, gzipSync, constants} from 'node:zlib';
 import {build} from 'esbuild';
+import {minifyTemplatesPlugin} from './minify-templates.mjs';
 
 /** Gzip budget of the CDN file, in bytes. */
 export const CDN_BUDGET_GZIP = 24 * 1024;
@@ -19,7 +22,20 @@ const run = (args) => execFileSync(process.execPath, args, {stdio: 'inherit'});
 if (!cdnOnly) {
   rmSync('dist/browser', {recursive: true, force: true});
   run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.browser.json']);
-  console.log('built dist/browser (pg-checkout)');
+  // Every browser entry of package.json "exports" (`.`, `./fingerprint`, `./validation`)
+  // must have been emitted, with its types.
+  const {exports} = JSON.parse(readFileSync('package.json', 'utf8'));
+  for (const [subpath, target] of Object.entries(exports)) {
+    for (const file of typeof target === 'object' ? Object.values(target) : []) {
+      if (file.startsWith('./dist/browser/') && !existsSync(file)) {
+        console.error(
+          `package.json exports["${subpath}"] names ${file}, which the build did not emit`,
+        );
+        process.exit(1);
+      }
+    }
+  }
+  console.log('built dist/browser (pg-checkout, pg-checkout/fingerprint, pg-checkout/validation)');
 }
 
 rmSync('dist/cdn', {recursive: true, force: true});
@@ -41,6 +57,7 @@ await build({
   banner: {
     js: '/*! pg-checkout | MIT | bundles Lit (BSD-3-Clause, Google LLC) and card-validator (MIT, Braintree) */',
   },
+  plugins: [minifyTemplatesPlugin()],
   logLevel: 'warning',
 });
 const code = readFileSync(CDN_FILE);

@@ -39,7 +39,6 @@ import {
   formatNumber,
   maxNumberLength,
   normaliseNumber,
-  parseExpiry,
   validateCvv,
   validateExpiry,
   validateNumber,
@@ -79,24 +78,22 @@ const BRAND_MARKS: Readonly<Record<string, string>> = {
   mir: 'MIR',
 };
 
+/** The optional fields, rendered from one template (the card fields are written out). */
+type OptionalField = Exclude<CardField, 'number' | 'expiry' | 'cvv'>;
+
 interface FieldSpec {
-  name: CardField;
   /** The input's `name` (an autofill token). */
   inputName: string;
   autocomplete: string;
-  numeric?: boolean;
   type?: string;
 }
 
-const FIELDS: Readonly<Record<CardField, FieldSpec>> = {
-  number: {name: 'number', inputName: 'cc-number', autocomplete: 'cc-number', numeric: true},
-  expiry: {name: 'expiry', inputName: 'cc-exp', autocomplete: 'cc-exp', numeric: true},
-  cvv: {name: 'cvv', inputName: 'cc-csc', autocomplete: 'cc-csc', numeric: true},
-  holder: {name: 'holder', inputName: 'cc-name', autocomplete: 'cc-name'},
-  firstName: {name: 'firstName', inputName: 'given-name', autocomplete: 'given-name'},
-  lastName: {name: 'lastName', inputName: 'family-name', autocomplete: 'family-name'},
-  email: {name: 'email', inputName: 'email', autocomplete: 'email', type: 'email'},
-  phone: {name: 'phone', inputName: 'tel', autocomplete: 'tel', type: 'tel'},
+const FIELDS: Readonly<Record<OptionalField, FieldSpec>> = {
+  holder: {inputName: 'cc-name', autocomplete: 'cc-name'},
+  firstName: {inputName: 'given-name', autocomplete: 'given-name'},
+  lastName: {inputName: 'family-name', autocomplete: 'family-name'},
+  email: {inputName: 'email', autocomplete: 'email', type: 'email'},
+  phone: {inputName: 'tel', autocomplete: 'tel', type: 'tel'},
 };
 
 interface FieldCheck {
@@ -203,6 +200,8 @@ export class PgCardForm extends LitElement {
   @state() private statusMessage = '';
   @state() private retryable = false;
   @state() private formDisabled = false;
+  /** Whether the built-in `<pg-3ds-redirect>` is rendered: only once a payment needs it. */
+  @state() private redirectMounted = false;
 
   private readonly internals: ElementInternals;
   private readonly locale = new LocaleController(this);
@@ -304,7 +303,13 @@ export class PgCardForm extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
-    if (changed.has('required')) this.syncValidity(false);
+    if (changed.has('required') && (this.required || changed.get('required') !== undefined)) {
+      this.syncValidity(false);
+    } else if (this.lastValidity === undefined) {
+      // First render, not required: every shown field is empty, hence invalid. Validating
+      // them can wait for the first keystroke.
+      this.lastValidity = this.shownFields().join(',');
+    }
   }
 
   // ---- fields ---------------------------------------------------------------------
@@ -351,16 +356,15 @@ export class PgCardForm extends LitElement {
         if (!raw.trim()) return empty(t.expiryRequired);
         const v = validateExpiry(raw);
         if (v.isValid) return ok;
-        const {month, year} = parseExpiry(raw);
-        const complete =
-          month.length === 2 && year.length === 2 && Number(month) >= 1 && Number(month) <= 12;
         return {
           valid: false,
           potentiallyValid: v.isPotentiallyValid,
           message:
-            complete || (year.length === 1 && !v.isPotentiallyValid)
+            v.problem === 'past'
               ? t.expiryPast
-              : t.expiryInvalid,
+              : v.problem === 'too-far'
+                ? t.expiryFar
+                : t.expiryInvalid,
         };
       }
       case 'cvv': {
@@ -680,20 +684,22 @@ export class PgCardForm extends LitElement {
         });
         this.dispatchEvent(event);
         if (!event.defaultPrevented) {
-          const redirect = this.redirectElement();
-          this.followRedirect(redirect);
-          if (this.threeDSMode === 'iframe' || redirect.mode === 'iframe')
-            this.statusMessage = t.threeDSTitle;
-          void redirect.start(response.userActionUrl, response.orderRef);
+          void this.redirectElement().then((redirect) => {
+            this.followRedirect(redirect);
+            if (this.threeDSMode === 'iframe' || redirect.mode === 'iframe')
+              this.statusMessage = t.threeDSTitle;
+            void redirect.start(response.userActionUrl, response.orderRef);
+          });
         }
         break;
       }
       case 'processing': {
         this.phase = 'processing';
         this.statusMessage = t.checking;
-        const redirect = this.redirectElement();
-        this.followRedirect(redirect);
-        void redirect.check(response.orderRef);
+        void this.redirectElement().then((redirect) => {
+          this.followRedirect(redirect);
+          void redirect.check(response.orderRef);
+        });
         break;
       }
     }
@@ -714,7 +720,11 @@ export class PgCardForm extends LitElement {
       error.message && error.status && error.status < 500 ? `${base} ${error.message}` : base;
     const field = error.field?.replace(/^card\./, '');
     if (field && (field === 'number' || field === 'expiry' || field === 'cvv')) {
-      this.errors = {...this.errors, [field]: field === 'number' ? t.numberInvalid : t.expiryPast};
+      // The gateway refused it: say what is wrong locally, else the likeliest reason (the
+      // CVV is always cleared by now, so it asks for the code again).
+      const local = this.check(field, t);
+      const likeliest = field === 'number' ? t.numberInvalid : t.expiryPast;
+      this.errors = {...this.errors, [field]: local.valid ? likeliest : local.message};
     }
     this.dispatchEvent(
       new PgErrorEvent({
@@ -729,10 +739,18 @@ export class PgCardForm extends LitElement {
 
   // ---- 3-D Secure and status hand-off ---------------------------------------------
 
-  /** The merchant's own `<pg-3ds-redirect>` (child or anywhere in the document), else ours. */
-  private redirectElement(): PgThreeDSRedirect {
-    const own = this.querySelector('pg-3ds-redirect') ?? document.querySelector('pg-3ds-redirect');
-    const redirect = own ?? this.renderRoot.querySelector('pg-3ds-redirect')!;
+  /**
+   * The merchant's own `<pg-3ds-redirect>` (child or anywhere in the document), else ours,
+   * which is rendered only now: a form that never meets 3-D Secure never pays for it.
+   */
+  private async redirectElement(): Promise<PgThreeDSRedirect> {
+    let redirect =
+      this.querySelector('pg-3ds-redirect') ?? document.querySelector('pg-3ds-redirect');
+    if (!redirect) {
+      this.redirectMounted = true;
+      await this.updateComplete;
+      redirect = this.renderRoot.querySelector('pg-3ds-redirect')!;
+    }
     if (!redirect.statusEndpoint) redirect.statusEndpoint = this.resolvedStatusEndpoint();
     return redirect;
   }
@@ -783,10 +801,10 @@ export class PgCardForm extends LitElement {
 
   // ---- rendering --------------------------------------------------------------------
 
-  private renderField(name: CardField, label: unknown, extra: unknown = nothing) {
+  /** An optional field (holder, customer data): one template, instantiated per field. */
+  private renderField(name: OptionalField, label: string, busy: boolean) {
     const spec = FIELDS[name];
     const error = this.errors[name] ?? '';
-    const busy = this.phase === 'pending';
     return html`<div class="field field--${name}" part="field field-${name}">
       <label class="field__label" part="label" for=${name}>${label}</label>
       <div class="field__control" part="control">
@@ -798,25 +816,101 @@ export class PgCardForm extends LitElement {
           name=${spec.inputName}
           type=${spec.type ?? 'text'}
           autocomplete=${spec.autocomplete}
-          inputmode=${spec.numeric ? 'numeric' : nothing}
-          placeholder=${name === 'expiry' ? this.text().expiryHint : nothing}
           spellcheck="false"
-          autocapitalize=${spec.numeric ? 'off' : nothing}
           aria-invalid=${error ? 'true' : 'false'}
           aria-describedby="${name}-error"
           ?readonly=${busy}
         />
-        ${extra}
       </div>
       <div id="${name}-error" class="field__error" part="error">${error}</div>
     </div>`;
   }
 
+  /**
+   * Number, expiry and CVV, written out in one template: what the first render needs is
+   * static markup with a few bindings, which Lit prepares and clones fastest.
+   */
+  private renderCardFields(t: CheckoutMessages, busy: boolean) {
+    const brand = this.currentBrand;
+    const mark = brand ? (BRAND_MARKS[brand.type] ?? brand.niceType) : '';
+    const cvvLabel = brand && brand.codeName !== 'CVV' ? `${t.cvv} (${brand.codeName})` : t.cvv;
+    const {number = '', expiry = '', cvv = ''} = this.errors;
+    return html`<div class="field field--number" part="field field-number">
+        <label class="field__label" part="label" for="number">${t.cardNumber}</label>
+        <div class="field__control" part="control">
+          <input
+            id="number"
+            class="field__input"
+            part="input input-number"
+            data-field="number"
+            name="cc-number"
+            type="text"
+            autocomplete="cc-number"
+            inputmode="numeric"
+            spellcheck="false"
+            autocapitalize="off"
+            aria-describedby="number-error"
+            aria-invalid=${number ? 'true' : 'false'}
+            ?readonly=${busy}
+          />
+          <span part="brand" class="brand" data-brand=${brand?.type ?? ''} aria-hidden="true"
+            >${mark}</span
+          >
+        </div>
+        <div id="number-error" class="field__error" part="error">${number}</div>
+      </div>
+      <div class="row">
+        <div class="field field--expiry" part="field field-expiry">
+          <label class="field__label" part="label" for="expiry"
+            >${t.expiry} <span class="field__hint">(${t.expiryHint})</span></label
+          >
+          <div class="field__control" part="control">
+            <input
+              id="expiry"
+              class="field__input"
+              part="input input-expiry"
+              data-field="expiry"
+              name="cc-exp"
+              type="text"
+              autocomplete="cc-exp"
+              inputmode="numeric"
+              spellcheck="false"
+              autocapitalize="off"
+              aria-describedby="expiry-error"
+              placeholder=${t.expiryHint}
+              aria-invalid=${expiry ? 'true' : 'false'}
+              ?readonly=${busy}
+            />
+          </div>
+          <div id="expiry-error" class="field__error" part="error">${expiry}</div>
+        </div>
+        <div class="field field--cvv" part="field field-cvv">
+          <label class="field__label" part="label" for="cvv">${cvvLabel}</label>
+          <div class="field__control" part="control">
+            <input
+              id="cvv"
+              class="field__input"
+              part="input input-cvv"
+              data-field="cvv"
+              name="cc-csc"
+              type="text"
+              autocomplete="cc-csc"
+              inputmode="numeric"
+              spellcheck="false"
+              autocapitalize="off"
+              aria-describedby="cvv-error"
+              aria-invalid=${cvv ? 'true' : 'false'}
+              ?readonly=${busy}
+            />
+          </div>
+          <div id="cvv-error" class="field__error" part="error">${cvv}</div>
+        </div>
+      </div>`;
+  }
+
   protected override render() {
     const t = this.text();
     const busy = this.phase === 'pending';
-    const brand = this.currentBrand;
-    const mark = brand ? (BRAND_MARKS[brand.type] ?? brand.niceType) : '';
     const label =
       this.phase === 'success'
         ? t.paid
@@ -843,28 +937,18 @@ export class PgCardForm extends LitElement {
           class="fieldset"
           ?disabled=${this.disabled || this.formDisabled || this.phase === 'success'}
         >
-          ${this.renderField(
-            'number',
-            t.cardNumber,
-            html`<span part="brand" class="brand" data-brand=${brand?.type ?? ''} aria-hidden="true"
-              >${mark}</span
-            >`,
-          )}
-          <div class="row">
-            ${this.renderField('expiry', html`${t.expiry} <span class="field__hint">(${t.expiryHint})</span>`)}
-            ${this.renderField('cvv', brand && brand.codeName !== 'CVV' ? `${t.cvv} (${brand.codeName})` : t.cvv)}
-          </div>
-          ${this.holderName ? this.renderField('holder', t.holder) : nothing}
+          ${this.renderCardFields(t, busy)}
+          ${this.holderName ? this.renderField('holder', t.holder, busy) : nothing}
           ${
             this.customerName
               ? html`<div class="row">
-                  ${this.renderField('firstName', t.firstName)}
-                  ${this.renderField('lastName', t.lastName)}
+                  ${this.renderField('firstName', t.firstName, busy)}
+                  ${this.renderField('lastName', t.lastName, busy)}
                 </div>`
               : nothing
           }
-          ${this.customerEmail ? this.renderField('email', t.email) : nothing}
-          ${this.customerPhone ? this.renderField('phone', t.phone) : nothing}
+          ${this.customerEmail ? this.renderField('email', t.email, busy) : nothing}
+          ${this.customerPhone ? this.renderField('phone', t.phone, busy) : nothing}
           <button
             part="button"
             class="button"
@@ -879,15 +963,19 @@ export class PgCardForm extends LitElement {
           ${this.statusMessage}
         </div>
       </form>
-      <pg-3ds-redirect
-        exportparts="dialog: three-ds-dialog, frame: three-ds-frame"
-        no-status
-        lang=${languageOf(this)}
-        mode=${this.threeDSMode}
-        window-size=${this.challengeWindowSize}
-        status-endpoint=${this.resolvedStatusEndpoint()}
-        .messages=${this.messages}
-      ></pg-3ds-redirect>
+      ${
+        this.redirectMounted
+          ? html`<pg-3ds-redirect
+              exportparts="dialog: three-ds-dialog, frame: three-ds-frame"
+              no-status
+              lang=${languageOf(this)}
+              mode=${this.threeDSMode}
+              window-size=${this.challengeWindowSize}
+              status-endpoint=${this.resolvedStatusEndpoint()}
+              .messages=${this.messages}
+            ></pg-3ds-redirect>`
+          : nothing
+      }
     `;
   }
 }

@@ -20,11 +20,16 @@ export interface CheckoutMessages {
   paying: string;
   retry: string;
   paid: string;
+  // Field errors sit under their input, two fields to a row for expiry and CVV: keep them
+  // short enough for one line in a 150 px column, or the fields below would move.
   numberRequired: string;
   numberInvalid: string;
   expiryRequired: string;
   expiryInvalid: string;
+  /** The expiry month is over. */
   expiryPast: string;
+  /** The expiry lies more than 20 years ahead. */
+  expiryFar: string;
   cvvRequired: string;
   /** `{n}` is replaced by the number of digits. */
   cvvInvalid: string;
@@ -63,12 +68,13 @@ export const en: CheckoutMessages = {
   paid: 'Paid',
   numberRequired: 'Enter the card number.',
   numberInvalid: 'This card number is not valid.',
-  expiryRequired: 'Enter the expiry date.',
-  expiryInvalid: 'Enter the expiry date as MM / YY.',
-  expiryPast: 'This date is in the past or too far ahead.',
-  cvvRequired: 'Enter the security code.',
-  cvvInvalid: 'The security code has {n} digits.',
-  required: 'This field is required.',
+  expiryRequired: 'Enter the date.',
+  expiryInvalid: 'Use MM / YY.',
+  expiryPast: 'Card has expired.',
+  expiryFar: 'Too far ahead.',
+  cvvRequired: 'Enter the code.',
+  cvvInvalid: 'Enter {n} digits.',
+  required: 'Required.',
   emailInvalid: 'Enter a valid email address.',
   phoneInvalid: 'Enter a valid phone number.',
   fixFields: 'Please correct {n} field(s).',
@@ -101,12 +107,13 @@ export const uk: CheckoutMessages = {
   paid: 'Сплачено',
   numberRequired: 'Введіть номер картки.',
   numberInvalid: 'Цей номер картки недійсний.',
-  expiryRequired: 'Введіть термін дії.',
-  expiryInvalid: 'Введіть термін дії у форматі ММ / РР.',
-  expiryPast: 'Ця дата вже минула або надто далека.',
-  cvvRequired: 'Введіть код безпеки.',
-  cvvInvalid: 'Код безпеки має {n} цифри.',
-  required: "Це поле обов'язкове.",
+  expiryRequired: 'Введіть дату.',
+  expiryInvalid: 'Формат ММ / РР.',
+  expiryPast: 'Термін минув.',
+  expiryFar: 'Задалека дата.',
+  cvvRequired: 'Введіть код.',
+  cvvInvalid: 'Введіть {n} цифри.',
+  required: "Обов'язкове поле.",
   emailInvalid: 'Введіть дійсну адресу електронної пошти.',
   phoneInvalid: 'Введіть дійсний номер телефону.',
   fixFields: 'Виправте поля: {n}.',

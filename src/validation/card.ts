@@ -1,12 +1,14 @@
 /**
  * Pure card-field helpers for `<pg-card-form>`: brand detection, validation and
- * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. Validation
- * is card-validator's (Luhn, lengths per brand, expiry window); each of its modules is
- * imported on its own so bundles carry only what is used. No DOM, no state.
+ * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. Number and
+ * CVV validation is card-validator's (Luhn, lengths per brand); each of its modules is
+ * imported on its own so bundles carry only what is used. The expiry window (not past,
+ * at most 20 years ahead) is checked here: card-validator's `expirationDate` cannot say
+ * which end was missed, and its date parser is dead weight once `parseExpiry` has run.
+ * No DOM, no state.
  */
 import {cardNumber} from 'card-validator/dist/card-number.js';
 import {cvv as cvvValidator} from 'card-validator/dist/cvv.js';
-import {expirationDate} from 'card-validator/dist/expiration-date.js';
 
 /** What the form needs to know about a card brand. */
 export interface CardBrand {
@@ -35,11 +37,16 @@ export interface NumberValidity extends Validity {
   brand: CardBrand | null;
 }
 
+/** Why an expiry is not valid: no real month, a past month, or too many years ahead. */
+export type ExpiryProblem = 'month' | 'past' | 'too-far';
+
 export interface ExpiryValidity extends Validity {
   /** 1–12, when the expiry is valid. */
   month?: number;
   /** Four-digit year, when the expiry is valid. */
   year?: number;
+  /** Set when the expiry can no longer become valid. */
+  problem?: ExpiryProblem;
 }
 
 const DEFAULT_GAPS = [4, 8, 12] as const;
@@ -143,25 +150,32 @@ export function formatExpiry(raw: string, trailing = true): string {
   return month + EXPIRY_SEPARATOR + year;
 }
 
-/** Validates `MM / YY` text: a real month, not in the past, at most 20 years ahead. */
-export function validateExpiry(text: string): ExpiryValidity {
+/**
+ * Validates `MM / YY` text: a real month, not before the current month (the card is valid
+ * through the end of its month), at most 20 years ahead. `now` is for tests.
+ */
+export function validateExpiry(text: string, now: Date = new Date()): ExpiryValidity {
   const {month, year} = parseExpiry(text);
-  if (month.length === 2 && (Number(month) < 1 || Number(month) > 12)) {
-    return {isValid: false, isPotentiallyValid: false};
+  const m = Number(month);
+  if (month.length === 2 && (m < 1 || m > 12)) {
+    return {isValid: false, isPotentiallyValid: false, problem: 'month'};
   }
-  const thisYear = new Date().getFullYear();
   if (month.length < 2 || year === '') return {isValid: false, isPotentiallyValid: true};
+  const thisYear = now.getFullYear();
+  const lastYear = thisYear + MAX_EXPIRY_YEARS_AHEAD;
   if (year.length === 1) {
     // Could a second digit still land the year inside the window?
     const first = 2000 + Number(year) * 10;
-    const possible = first + 9 >= thisYear && first <= thisYear + MAX_EXPIRY_YEARS_AHEAD;
-    return {isValid: false, isPotentiallyValid: possible};
+    if (first + 9 < thisYear) return {isValid: false, isPotentiallyValid: false, problem: 'past'};
+    if (first > lastYear) return {isValid: false, isPotentiallyValid: false, problem: 'too-far'};
+    return {isValid: false, isPotentiallyValid: true};
   }
   const fullYear = 2000 + Number(year);
-  const result = expirationDate({month, year: String(fullYear)}, MAX_EXPIRY_YEARS_AHEAD);
-  return result.isValid
-    ? {isValid: true, isPotentiallyValid: true, month: Number(month), year: fullYear}
-    : {isValid: false, isPotentiallyValid: false};
+  if (fullYear < thisYear || (fullYear === thisYear && m < now.getMonth() + 1)) {
+    return {isValid: false, isPotentiallyValid: false, problem: 'past'};
+  }
+  if (fullYear > lastYear) return {isValid: false, isPotentiallyValid: false, problem: 'too-far'};
+  return {isValid: true, isPotentiallyValid: true, month: m, year: fullYear};
 }
 
 /** Validates a CVV: digits only, the brand's length (3, or 4 for Amex; 3–4 when unknown). */

@@ -25,6 +25,7 @@ import {
   futureExpiry,
   inputOf,
   json,
+  onBuiltInRedirect,
   press,
   recordEvents,
   statusOf,
@@ -215,7 +216,26 @@ describe('pg-card-form validation', () => {
     await typeInto(el, 'expiry', typed);
     await press('Tab');
     await el.updateComplete;
-    expect(errorOf(el, 'expiry')).to.equal('This date is in the past or too far ahead.');
+    expect(errorOf(el, 'expiry')).to.equal('Card has expired.');
+  });
+
+  it('tells an expired date from one too far ahead, in English and Ukrainian', async () => {
+    const far = `01${String((new Date().getFullYear() + 21) % 100).padStart(2, '0')}`;
+    const el = await form();
+    await typeInto(el, 'expiry', far);
+    await press('Tab');
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal('Too far ahead.');
+    const uk = await fixture<PgCardForm>(html`<pg-card-form lang="uk"></pg-card-form>`);
+    await typeInto(uk, 'expiry', far);
+    await press('Tab');
+    await uk.updateComplete;
+    expect(errorOf(uk, 'expiry')).to.equal('Задалека дата.');
+    const expired = await fixture<PgCardForm>(html`<pg-card-form lang="uk"></pg-card-form>`);
+    await typeInto(expired, 'expiry', '0120');
+    await press('Tab');
+    await expired.updateComplete;
+    expect(errorOf(expired, 'expiry')).to.equal('Термін минув.');
   });
 
   it('does not shift the layout when an error appears', async () => {
@@ -235,8 +255,8 @@ describe('pg-card-form validation', () => {
     buttonOf(el).click();
     await el.updateComplete;
     expect(el.shadowRoot!.activeElement).to.equal(inputOf(el, 'expiry'));
-    expect(errorOf(el, 'expiry')).to.equal('Enter the expiry date.');
-    expect(errorOf(el, 'cvv')).to.equal('Enter the security code.');
+    expect(errorOf(el, 'expiry')).to.equal('Enter the date.');
+    expect(errorOf(el, 'cvv')).to.equal('Enter the code.');
     expect(statusOf(el)).to.equal('Please correct 2 field(s).');
     expect(stub.calls).to.have.length(0);
     await expect(el).to.be.accessible();
@@ -247,7 +267,7 @@ describe('pg-card-form validation', () => {
     await fillCard(el, '378282246310005', '123');
     await press('Tab');
     await el.updateComplete;
-    expect(errorOf(el, 'cvv')).to.equal('The security code has 4 digits.');
+    expect(errorOf(el, 'cvv')).to.equal('Enter 4 digits.');
     expect(el.valid).to.equal(false);
   });
 
@@ -554,9 +574,13 @@ describe('pg-card-form submit', () => {
       }),
     );
     const el = await form();
-    const redirect = el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!;
+    expect(el.shadowRoot!.querySelector('pg-3ds-redirect')).to.equal(null);
     const visited: string[] = [];
-    redirect.navigate = (url) => visited.push(url);
+    let redirect: PgThreeDSRedirect | undefined;
+    onBuiltInRedirect(el, (r) => {
+      redirect = r;
+      r.navigate = (url) => visited.push(url);
+    });
     const required = new Promise<Event>((r) =>
       el.addEventListener('pg-3ds-required', r, {once: true}),
     );
@@ -568,7 +592,7 @@ describe('pg-card-form submit', () => {
     expect(sessionStorage.getItem(PENDING_ORDER_KEY)).to.equal('order-42');
     expect(sessionStorage.length).to.equal(1);
     expect(inputOf(el, 'number').value).to.equal('');
-    expect(redirect.statusEndpoint).to.equal('/checkout/status');
+    expect(redirect!.statusEndpoint).to.equal('/checkout/status');
   });
 
   it('uses a merchant-provided <pg-3ds-redirect> child when there is one', async () => {
@@ -581,14 +605,15 @@ describe('pg-card-form submit', () => {
       </pg-card-form>`,
     );
     const own = el.querySelector('pg-3ds-redirect')!;
-    const inner = el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!;
     const visited: string[] = [];
     own.navigate = (url) => visited.push(url);
-    inner.navigate = () => visited.push('inner');
+    onBuiltInRedirect(el, (inner) => (inner.navigate = () => visited.push('inner')));
     await fillCard(el);
     buttonOf(el).click();
     await until(() => visited.length === 1);
+    await tick(20);
     expect(visited).to.deep.equal(['https://acs.example/x']);
+    expect(el.shadowRoot!.querySelector('pg-3ds-redirect')).to.equal(null);
   });
 
   it('follows processing by polling the status route until the outcome is final', async () => {
@@ -608,7 +633,7 @@ describe('pg-card-form submit', () => {
       );
     });
     const el = await form();
-    el.shadowRoot!.querySelector<PgThreeDSRedirect>('pg-3ds-redirect')!.pollInterval = 20;
+    onBuiltInRedirect(el, (redirect) => (redirect.pollInterval = 20));
     const got = new Promise<PgSuccessEvent>((r) =>
       el.addEventListener('pg-success', r, {once: true}),
     );

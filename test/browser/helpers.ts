@@ -2,6 +2,7 @@
 // the real keyboard, and a scan proving no card data leaked into the page.
 import {sendKeys} from '@web/test-runner-commands';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
+import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
 
 export interface RecordedRequest {
   url: string;
@@ -137,4 +138,23 @@ export async function until(
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await tick(10);
   }
+}
+
+/**
+ * Calls `configure` with `<pg-card-form>`'s built-in `<pg-3ds-redirect>` the moment it is
+ * rendered (only once a payment needs it), before the form hands it any work.
+ */
+export function onBuiltInRedirect(
+  el: PgCardForm,
+  configure: (redirect: PgThreeDSRedirect) => void,
+): MutationObserver {
+  const observer = new MutationObserver(() => {
+    const redirect = el.shadowRoot!.querySelector('pg-3ds-redirect');
+    if (redirect) {
+      observer.disconnect();
+      configure(redirect);
+    }
+  });
+  observer.observe(el.shadowRoot!, {childList: true});
+  return observer;
 }
