@@ -1,35 +1,53 @@
 /**
- * The example merchant app, as a function: builds a Hono app that serves a tiny shop
- * (a catalogue, server-side orders, a page with `<pg-card-form>` and a return page with
- * `<pg-3ds-redirect>`), mounts the checkout companion under `/api/checkout`, and answers
- * `GET /healthz`. `main.ts` starts it; tests start it in-process with their own config.
+ * The demo merchant app, as a function: builds a Hono app that serves the demo shop — the
+ * store, the checkout with `<pg-card-form>` (3-D Secure by redirect or in a modal), the
+ * result page with `<pg-3ds-redirect>`, "pay on the gateway's page" (hosted), the CDN
+ * page, and the back office — mounts the checkout companion under `/api/checkout`, and
+ * answers `GET /healthz`. `main.ts` starts it; tests start it in-process with their own
+ * config.
  */
-import {randomBytes, timingSafeEqual} from 'node:crypto';
-import {existsSync, readFileSync} from 'node:fs';
+import {readFileSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {Hono} from 'hono';
+import {Hono, type Context} from 'hono';
 import * as z from 'zod';
 import {
+  GatewayClient,
   SqlitePaymentStore,
   createCheckoutApp,
+  createCheckoutLogger,
   type CheckoutApp,
   type GatewayClientOptions,
+  type InitRecurringInput,
   type Logger,
   type PaymentUpdate,
   type ResolvedOrder,
 } from '../src/server/index.js';
+import {mountAdmin, type SandboxControl} from './admin.js';
+import {
+  DEFAULT_SUBSCRIPTION,
+  DEMO_CUSTOMER,
+  PRODUCTS,
+  PRODUCT_IDS,
+  describeSchedule,
+} from './catalog.js';
+import {
+  MISSING_BUILD_NOTE,
+  PageTemplates,
+  SECURITY_HEADERS,
+  contentSecurityPolicy,
+  esc,
+  loadBundle,
+  type Bundle,
+} from './pages.js';
+import {ShopOrders} from './shop.js';
+import {WebhookLog, inspectWebhook} from './webhook-log.js';
+
+export {PRODUCTS} from './catalog.js';
+export type {SandboxControl} from './admin.js';
 
 /** Where the companion is mounted in this app. */
 export const CHECKOUT_BASE = '/api/checkout';
-
-/** The shop's products: prices are decided here, never by the browser. */
-export const PRODUCTS = {
-  'tea-sampler': {name: 'Tea sampler', amount: '1.20', currency: 'XTS'},
-  'coffee-beans': {name: 'Coffee beans, 250 g', amount: '1.85', currency: 'XTS'},
-  mug: {name: 'Enamel mug', amount: '1.50', currency: 'XTS'},
-} as const;
-type ProductId = keyof typeof PRODUCTS;
 
 export interface ExampleConfig {
   /** Where the app is reachable, e.g. `http://localhost:8080`. */
@@ -38,11 +56,23 @@ export interface ExampleConfig {
   extraOrigins?: string[];
   dataDir: string;
   gateway: GatewayClientOptions;
-  /** Bearer token of the `/admin` routes; without it they are off. */
+  /** Token of the back office (`/admin`); without it the back office is off. */
   adminToken?: string;
   logger?: Logger;
   /** The built browser bundle; default `dist/cdn/pg-checkout.js`. */
   bundlePath?: string;
+  /** The demo's HTML and CSS; default `demo/`. */
+  demoDir?: string;
+  /** The built page scripts; default `dist/demo/`. */
+  demoBuildDir?: string;
+  /** The subscription product's schedule (`init_recurring`); default monthly. */
+  subscription?: InitRecurringInput;
+  /** The embedded sandbox, when there is one: the back office can move its clock. */
+  sandbox?: SandboxControl;
+  /** After an unknown outcome, a 404 from the gateway means "not created" only after this long. */
+  notFoundAfterMs?: number;
+  /** How long the gateway's hosted page stays payable, in seconds. */
+  hostedOrderTimeoutSeconds?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
 }
 
@@ -50,129 +80,206 @@ export interface ExampleApp {
   app: Hono;
   checkout: CheckoutApp;
   store: SqlitePaymentStore;
+  client: GatewayClient;
   /** Reconciles what a crash left open and delivers pending updates; run before serving. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-const OrderBody = z.strictObject({
-  productId: z.enum(Object.keys(PRODUCTS) as [ProductId, ...ProductId[]]),
-});
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(title)}</title>
-<style>
-body { font: 16px/1.5 system-ui, sans-serif; max-width: 36rem; margin: 2rem auto; padding: 0 1rem; color: #1f2328; }
-button { font: inherit; padding: 0.4rem 0.9rem; cursor: pointer; }
-.note { background: #fff8c5; padding: 0.75rem; border-radius: 6px; }
-li { margin: 0.4rem 0; }
-</style>
-<script type="module" src="/assets/pg-checkout.js"></script>
-</head>
-<body>
-${body}
-</body>
-</html>`;
-}
+const OrderBody = z.strictObject({productId: z.enum(PRODUCT_IDS)});
+const OrderRef = z.string().regex(/^ord-[0-9a-f]{12}$/);
 
 /** Builds the example app (nothing is started: call `start()`, then serve `app.fetch`). */
 export function createExampleApp(config: ExampleConfig): ExampleApp {
   const dbFile = path.join(config.dataDir, 'payments.db');
   const store = new SqlitePaymentStore(dbFile);
-  // The shop's own table (orders) lives in the same file, beside the companion's tables.
+  // The shop's own tables live in the same file, beside the companion's tables.
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
-  db.exec(`CREATE TABLE IF NOT EXISTS example_orders (
-    order_ref TEXT PRIMARY KEY,
-    product_id TEXT NOT NULL,
-    amount TEXT NOT NULL,
-    currency TEXT NOT NULL,
-    description TEXT NOT NULL,
-    paid INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL
-  )`);
-  const insertOrder = db.prepare(
-    'INSERT INTO example_orders (order_ref, product_id, amount, currency, description, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  );
-  const getOrder = db.prepare('SELECT * FROM example_orders WHERE order_ref = ?');
-  const markPaid = db.prepare('UPDATE example_orders SET paid = 1 WHERE order_ref = ?');
+  const shop = new ShopOrders(db);
+  const webhookLog = new WebhookLog(db);
+  const subscription = config.subscription ?? DEFAULT_SUBSCRIPTION;
+  const logger = config.logger ?? createCheckoutLogger();
 
   const base = config.publicUrl.replace(/\/+$/, '');
+  const client = new GatewayClient(config.gateway);
   const checkout = createCheckoutApp({
-    gateway: config.gateway,
+    gateway: client,
+    webhookSecret: config.gateway.credentials.apiSecret,
     store,
     publicUrl: base + CHECKOUT_BASE,
     returnPage: '/thanks',
     allowedOrigins: [new URL(base).origin, ...(config.extraOrigins ?? [])],
-    ...(config.logger ? {logger: config.logger} : {}),
+    logger,
+    ...(config.notFoundAfterMs !== undefined
+      ? {reconcile: {notFoundAfterMs: config.notFoundAfterMs}}
+      : {}),
+    ...(config.hostedOrderTimeoutSeconds
+      ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
+      : {}),
     resolveOrder(orderRef): ResolvedOrder | null {
-      const row = getOrder.get(orderRef) as
-        {amount: string; currency: string; description: string} | undefined;
-      return row
-        ? {amount: row.amount, currency: row.currency, description: row.description}
-        : null;
+      const order = shop.get(orderRef);
+      if (!order) return null;
+      return {
+        amount: order.amount,
+        currency: order.currency,
+        description: order.description,
+        customer: DEMO_CUSTOMER,
+        payload: JSON.stringify({orderRef, productId: order.productId}),
+        ...(order.kind === 'auth' ? {method: 'auth'} : {}),
+        ...(order.kind === 'subscription' ? {initRecurring: subscription} : {}),
+      };
     },
     async onPaymentUpdate(update) {
-      if (update.kind === 'payment' && update.state === 'success') markPaid.run(update.orderRef);
+      if (update.kind === 'payment' && update.state === 'success') shop.markPaid(update.orderRef);
       await config.onPaymentUpdate?.(update);
     },
   });
 
+  const demoDir = config.demoDir ?? path.resolve('demo');
+  const buildDir = config.demoBuildDir ?? path.resolve('dist/demo');
   const bundlePath = config.bundlePath ?? path.resolve('dist/cdn/pg-checkout.js');
+  let bundle: Bundle | undefined;
+  const getBundle = () => (bundle ??= loadBundle(bundlePath));
+  const templates = new PageTemplates(demoDir);
+  const gatewayOrigin = new URL(client.baseUrl).origin;
+  const csp = contentSecurityPolicy(gatewayOrigin);
+  const pageHeaders = {...SECURITY_HEADERS, 'Content-Security-Policy': csp};
   const app = new Hono();
+
+  const page = (c: Context, name: string, slots: Record<string, string> = {}) =>
+    c.html(
+      templates.render(name, {
+        'build-note': getBundle() ? '' : MISSING_BUILD_NOTE,
+        ...slots,
+      }),
+      200,
+      pageHeaders,
+    );
 
   app.get('/healthz', async function healthz(c) {
     const ok = await store.ping();
     return c.json({ok}, ok ? 200 : 503);
   });
 
-  app.get('/', function shopPage(c) {
-    const items = Object.entries(PRODUCTS)
-      .map(
-        ([id, p]) =>
-          `<li>${esc(p.name)} — ${esc(p.amount)} ${esc(p.currency)} <button data-product="${esc(id)}">Buy</button></li>`,
-      )
-      .join('\n');
-    const bundle = existsSync(bundlePath)
-      ? ''
-      : '<p class="note">The browser bundle is missing: run <code>npm run build</code>, then reload.</p>';
-    return c.html(
-      page(
-        'pg-checkout example shop',
-        `<h1>Example shop</h1>
-${bundle}
-<ul>${items}</ul>
-<div id="checkout" hidden>
-<h2 id="what"></h2>
-<pg-card-form endpoint="${CHECKOUT_BASE}/pay" customer-name customer-email customer-phone></pg-card-form>
-</div>
-<p>Test cards: 4242 4242 4242 4242 (success), 4000 0000 0000 3220 (3-D Secure), 4000 0000 0000 0002 (declined). Any future expiry, any CVV.</p>
-<script type="module">
-for (const button of document.querySelectorAll('button[data-product]')) {
-  button.addEventListener('click', async () => {
-    const res = await fetch('/api/orders', {
-      method: 'POST',
-      headers: {'Content-Type': 'application/json'},
-      body: JSON.stringify({productId: button.dataset.product}),
-    });
-    const order = await res.json();
-    document.querySelector('#what').textContent = 'Order ' + order.orderRef + ': ' + order.description;
-    document.querySelector('pg-card-form').setAttribute('order-ref', order.orderRef);
-    document.querySelector('#checkout').hidden = false;
+  // ---- pages -------------------------------------------------------------------------
+
+  app.get('/', function storePage(c) {
+    const cards = PRODUCT_IDS.map((id) => {
+      const p = PRODUCTS[id];
+      const tag =
+        p.kind === 'subscription'
+          ? `<span class="tag">Subscription, ${esc(describeSchedule(subscription))}</span>`
+          : p.kind === 'auth'
+            ? '<span class="tag">Held, captured later</span>'
+            : '';
+      return `<li class="product">
+  <h2 class="product__name">${esc(p.name)}</h2>
+  <p class="product__blurb">${esc(p.blurb)}</p>
+  ${tag}
+  <p class="product__price">${esc(p.amount)} ${esc(p.currency)}</p>
+  <form method="post" action="/orders" class="product__actions">
+    <input type="hidden" name="productId" value="${esc(id)}">
+    <button class="button" name="page" value="checkout">Buy ${esc(p.name.toLowerCase())}</button>
+  </form>
+</li>`;
+    }).join('\n');
+    return page(c, 'index', {products: cards});
   });
-}
-</script>`,
-      ),
+
+  // A plain form: the store works without script. `page=cdn` leads to the CDN page.
+  app.post('/orders', async function orderForm(c) {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const parsed = OrderBody.safeParse({productId: form['productId']});
+    if (!parsed.success) return c.text('unknown product', 400);
+    const order = shop.create(parsed.data.productId);
+    const target = form['page'] === 'cdn' ? '/cdn' : '/checkout';
+    return c.redirect(`${target}?order=${order.orderRef}`, 303);
+  });
+
+  app.get('/checkout', function checkoutPage(c) {
+    return page(c, 'checkout');
+  });
+
+  app.get('/thanks', function resultPage(c) {
+    return page(c, 'result');
+  });
+
+  // The CDN page: nothing but the bundle's script tag with its SRI hash; the server fills in
+  // the order, so the page needs no script of its own.
+  app.get('/cdn', function cdnPage(c) {
+    const ref = OrderRef.safeParse(c.req.query('order'));
+    const order = ref.success ? shop.get(ref.data) : undefined;
+    const b = getBundle();
+    const summary = order
+      ? `<p class="summary"><span>${esc(order.description)}</span> <strong>${esc(order.amount)} ${esc(order.currency)}</strong></p>
+<pg-card-form endpoint="${CHECKOUT_BASE}/pay" order-ref="${esc(order.orderRef)}"></pg-card-form>
+<p class="hint">After paying, see the result on <a href="/thanks?order=${esc(order.orderRef)}">the order's result page</a>.</p>`
+      : `<form method="post" action="/orders" class="stack">
+<input type="hidden" name="productId" value="tea-sampler">
+<p>Start an order for the tea sampler (1.20 XTS) and pay for it on this page.</p>
+<button class="button" name="page" value="cdn">Start an order</button>
+</form>`;
+    return c.html(
+      templates.render('cdn', {
+        'build-note': b ? '' : MISSING_BUILD_NOTE,
+        script: b
+          ? `<script type="module" src="/assets/pg-checkout.js" integrity="${b.integrity}" crossorigin="anonymous"></script>`
+          : '',
+        body: summary,
+      }),
+      200,
+      pageHeaders,
     );
   });
+
+  // ---- assets ------------------------------------------------------------------------
+
+  app.get('/assets/pg-checkout.js', function bundleAsset(c) {
+    const b = getBundle();
+    if (!b) {
+      return c.text('// run `npm run build` to build dist/cdn/pg-checkout.js\n', 404, {
+        'Content-Type': 'text/javascript; charset=utf-8',
+      });
+    }
+    return c.body(new Uint8Array(b.code), 200, {
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'Cross-Origin-Resource-Policy': 'same-origin',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
+  // Cached once read: a rebuild of dist/ while the server runs must not break a page.
+  const staticCache = new Map<string, Buffer>();
+  const staticFile = (file: string | undefined, type: string) => (c: Context) => {
+    if (!file) return c.text('not found', 404);
+    try {
+      let data = staticCache.get(file);
+      if (!data) staticCache.set(file, (data = readFileSync(file)));
+      return c.body(new Uint8Array(data), 200, {
+        'Content-Type': type,
+        'Cache-Control': 'no-cache',
+        'X-Content-Type-Options': 'nosniff',
+      });
+    } catch {
+      return c.text('not found: run `npm run build`', 404);
+    }
+  };
+  app.get('/demo/styles.css', (c) =>
+    staticFile(path.join(demoDir, 'styles.css'), 'text/css; charset=utf-8')(c),
+  );
+  app.get('/demo/favicon.svg', (c) =>
+    staticFile(path.join(demoDir, 'favicon.svg'), 'image/svg+xml')(c),
+  );
+  app.get('/demo/js/:file', (c) => {
+    const name = c.req.param('file');
+    const file = /^[a-z-]+\.js$/.test(name) ? path.join(buildDir, name) : undefined;
+    return staticFile(file, 'text/javascript; charset=utf-8')(c);
+  });
+
+  // ---- shop API ----------------------------------------------------------------------
 
   app.post('/api/orders', async function createOrder(c) {
     const parsed = OrderBody.safeParse(await c.req.json().catch(() => undefined));
@@ -188,71 +295,72 @@ for (const button of document.querySelectorAll('button[data-product]')) {
         400,
       );
     }
-    const product = PRODUCTS[parsed.data.productId];
-    const orderRef = `ord-${randomBytes(6).toString('hex')}`;
-    insertOrder.run(
-      orderRef,
-      parsed.data.productId,
-      product.amount,
-      product.currency,
-      product.name,
-      Date.now(),
-    );
+    const o = shop.create(parsed.data.productId);
     return c.json(
-      {orderRef, amount: product.amount, currency: product.currency, description: product.name},
+      {orderRef: o.orderRef, amount: o.amount, currency: o.currency, description: o.description},
       201,
     );
   });
 
-  app.get('/thanks', function returnPage(c) {
-    return c.html(
-      page(
-        'Payment result',
-        `<h1>Payment result</h1>
-<pg-3ds-redirect resolve status-endpoint="${CHECKOUT_BASE}/status"></pg-3ds-redirect>
-<p><a href="/">Back to the shop</a></p>`,
-      ),
-    );
-  });
-
-  app.get('/assets/pg-checkout.js', function bundle(c) {
-    if (!existsSync(bundlePath)) {
-      return c.text('// run `npm run build` to build dist/cdn/pg-checkout.js\n', 404, {
-        'Content-Type': 'text/javascript; charset=utf-8',
-      });
-    }
-    return c.body(readFileSync(bundlePath), 200, {
-      'Content-Type': 'text/javascript; charset=utf-8',
-      'Cache-Control': 'no-cache',
-    });
-  });
-
-  const adminAllowed = (header: string | undefined): boolean => {
-    if (!config.adminToken || !header?.startsWith('Bearer ')) return false;
-    const given = Buffer.from(header.slice(7));
-    const expected = Buffer.from(config.adminToken);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  };
-
-  app.get('/admin/orders/:orderRef', async function adminOrder(c) {
-    if (!adminAllowed(c.req.header('authorization'))) {
-      return c.json({error: {code: 'forbidden', message: 'admin token required'}}, 403);
-    }
-    const orderRef = c.req.param('orderRef');
-    const order = getOrder.get(orderRef);
+  app.get('/api/orders/:orderRef', function orderSummary(c) {
+    const ref = OrderRef.safeParse(c.req.param('orderRef'));
+    const order = ref.success ? shop.get(ref.data) : undefined;
     if (!order) return c.json({error: {code: 'not_found', message: 'unknown order'}}, 404);
-    const attempts = (await store.listAttempts(orderRef)).map(
-      ({raw: _raw, cardToken: _t, ...a}) => a,
+    return c.json(
+      {
+        orderRef: order.orderRef,
+        description: order.description,
+        amount: order.amount,
+        currency: order.currency,
+        kind: order.kind,
+        paid: order.paid,
+        ...(order.kind === 'subscription' ? {schedule: describeSchedule(subscription)} : {}),
+      },
+      200,
+      {'Cache-Control': 'no-store'},
     );
-    return c.json({order, attempts, operations: await store.listOperations(orderRef)});
   });
 
+  // ---- the companion, with every webhook delivery logged for the back office ---------
+
+  app.use(`${CHECKOUT_BASE}/webhook`, async function logWebhook(c, next) {
+    if (c.req.method !== 'POST') return next();
+    const receivedAt = Date.now();
+    const text = await c.req.raw.clone().text();
+    let receipt;
+    try {
+      receipt = inspectWebhook(text, config.gateway.credentials.apiSecret);
+    } catch {
+      receipt = undefined;
+    }
+    await next();
+    if (receipt) {
+      const socket = (c.env as {incoming?: {socket?: {remoteAddress?: string}}} | undefined)
+        ?.incoming?.socket?.remoteAddress;
+      webhookLog.record(receipt, socket ?? 'unknown', c.res.status, receivedAt);
+    }
+  });
   app.route(CHECKOUT_BASE, checkout);
+
+  mountAdmin(app, {
+    token: config.adminToken,
+    secureCookies: base.startsWith('https:'),
+    client,
+    checkout,
+    store,
+    shop,
+    webhookLog,
+    sandbox: config.sandbox,
+    templates,
+    csp,
+    logger,
+  });
 
   return {
     app,
     checkout,
     store,
+    client,
     async start() {
       await checkout.recover();
     },

@@ -1,18 +1,26 @@
 /**
- * Starts the example merchant app (`npm start`): reads and checks its configuration from
- * the environment (see `.env.example`), starts the embedded gateway sandbox when no
- * `GATEWAY_BASE_URL` is given, recovers what a previous run left open, and serves the shop
- * and the checkout companion on http://localhost:8080 (`PORT`).
+ * Starts the demo merchant app (`npm start`): reads and checks its configuration from the
+ * environment (see `.env.example`), starts the embedded gateway sandbox when no
+ * `GATEWAY_BASE_URL` is given, recovers what a previous run left open, and serves the
+ * store, the checkout companion and the back office on http://localhost:8080 (`PORT`;
+ * `0` picks a free port). It prints the address, the test cards and what to try.
  */
 import {serve} from '@hono/node-server';
+import {randomBytes} from 'node:crypto';
+import {once} from 'node:events';
+import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import * as z from 'zod';
+import {INTERVAL_UNITS, type GatewayClientOptions} from '../src/server/index.js';
 import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
-import {createExampleApp} from './app.js';
+import {createExampleApp, type ExampleApp} from './app.js';
+
+const optionalInt = (min: number, max: number) =>
+  z.coerce.number().int().min(min).max(max).optional();
 
 const Env = z
   .object({
-    PORT: z.coerce.number().int().min(1).max(65535).default(8080),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
     DATA_DIR: z.string().min(1).default('./data'),
     PUBLIC_URL: z.url().optional(),
     GATEWAY_BASE_URL: z.url().optional(),
@@ -21,6 +29,12 @@ const Env = z
     API_SECRET: z.string().min(1).optional(),
     ENDPOINTS_KEY: z.string().min(1).optional(),
     ADMIN_TOKEN: z.string().min(16, {message: 'must be at least 16 characters'}).optional(),
+    SUBSCRIPTION_INTERVAL_UNIT: z.enum(INTERVAL_UNITS).default('month'),
+    SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
+    HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
+    RECONCILE_NOT_FOUND_AFTER_MS: optionalInt(0, 3_600_000),
+    SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
+    SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
   })
   .superRefine((env, ctx) => {
     if (!env.GATEWAY_BASE_URL) return;
@@ -44,7 +58,7 @@ if (!parsed.success) {
 const env = parsed.data;
 
 let sandbox: Sandbox | undefined;
-let gateway;
+let gateway: GatewayClientOptions;
 if (env.GATEWAY_BASE_URL) {
   gateway = {
     baseUrl: env.GATEWAY_BASE_URL,
@@ -56,7 +70,11 @@ if (env.GATEWAY_BASE_URL) {
     },
   };
 } else {
-  sandbox = await startSandbox({port: 0});
+  sandbox = await startSandbox({
+    port: 0,
+    reportDelayMs: env.SANDBOX_REPORT_DELAY_MS,
+    webhook: {duplicateRate: env.SANDBOX_WEBHOOK_DUPLICATE_RATE},
+  });
   gateway = {
     baseUrl: sandbox.url,
     posId: sandbox.credentials.posId,
@@ -66,29 +84,87 @@ if (env.GATEWAY_BASE_URL) {
       endpointsKey: sandbox.credentials.endpointsKey,
     },
   };
-  console.log(`Embedded gateway sandbox: ${sandbox.url} (inspect it at ${sandbox.url}/sandbox)`);
-  console.log('Test cards (any future expiry, any CVV):');
-  for (const card of TEST_CARDS) console.log(`  ${card.number}  ${card.outcome}`);
 }
 
-const publicUrl = env.PUBLIC_URL ?? `http://localhost:${env.PORT}`;
-const example = createExampleApp({
+// Listen first, so that PORT=0 can pick a free port and the public address can name it.
+const serving: {example?: ExampleApp} = {};
+const server = serve({
+  fetch: (req, bindings) =>
+    serving.example
+      ? serving.example.app.fetch(req, bindings)
+      : new Response('starting', {status: 503}),
+  port: env.PORT,
+});
+await once(server, 'listening');
+const port = (server.address() as AddressInfo).port;
+const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
+
+// The demo with the embedded sandbox always has a back office: a random token is made up
+// when none is set. With a real gateway, no token means no back office.
+const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(12).toString('base64url') : undefined);
+
+const built = createExampleApp({
   publicUrl,
-  extraOrigins: env.PUBLIC_URL ? [] : [`http://127.0.0.1:${env.PORT}`],
+  extraOrigins: env.PUBLIC_URL ? [] : [`http://127.0.0.1:${port}`],
   dataDir: path.resolve(env.DATA_DIR),
   gateway,
-  ...(env.ADMIN_TOKEN ? {adminToken: env.ADMIN_TOKEN} : {}),
+  subscription: {
+    interval_unit: env.SUBSCRIPTION_INTERVAL_UNIT,
+    interval_count: env.SUBSCRIPTION_INTERVAL_COUNT,
+  },
+  ...(adminToken ? {adminToken} : {}),
+  ...(env.HOSTED_ORDER_TIMEOUT_SECONDS
+    ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
+    : {}),
+  ...(env.RECONCILE_NOT_FOUND_AFTER_MS !== undefined
+    ? {notFoundAfterMs: env.RECONCILE_NOT_FOUND_AFTER_MS}
+    : {}),
+  ...(sandbox
+    ? {
+        sandbox: {
+          url: sandbox.url,
+          now: () => sandbox!.clock.now(),
+          advance: (ms: number) => sandbox!.clock.advance(ms),
+        },
+      }
+    : {}),
 });
-await example.start();
+await built.start();
+serving.example = built;
 
-const server = serve({fetch: example.app.fetch, port: env.PORT}, (info) => {
-  console.log(`Example shop and checkout companion: ${publicUrl} (port ${info.port})`);
-  console.log(`Payments database: ${path.resolve(env.DATA_DIR, 'payments.db')}`);
-});
+const lines = [
+  '',
+  `Demo shop: ${publicUrl}`,
+  `Back office: ${publicUrl}/admin${adminToken ? (env.ADMIN_TOKEN ? ' (token: your ADMIN_TOKEN)' : ` (token: ${adminToken})`) : ' (off: set ADMIN_TOKEN)'}`,
+  `Payments database: ${path.resolve(env.DATA_DIR, 'payments.db')}`,
+];
+if (sandbox) {
+  lines.push(
+    `Embedded gateway sandbox: ${sandbox.url} (inspect it at ${sandbox.url}/sandbox)`,
+    '',
+    'Test cards (any future expiry such as 12/34, any CVV such as 123):',
+    ...TEST_CARDS.map((c) => `  ${c.number.replace(/(\d{4})(?=\d)/g, '$1 ')}  ${c.description}`),
+    '',
+    'What to try:',
+    '  1. Buy the tea sampler with 4242 4242 4242 4242: paid at once.',
+    '  2. Buy anything with 4000 0000 0000 3220: approve (or decline) on the 3-D Secure page;',
+    '     tick "Show 3-D Secure in a window" on the checkout to see it in a modal instead.',
+    '  3. "Pay on the gateway\'s page": the hosted checkout; or leave it unpaid and cancel it',
+    '     in the back office.',
+    '  4. The grinder rental is held (auth): capture or void it in the back office.',
+    '  5. The coffee club is a subscription: advance the sandbox clock in the back office and',
+    '     watch the charges arrive; filter them; cancel the subscription.',
+    '  6. Refund a paid order (in part, too), resend a webhook, pull a register.',
+    `  7. ${publicUrl}/cdn: the same checkout from one <script> tag with SRI, under a strict CSP.`,
+  );
+} else {
+  lines.push(`Gateway: ${gateway.baseUrl}`);
+}
+console.log(lines.join('\n'));
 
 // A lost webhook must not strand a payment: look open attempts up now and then.
 const sweep = setInterval(() => {
-  example.checkout
+  built.checkout
     .reconcileOpen()
     .catch((error: unknown) => console.error('reconcile failed', error));
 }, 30_000);
@@ -101,7 +177,7 @@ async function shutdown(signal: string) {
   console.log(`${signal}: shutting down`);
   clearInterval(sweep);
   server.close();
-  await example.close();
+  await built.close();
   await sandbox?.close();
   process.exit(0);
 }

@@ -3,8 +3,10 @@
  * `Request → Response`, so the same handler runs in Node (`@hono/node-server`), in a
  * Next.js route handler and in a worker. Routes (relative to where it is mounted, see
  * `CHECKOUT_ROUTES`): `POST /pay` for the card form, `GET /status` for the return page,
- * `GET|POST /return` where the gateway sends the customer after 3-D Secure, and
- * `POST /webhook` for the gateway's notifications. Errors are typed and turned into the
+ * `GET|POST /return` where the gateway sends the customer after 3-D Secure,
+ * `POST /webhook` for the gateway's notifications, and `POST /hosted` (a plain HTML form
+ * posting `order`) that creates a hosted payment and sends the customer to the gateway's
+ * page with a 303. Errors are typed and turned into the
  * protocol's `CheckoutErrorBody` in one `onError`.
  */
 import {Hono, type Context, type MiddlewareHandler} from 'hono';
@@ -45,6 +47,9 @@ export type CheckoutApp = Hono<Env> & {
 };
 
 const NO_STORE = {'Cache-Control': 'no-store'};
+
+/** The hosted-payment route, relative to where the companion is mounted. */
+export const HOSTED_ROUTE = '/hosted';
 
 /** Turns unknown keys into a safe field name (keys are attacker-chosen text). */
 function safeField(field: string): string {
@@ -226,6 +231,48 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
     await service.webhook(text, ip);
     return c.body(null, 200);
+  });
+
+  // A plain HTML form (`<form method="post" action=".../hosted">` with an `order` field):
+  // creates the hosted payment and sends the browser to the gateway's page. Same-origin
+  // only, like the pay route, but a form cannot send the protocol header.
+  app.post(HOSTED_ROUTE, async function hostedRoute(c) {
+    const origin = c.req.header('origin');
+    if (origin !== undefined && origin !== 'null') {
+      if (!o.allowedOriginList.includes(origin)) {
+        throw new CheckoutError('forbidden', 403, 'requests from this origin are not allowed');
+      }
+    } else if ((c.req.header('sec-fetch-site') ?? '').toLowerCase() === 'cross-site') {
+      throw new CheckoutError('forbidden', 403, 'cross-site requests are not allowed');
+    }
+    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+    let ref: unknown;
+    if (type === 'application/json') {
+      try {
+        ref = (JSON.parse(text) as {order?: unknown} | null)?.order;
+      } catch {
+        throw new InvalidRequestError('the body is not valid JSON', {field: '(body)'});
+      }
+    } else {
+      ref = new URLSearchParams(text).get(ORDER_QUERY_PARAM) ?? undefined;
+    }
+    const parsed = OrderRefSchema.safeParse(ref);
+    if (!parsed.success) {
+      throw new InvalidRequestError(`${ORDER_QUERY_PARAM}: is required (the order reference)`, {
+        field: ORDER_QUERY_PARAM,
+      });
+    }
+    const result = await service.payHosted(parsed.data, {
+      request: c.req.raw,
+      orderTimeout: o.hosted.orderTimeoutSeconds,
+      language: o.hosted.language,
+    });
+    if (result.kind === 'redirect') return c.body(null, 303, {Location: result.url, ...NO_STORE});
+    const target = new URL(returnPage);
+    target.searchParams.set(ORDER_QUERY_PARAM, parsed.data);
+    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
+    return c.body(null, 303, {Location: location, ...NO_STORE});
   });
 
   app.notFound(() => {

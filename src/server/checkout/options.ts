@@ -41,6 +41,11 @@ export interface CheckoutAppOptions {
   webhookAllowedIps?: string[];
   /** Largest request body accepted, in bytes. Default 32768. */
   bodyLimitBytes?: number;
+  /**
+   * Hosted payments (`POST /hosted`): how long the gateway's page stays payable
+   * (`order_timeout`, seconds; default: the gateway's) and its language (`customer_lang`).
+   */
+  hosted?: {orderTimeoutSeconds?: number; language?: string};
   /** A pino logger; default: pino to stdout with the companion's redaction. */
   logger?: Logger;
   /** Time source in epoch ms (tests). Default `Date.now`. */
@@ -140,6 +145,12 @@ const OptionsSchema = z.strictObject({
     )
     .optional(),
   bodyLimitBytes: positiveInt('bytes').default(32 * 1024),
+  hosted: z
+    .strictObject({
+      orderTimeoutSeconds: positiveInt('seconds').optional(),
+      language: z.string().min(1, {message: 'must not be empty'}).optional(),
+    })
+    .prefault({}),
   logger: z
     .custom<Logger>(
       (v) =>

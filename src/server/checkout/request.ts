@@ -7,13 +7,17 @@
  * The built request is validated with the gateway model before any attempt is stored;
  * its field errors are mapped back to the protocol's field names (`cc_number` →
  * `card.number`) so the browser can point at the right input. Values are never echoed.
+ * The hosted request (the customer pays on the gateway's page) is built from the
+ * merchant's order alone.
  */
 import {randomBytes} from 'node:crypto';
 import {
   DirectPaymentRequest,
   formatIssues,
+  HostedPaymentRequest,
   type DirectPaymentRequestInput,
   type FieldIssue,
+  type HostedPaymentRequestInput,
   type InitRecurringInput,
 } from '../gateway/schemas.js';
 import {amountText} from '../gateway/primitives.js';
@@ -217,4 +221,71 @@ export function validateDirectRequest(built: BuiltRequest): RequestValidation {
     protocolFieldOf(first.field, built.fromBrowser) ??
     `customer.${CUSTOMER_FIELDS[top as keyof typeof CUSTOMER_FIELDS]}`;
   return {ok: false, blame: 'browser', field, message: first.message, issues};
+}
+
+/** What the server adds to a hosted payment request. */
+export interface HostedRequestContext {
+  posId: string;
+  gatewayOrderId: string;
+  serverUrl: string;
+  resultUrl: string;
+  order3dsBypass: string;
+  /** Seconds the gateway's page stays payable; absent: the gateway's default. */
+  orderTimeout?: number | undefined;
+  /** The checkout page's language (`customer_lang`). */
+  language?: string | undefined;
+}
+
+/**
+ * Assembles a hosted request (the customer pays on the gateway's page): everything comes
+ * from the merchant's order; no card data, no browser data. Validated like the direct one.
+ */
+export function buildHostedRequest(
+  order: ResolvedOrder,
+  ctx: HostedRequestContext,
+): HostedPaymentRequestInput {
+  const c = order.customer ?? {};
+  const request: HostedPaymentRequestInput = {
+    pos_id: ctx.posId,
+    mode: 'hosted',
+    method: order.method ?? 'purchase',
+    amount: order.amount,
+    currency: order.currency,
+    description: order.description,
+    order_id: ctx.gatewayOrderId,
+    order_3ds_bypass: ctx.order3dsBypass,
+    customer_email: c.email ?? '',
+    customer_phone: c.phone ?? '',
+    server_url: ctx.serverUrl,
+    result_url: ctx.resultUrl,
+  };
+  const optional: Partial<HostedPaymentRequestInput> = {
+    customer_id: c.id,
+    customer_fname: c.firstName,
+    customer_lname: c.lastName,
+    customer_patronym: c.patronym,
+    customer_country: c.country,
+    customer_city: c.city,
+    customer_birthday: c.birthday,
+    customer_tax_id: c.taxId,
+    customer_lang: ctx.language,
+    order_timeout: ctx.orderTimeout,
+    init_recurring: order.initRecurring,
+    payload: order.payload,
+    products: order.products,
+    merchant_mcc: order.merchantMcc,
+  };
+  for (const [k, v] of Object.entries(optional)) {
+    if (v !== undefined) (request as Record<string, unknown>)[k] = v;
+  }
+  return request;
+}
+
+/** Validates a hosted request; its issues are the merchant's (nothing came from the browser). */
+export function validateHostedRequest(
+  request: HostedPaymentRequestInput,
+): {ok: true; amountText: string} | {ok: false; issues: FieldIssue[]} {
+  const parsed = HostedPaymentRequest.safeParse(request);
+  if (!parsed.success) return {ok: false, issues: formatIssues(parsed.error, request)};
+  return {ok: true, amountText: amountText(request.amount) ?? String(parsed.data.amount)};
 }

@@ -34,6 +34,7 @@ import {
 import type {CreatePaymentResult} from '../gateway/client.js';
 import type {
   DirectPaymentRequestInput,
+  HostedPaymentRequestInput,
   TransactionRecord,
   WebhookPayload,
 } from '../gateway/schemas.js';
@@ -47,8 +48,10 @@ import {
 } from './errors.js';
 import {
   buildDirectRequest,
+  buildHostedRequest,
   newGatewayOrderId,
   validateDirectRequest,
+  validateHostedRequest,
   type ResolvedOrder,
 } from './request.js';
 import {
@@ -72,7 +75,9 @@ import {
 /** The part of `GatewayClient` the companion uses. */
 export interface CheckoutGateway {
   readonly posId: string;
-  createPayment(request: DirectPaymentRequestInput): Promise<CreatePaymentResult>;
+  createPayment(
+    request: DirectPaymentRequestInput | HostedPaymentRequestInput,
+  ): Promise<CreatePaymentResult>;
   getOperation(orderId: string, operation: string): Promise<TransactionRecord>;
 }
 
@@ -105,6 +110,13 @@ export interface PayContext {
   userAgent: string | undefined;
   request: Request;
 }
+
+/** Where a hosted payment request sends the customer. */
+export type HostedResult =
+  /** The gateway's checkout page (a new hosted payment, or the order's open one). */
+  | {kind: 'redirect'; url: string}
+  /** The order is already paid, or its payment is being settled: show the return page. */
+  | {kind: 'settled'; response: PayResponse};
 
 /** A pay answer, and whether this request produced a new failure (for the card-testing limiter). */
 export interface PayResult {
@@ -414,6 +426,111 @@ export class PaymentService {
       response: answerFor(final),
       newFailure: final.state === 'failure' && final.failureReason === 'declined',
     };
+  }
+
+  /**
+   * Creates a hosted payment for an order (the customer pays on the gateway's page) and
+   * answers where to send the customer: the gateway's checkout page, or — when the order
+   * is paid or its payment is still being settled — the return page. An order's open
+   * hosted payment is reused, so a double click or a second tab makes no second payment.
+   */
+  payHosted(
+    orderRef: string,
+    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+  ): Promise<HostedResult> {
+    return this.withOrderLock(orderRef, async () => {
+      const {attempts: previous, live} = await this.orderAttempts(orderRef);
+      if (live) {
+        if ((live.state === 'init' || live.state === 'pending') && live.userActionUrl) {
+          return {kind: 'redirect', url: live.userActionUrl};
+        }
+        return {kind: 'settled', response: answerFor(live)};
+      }
+      const order = await this.cfg.resolveOrder(orderRef, ctx.request);
+      if (!order) throw new NotFoundError('unknown order');
+      const seq = (previous.at(-1)?.seq ?? 0) + 1;
+      const gatewayOrderId = newGatewayOrderId(orderRef, seq);
+      const request = buildHostedRequest(order, {
+        posId: this.cfg.gateway.posId,
+        gatewayOrderId,
+        serverUrl: this.cfg.serverUrl,
+        resultUrl: this.cfg.resultUrl(orderRef),
+        order3dsBypass: this.cfg.order3dsBypass,
+        orderTimeout: ctx.orderTimeout,
+        language: ctx.language,
+      });
+      const valid = validateHostedRequest(request);
+      if (!valid.ok) {
+        this.log.error(
+          {orderRef, issues: valid.issues},
+          'the order from resolveOrder or the configuration gives an invalid hosted request',
+        );
+        throw new InternalCheckoutError(
+          'this order cannot be paid because of a server configuration error',
+        );
+      }
+      const now = this.cfg.now();
+      const attempt: AttemptRecord = {
+        attemptId: `hosted-${gatewayOrderId}`,
+        orderRef,
+        gatewayOrderId,
+        seq,
+        method: request.method,
+        amount: valid.amountText,
+        currency: request.currency,
+        state: 'creating',
+        createdAt: now,
+        updatedAt: now,
+        createSentAt: now,
+      };
+      const inserted = await this.cfg.store.insertAttempt(attempt);
+      if (!inserted.inserted) {
+        const existing = await this.settle(inserted.existing, true);
+        return existing.userActionUrl && !isFinal(existing.state)
+          ? {kind: 'redirect', url: existing.userActionUrl}
+          : {kind: 'settled', response: answerFor(existing)};
+      }
+      this.log.info({orderRef, gatewayOrderId, seq}, 'hosted payment attempt stored');
+      let result: CreatePaymentResult;
+      this.creating.add(gatewayOrderId);
+      try {
+        result = await this.cfg.gateway.createPayment(request);
+      } catch (error) {
+        this.creating.delete(gatewayOrderId);
+        const failed = await this.createFailed(attempt, error);
+        return {kind: 'settled', response: failed.response};
+      } finally {
+        this.creating.delete(gatewayOrderId);
+      }
+      if (result.kind !== 'hosted') {
+        this.log.error({gatewayOrderId}, 'the gateway answered a hosted payment as direct');
+        const unknown = await this.updateAttempt(attempt.attemptId, (c) =>
+          markUnknown(c, this.cfg.now()),
+        );
+        return {kind: 'settled', response: answerFor(unknown ?? attempt)};
+      }
+      const record = result.record;
+      const info: GatewayStatusInfo = record
+        ? {...infoFromRecord(record, JSON.stringify(record)), userActionUrl: result.checkoutUrl}
+        : {
+            status: 'init',
+            userActionUrl: result.checkoutUrl,
+            raw: JSON.stringify({mode: 'hosted', order_id: gatewayOrderId, status: 'init'}),
+          };
+      const updated = await this.cfg.store.updateAttempt(
+        {attemptId: attempt.attemptId},
+        this.outboxed((c) => applyGatewayStatus(c, info, this.cfg.now(), 'create')),
+      );
+      if (updated.outboxId !== undefined) this.kickOutbox();
+      const current = updated.attempt ?? attempt;
+      this.log.info(
+        {orderRef, gatewayOrderId, state: current.state},
+        'hosted payment created: customer sent to the gateway',
+      );
+      return current.userActionUrl && !isFinal(current.state)
+        ? {kind: 'redirect', url: current.userActionUrl}
+        : {kind: 'settled', response: answerFor(current)};
+    });
   }
 
   /**

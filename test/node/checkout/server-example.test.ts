@@ -64,11 +64,15 @@ test('GET /healthz answers 200 when the app and its store are ready', async () =
   assert.deepEqual(await res.json(), {ok: true});
 });
 
-test('the shop page has the card form, and says when the bundle is not built', async () => {
-  const html = await (await fetch(`${base}/`)).text();
-  assert.match(html, /<pg-card-form endpoint="\/api\/checkout\/pay"/);
+test('the checkout page has the card form, and the pages say when the bundle is not built', async () => {
+  const html = await (await fetch(`${base}/checkout`)).text();
+  assert.match(html, /<pg-card-form[^>]*\sendpoint="\/api\/checkout\/pay"/);
   assert.match(html, /npm run build/);
-  assert.match(await (await fetch(`${base}/thanks?order=x`)).text(), /<pg-3ds-redirect resolve/);
+  assert.match(await (await fetch(`${base}/`)).text(), /npm run build/);
+  assert.match(
+    await (await fetch(`${base}/thanks?order=x`)).text(),
+    /<pg-3ds-redirect[^>]*\sresolve/,
+  );
   assert.equal((await fetch(`${base}/assets/pg-checkout.js`)).status, 404);
 });
 
@@ -116,8 +120,8 @@ test('a test card goes through 3-D Secure to success, and the order is marked pa
     headers: {Authorization: `Bearer ${ADMIN}`},
   });
   assert.equal(admin.status, 200);
-  const detail = (await admin.json()) as {order: {paid: number}; attempts: {state: string}[]};
-  assert.equal(detail.order.paid, 1);
+  const detail = (await admin.json()) as {order: {paid: boolean}; attempts: {state: string}[]};
+  assert.equal(detail.order.paid, true);
   assert.deepEqual(
     detail.attempts.map((a) => a.state),
     ['success'],
@@ -126,4 +130,32 @@ test('a test card goes through 3-D Secure to success, and the order is marked pa
     headers: {Authorization: 'Bearer wrong-token-0123456'},
   });
   assert.equal(denied.status, 403);
+});
+
+test('a hosted payment: 303 to the gateway page, reused by a second click, refused cross-site', async () => {
+  const created = await fetch(`${base}/api/orders`, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({productId: 'tea-sampler'}),
+  });
+  const {orderRef} = (await created.json()) as {orderRef: string};
+  const post = (origin: string) =>
+    fetch(`${base}${CHECKOUT_BASE}/hosted`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {'Content-Type': 'application/x-www-form-urlencoded', Origin: origin},
+      body: new URLSearchParams({order: orderRef}),
+    });
+  const first = await post(base);
+  assert.equal(first.status, 303);
+  const location = first.headers.get('location') ?? '';
+  assert.ok(location.startsWith(`${sandbox.url}/sandbox/checkout/`), location);
+  const again = await post(base);
+  assert.equal(again.headers.get('location'), location, 'the open hosted payment is reused');
+  const hosted = sandbox.payments().filter((p) => p.orderId.startsWith(`${orderRef}-`));
+  assert.deepEqual(
+    hosted.map((p) => [p.mode, p.status]),
+    [['hosted', 'init']],
+  );
+  assert.equal((await post('https://evil.example')).status, 403);
 });

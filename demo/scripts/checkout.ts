@@ -1,0 +1,63 @@
+/**
+ * The checkout page: puts the order from the address on the card form and the hosted
+ * form, shows what is being paid, lets the customer choose 3-D Secure in a modal, and
+ * moves on to the result page once the payment succeeds.
+ */
+import type {PgCardForm} from '../../src/card-form/card-form.js';
+import {byId, fetchOrder, orderFromQuery, showSummary} from './dom.js';
+
+const orderRef = orderFromQuery();
+const form = byId<PgCardForm>('card-form');
+const hosted = byId<HTMLFormElement>('hosted-form');
+
+if (!orderRef) {
+  byId('no-order').hidden = false;
+  byId('checkout').hidden = true;
+} else {
+  form.setAttribute('order-ref', orderRef);
+  byId<HTMLInputElement>('hosted-order').value = orderRef;
+  byId<HTMLAnchorElement>('cdn-link').href = `/cdn?order=${encodeURIComponent(orderRef)}`;
+
+  const modal = byId<HTMLInputElement>('modal-3ds');
+  const applyMode = () => {
+    form.setAttribute('three-ds-mode', modal.checked ? 'iframe' : 'redirect');
+    form.setAttribute('challenge-window-size', modal.checked ? '03' : '05');
+  };
+  modal.addEventListener('change', applyMode);
+  applyMode();
+
+  form.addEventListener('pg-success', () => {
+    location.assign(`/thanks?order=${encodeURIComponent(orderRef)}`);
+  });
+
+  // One click on "Pay on the gateway's page" is enough: the button stays off afterwards.
+  hosted.addEventListener('submit', () => {
+    for (const button of hosted.querySelectorAll('button')) button.disabled = true;
+  });
+  // Coming back with the browser's back button restores the page from the cache.
+  window.addEventListener('pageshow', () => {
+    for (const button of hosted.querySelectorAll('button')) button.disabled = false;
+  });
+
+  void fetchOrder(orderRef).then((order) => {
+    if (!order) {
+      byId('no-order').hidden = false;
+      byId('checkout').hidden = true;
+      return;
+    }
+    if (order.paid) {
+      location.replace(`/thanks?order=${encodeURIComponent(orderRef)}`);
+      return;
+    }
+    showSummary(byId('summary'), order);
+    const note = byId('kind-note');
+    if (order.kind === 'subscription') {
+      note.textContent = `A subscription: this card is charged now and then ${order.schedule ?? 'on a schedule'}, until you cancel.`;
+      note.hidden = false;
+    } else if (order.kind === 'auth') {
+      note.textContent =
+        'A deposit: the amount is held on your card now and captured only if needed.';
+      note.hidden = false;
+    }
+  });
+}

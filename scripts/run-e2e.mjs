@@ -1,0 +1,115 @@
+// Runs the end-to-end suite (test/e2e/*.test.ts): builds what the demo serves if needed,
+// starts ONE demo server exactly as `npm start` does (server-example/main.ts as a child
+// process, embedded sandbox, a temporary DATA_DIR, a free port) with every output line
+// captured to a log file, runs the test files one after the other with Node's test runner
+// and tsx (then card-data.test.ts: it searches that log and the SQLite file), then stops
+// the server. Arguments narrow the run to files whose name contains one of them.
+import {execFileSync, spawn} from 'node:child_process';
+import {randomBytes} from 'node:crypto';
+import {appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+const filters = process.argv.slice(2);
+const LAST = 'card-data.test.ts';
+
+const build = (script, args = []) =>
+  execFileSync(process.execPath, [script, ...args], {stdio: 'inherit'});
+if (!existsSync('dist/cdn/pg-checkout.js')) build('scripts/build-browser.mjs', ['--cdn-only']);
+build('scripts/build-demo.mjs');
+
+const files = readdirSync('test/e2e')
+  .filter((f) => f.endsWith('.test.ts') && f !== LAST)
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort()
+  .map((f) => path.join('test/e2e', f));
+
+const dataDir = mkdtempSync(path.join(tmpdir(), 'pg-e2e-'));
+const logFile = path.join(dataDir, 'server.log');
+writeFileSync(logFile, '');
+const adminToken = `e2e-${randomBytes(12).toString('hex')}`;
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'server-example/main.ts'], {
+  env: {
+    ...process.env,
+    PORT: '0',
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: adminToken,
+    // After an unknown outcome (the fault test), "not found" means "not created" sooner.
+    RECONCILE_NOT_FOUND_AFTER_MS: '2000',
+    SANDBOX_REPORT_DELAY_MS: '2500',
+    SANDBOX_WEBHOOK_DUPLICATE_RATE: '0.1',
+    GATEWAY_BASE_URL: '',
+    PUBLIC_URL: '',
+  },
+  stdio: ['ignore', 'pipe', 'pipe'],
+});
+
+let banner = '';
+const ready = new Promise((resolve, reject) => {
+  const onData = (chunk) => {
+    appendFileSync(logFile, chunk);
+    if (banner !== undefined) {
+      banner += chunk.toString();
+      const shop = /Demo shop: (\S+)/.exec(banner);
+      const sandbox = /Embedded gateway sandbox: (\S+)/.exec(banner);
+      if (shop && sandbox) {
+        banner = undefined;
+        resolve({base: shop[1], sandbox: sandbox[1]});
+      }
+    }
+  };
+  server.stdout.on('data', onData);
+  server.stderr.on('data', onData);
+  server.once('exit', (code) =>
+    reject(new Error(`the demo server exited (${code}) before it was ready`)),
+  );
+  setTimeout(() => reject(new Error('the demo server did not start within 60 s')), 60_000).unref();
+});
+
+let code = 1;
+try {
+  const {base, sandbox} = await ready;
+  console.log(`run-e2e: demo server ${base} (sandbox ${sandbox}), data ${dataDir}`);
+  const started = Date.now();
+  const runTests = (list) =>
+    new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--test', '--test-reporter=spec', ...list],
+        {
+          stdio: 'inherit',
+          env: {
+            ...process.env,
+            E2E_BASE_URL: base,
+            E2E_SANDBOX_URL: sandbox,
+            E2E_ADMIN_TOKEN: adminToken,
+            E2E_DATA_DIR: dataDir,
+            E2E_LOG_FILE: logFile,
+          },
+        },
+      );
+      child.on('exit', (c, signal) => resolve(signal ? 1 : (c ?? 1)));
+    });
+  // One file at a time (they share the server), then the card-data check over everything.
+  let failed = 0;
+  for (const file of files) failed += (await runTests([file])) === 0 ? 0 : 1;
+  failed += (await runTests([path.join('test/e2e', LAST)])) === 0 ? 0 : 1;
+  code = failed === 0 ? 0 : 1;
+  console.log(
+    `run-e2e: ${files.length + 1} files in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
+} catch (error) {
+  console.error(`run-e2e: ${error instanceof Error ? error.message : error}`);
+  console.error(`run-e2e: server log:\n${banner ?? ''}`);
+} finally {
+  const exited = new Promise((resolve) => server.once('exit', resolve));
+  server.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+  if (code === 0) rmSync(dataDir, {recursive: true, force: true});
+  else console.error(`run-e2e: kept ${dataDir} (server.log, payments.db) for inspection`);
+}
+process.exit(code);

@@ -1,0 +1,177 @@
+/**
+ * The back office's webhook log: every delivery that reached the webhook route, with the
+ * result of its signature check, the answer the companion gave and whether it repeated an
+ * event already received (the gateway may deliver a webhook more than once, and a resend
+ * repeats one on purpose). The companion itself stores each distinct event once; this log
+ * keeps every delivery, for people. It keeps a summary only — never the payload.
+ */
+import {createHash} from 'node:crypto';
+import type Database from 'better-sqlite3';
+import {
+  WebhookDecodeError,
+  WebhookSignatureError,
+  parseWebhookForm,
+  verifyWebhook,
+} from '../src/server/index.js';
+
+/** One delivery, as the back office lists it. */
+export interface WebhookLogEntry {
+  id: number;
+  receivedAt: number;
+  ip: string;
+  /** `valid`, `invalid` (bad or missing signature) or `undecodable` (signed, unknown payload). */
+  signature: 'valid' | 'invalid' | 'undecodable';
+  /** The same event (same order, kind, operation and status) was received before. */
+  duplicate: boolean;
+  /** HTTP status the companion answered. */
+  answer: number;
+  kind: string | null;
+  gatewayOrderId: string | null;
+  status: string | null;
+  statusCode: string | null;
+  method: string | null;
+  amount: string | null;
+  /** SHA-256 of `data`: equal for byte-identical deliveries. */
+  dataSha256: string;
+}
+
+interface Row {
+  id: number;
+  received_at: number;
+  ip: string;
+  signature: WebhookLogEntry['signature'];
+  duplicate: number;
+  answer: number;
+  kind: string | null;
+  gateway_order_id: string | null;
+  status: string | null;
+  status_code: string | null;
+  method: string | null;
+  amount: string | null;
+  data_sha256: string;
+}
+
+/** What a delivery says before the companion answers it. */
+export interface WebhookReceipt {
+  signature: WebhookLogEntry['signature'];
+  kind: string | null;
+  gatewayOrderId: string | null;
+  status: string | null;
+  statusCode: string | null;
+  method: string | null;
+  amount: string | null;
+  dataSha256: string;
+  /** Identifies the event for duplicate detection; `null` when it is not a valid one. */
+  eventKey: string | null;
+}
+
+/** Reads a raw webhook body: checks its signature and summarises what it says. */
+export function inspectWebhook(rawBody: string, secret: string): WebhookReceipt {
+  const form = parseWebhookForm(rawBody);
+  const dataSha256 = createHash('sha256').update(form.data).digest('hex');
+  const empty = {kind: null, gatewayOrderId: null, status: null, statusCode: null};
+  try {
+    const payload = verifyWebhook(form, secret) as Record<string, unknown> & {
+      kind: string;
+      order_id: string;
+      status: string;
+    };
+    const str = (k: string) =>
+      payload[k] === undefined || payload[k] === null ? null : String(payload[k]);
+    const operation = str('operation_id') ?? str('transaction_id') ?? str('payment_id') ?? '';
+    return {
+      signature: 'valid',
+      kind: payload.kind,
+      gatewayOrderId: payload.order_id,
+      status: payload.status,
+      statusCode: str('status_code'),
+      method: str('method'),
+      amount: str('amount'),
+      dataSha256,
+      eventKey: [payload.order_id, payload.kind, operation, payload.status].join('|'),
+    };
+  } catch (error) {
+    if (error instanceof WebhookSignatureError) {
+      return {
+        signature: 'invalid',
+        ...empty,
+        method: null,
+        amount: null,
+        dataSha256,
+        eventKey: null,
+      };
+    }
+    if (error instanceof WebhookDecodeError) {
+      return {
+        signature: 'undecodable',
+        ...empty,
+        method: null,
+        amount: null,
+        dataSha256,
+        eventKey: `undecodable|${dataSha256}`,
+      };
+    }
+    throw error;
+  }
+}
+
+/** The log table, in the shop's database. */
+export class WebhookLog {
+  readonly #insert: Database.Statement;
+  readonly #seen: Database.Statement;
+  readonly #list: Database.Statement;
+
+  constructor(db: Database.Database) {
+    db.exec(`CREATE TABLE IF NOT EXISTS example_webhook_log (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      received_at INTEGER NOT NULL,
+      ip TEXT NOT NULL,
+      signature TEXT NOT NULL,
+      duplicate INTEGER NOT NULL,
+      answer INTEGER NOT NULL,
+      event_key TEXT,
+      kind TEXT,
+      gateway_order_id TEXT,
+      status TEXT,
+      status_code TEXT,
+      method TEXT,
+      amount TEXT,
+      data_sha256 TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS example_webhook_log_event ON example_webhook_log (event_key);`);
+    this.#insert = db.prepare(`INSERT INTO example_webhook_log
+      (received_at, ip, signature, duplicate, answer, event_key, kind, gateway_order_id, status,
+       status_code, method, amount, data_sha256)
+      VALUES (@receivedAt, @ip, @signature, @duplicate, @answer, @eventKey, @kind, @gatewayOrderId,
+       @status, @statusCode, @method, @amount, @dataSha256)`);
+    this.#seen = db.prepare(
+      'SELECT 1 FROM example_webhook_log WHERE event_key = ? AND answer = 200 LIMIT 1',
+    );
+    this.#list = db.prepare('SELECT * FROM example_webhook_log ORDER BY id DESC LIMIT ?');
+  }
+
+  /** Records a delivery once the companion has answered it. */
+  record(receipt: WebhookReceipt, ip: string, answer: number, receivedAt: number): void {
+    const duplicate = receipt.eventKey !== null && this.#seen.get(receipt.eventKey) !== undefined;
+    this.#insert.run({...receipt, ip, answer, receivedAt, duplicate: duplicate ? 1 : 0});
+  }
+
+  /** The latest deliveries, newest first. */
+  list(limit = 200): WebhookLogEntry[] {
+    return (this.#list.all(limit) as Row[]).map((r) => ({
+      id: r.id,
+      receivedAt: r.received_at,
+      ip: r.ip,
+      signature: r.signature,
+      duplicate: r.duplicate === 1,
+      answer: r.answer,
+      kind: r.kind,
+      gatewayOrderId: r.gateway_order_id,
+      status: r.status,
+      statusCode: r.status_code,
+      method: r.method,
+      amount: r.amount,
+      dataSha256: r.data_sha256,
+    }));
+  }
+}
