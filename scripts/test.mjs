@@ -1,0 +1,54 @@
+// `npm test`: every suite in turn — Node (test:node), browser (test:browser), end-to-end
+// (test:e2e) — with their output passed through as it comes, then one closing line that
+// counts the tests of all three: `all suites: N passed, N failed`. Stops at the first
+// suite that fails, as `a && b && c` would, and exits with its code.
+import {spawn} from 'node:child_process';
+
+const SUITES = ['test:node', 'test:browser', 'test:e2e'];
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+let passed = 0;
+let failed = 0;
+
+/** Runs one suite, echoing its output and adding up the counts its runners print. */
+function runSuite(name) {
+  return new Promise((resolve) => {
+    const child = spawn(npm, ['run', '--silent', name], {stdio: ['ignore', 'pipe', 'inherit']});
+    let pending = '';
+    let browserCounts; // web-test-runner redraws its progress line: keep the last one
+    const count = (line) => {
+      const node = /^ℹ (pass|fail) (\d+)$/.exec(line);
+      if (node) {
+        if (node[1] === 'pass') passed += Number(node[2]);
+        else failed += Number(node[2]);
+        return;
+      }
+      const wtr = /test files \| (\d+) passed, (\d+) failed/.exec(line);
+      if (wtr) browserCounts = [Number(wtr[1]), Number(wtr[2])];
+    };
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      const lines = (pending + chunk.toString('utf8')).split(/\r?\n|\r/);
+      pending = lines.pop() ?? '';
+      lines.forEach(count);
+    });
+    child.on('close', (code, signal) => {
+      count(pending);
+      if (browserCounts) {
+        passed += browserCounts[0];
+        failed += browserCounts[1];
+      }
+      resolve(signal ? 1 : (code ?? 1));
+    });
+  });
+}
+
+let exitCode = 0;
+for (const suite of SUITES) {
+  exitCode = await runSuite(suite);
+  if (exitCode !== 0) {
+    failed ||= 1; // a suite that failed without a count still failed
+    break;
+  }
+}
+console.log(`\nall suites: ${passed} passed, ${failed} failed`);
+process.exit(exitCode);
