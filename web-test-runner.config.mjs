@@ -43,8 +43,19 @@ function commonJsAsEsm() {
   };
 }
 
+/**
+ * `?pg-delay=<ms>` on any URL holds its response that long: a page script that arrives late,
+ * as on a loaded machine (test/browser/fixtures/late-listener.html).
+ */
+async function delayedResponses(context, next) {
+  const ms = Number(new URL(context.url, 'http://x').searchParams.get('pg-delay'));
+  if (ms > 0) await new Promise((resolve) => setTimeout(resolve, Math.min(ms, 5000)));
+  return next();
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
+  middleware: [delayedResponses],
   nodeResolve: true,
   concurrency: 2,
   concurrentBrowsers: 1,

@@ -3,10 +3,12 @@
  * it is missing, serves small test pages over HTTP and launches Chromium.
  */
 import {execFileSync} from 'node:child_process';
+import {createHash} from 'node:crypto';
 import {existsSync, readFileSync, readdirSync, statSync} from 'node:fs';
 import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import path from 'node:path';
+import {gzipSync} from 'node:zlib';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../scripts/chromium.mjs';
 
@@ -39,17 +41,47 @@ export function ensureCdnBundle(): Buffer {
   return readFileSync(CDN_FILE);
 }
 
-/** Serves `pages` (path → [content type, body]) on 127.0.0.1, uncached. */
+/**
+ * Serves `pages` (path → [content type, body]) on 127.0.0.1 the way a CDN serves static
+ * files, the same for every page: gzip when the browser accepts it (Chromium offers br and
+ * zstd only over HTTPS), a validator and a long `Cache-Control`. The benchmarks load each
+ * page in a fresh browser context, so nothing is ever served from a cache: the headers only
+ * keep the responses realistic.
+ */
 export async function servePages(
   pages: Record<string, [string, string | Buffer]>,
 ): Promise<{origin: string; close(): Promise<void>}> {
-  const server: Server = createServer((req, res) => {
-    const page = pages[new URL(req.url ?? '/', 'http://x').pathname];
-    res.writeHead(page ? 200 : 404, {
-      'Content-Type': page?.[0] ?? 'text/plain',
-      'Cache-Control': 'no-store',
+  const encoded = new Map<string, {raw: Buffer; gzip: Buffer; etag: string}>();
+  for (const [pathname, [, body]] of Object.entries(pages)) {
+    const raw = Buffer.from(body);
+    encoded.set(pathname, {
+      raw,
+      gzip: gzipSync(raw, {level: 9}),
+      etag: `"${createHash('sha256').update(raw).digest('base64url').slice(0, 16)}"`,
     });
-    res.end(page?.[1] ?? '');
+  }
+  const server: Server = createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const page = pages[pathname];
+    const body = encoded.get(pathname);
+    if (!page || !body) {
+      res.writeHead(404, {'Content-Type': 'text/plain'});
+      res.end();
+      return;
+    }
+    const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'] ?? ''));
+    const data = gzip ? body.gzip : body.raw;
+    res.writeHead(200, {
+      'Content-Type': page[0],
+      'Content-Length': data.length,
+      'Cache-Control': page[0].startsWith('text/html')
+        ? 'public, max-age=0, must-revalidate'
+        : 'public, max-age=31536000, immutable',
+      ETag: body.etag,
+      Vary: 'Accept-Encoding',
+      ...(gzip ? {'Content-Encoding': 'gzip'} : {}),
+    });
+    res.end(data);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -532,16 +532,23 @@ export class PgCardForm extends LitElement {
     let formatted = formatExpiry(raw, inserting);
     let before = digitsOnly(formatExpiry(raw.slice(0, caret), inserting)).length;
     let digits = digitsOnly(formatted);
-    if (!inserting && digits === this.expiryDigits && caret < raw.length && before > 0) {
-      // Only separator characters went: delete the digit before them.
+    if (
+      !inserting &&
+      digits === this.expiryDigits &&
+      before > 0 &&
+      (caret < raw.length || formatted.length > raw.length)
+    ) {
+      // Only separator characters went (or formatting put back the one an impossible
+      // month keeps, `40 / `): delete the digit before them.
       const at = inputType === 'deleteContentBackward' ? before - 1 : before;
-      digits = digits.slice(0, at) + digits.slice(at + 1);
+      const kept = digits.slice(0, at) + digits.slice(at + 1);
       formatted = formatExpiry(
-        digits.length > 2 ? `${digits.slice(0, 2)}/${digits.slice(2)}` : digits,
+        kept.length > 2 ? `${kept.slice(0, 2)}/${kept.slice(2)}` : kept,
         false,
       );
-      before = at;
       digits = digitsOnly(formatted);
+      // A month padded again (`4` → `04`) has one digit more before the caret.
+      before = at + digits.length - kept.length;
     }
     if (input.value !== formatted) input.value = formatted;
     this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));

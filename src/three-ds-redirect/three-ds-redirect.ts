@@ -59,6 +59,33 @@ function writePendingOrder(orderRef: string): void {
 }
 
 /**
+ * Resolves once the document's deferred and module scripts have run (`DOMContentLoaded`).
+ * Module scripts run one after the other once each has arrived, and the event loop keeps
+ * turning in between: an outcome learned while a later page script is still downloading
+ * would be emitted before that script could listen for it.
+ */
+function pageScriptsRan(): Promise<void> {
+  const nav = performance.getEntriesByType?.('navigation')[0] as
+    PerformanceNavigationTiming | undefined;
+  if (document.readyState === 'complete' || (nav?.domContentLoadedEventStart ?? 0) > 0) {
+    return Promise.resolve();
+  }
+  return new Promise((resolve) => {
+    const done = () => {
+      document.removeEventListener('DOMContentLoaded', done);
+      document.removeEventListener('readystatechange', onState);
+      resolve();
+    };
+    // Also on `complete`, should DOMContentLoaded have gone by unseen.
+    const onState = () => {
+      if (document.readyState === 'complete') done();
+    };
+    document.addEventListener('DOMContentLoaded', done);
+    document.addEventListener('readystatechange', onState);
+  });
+}
+
+/**
  * Sends the customer through a 3-D Secure challenge and reports the final outcome, which it
  * reads from the merchant's status route.
  *
@@ -144,7 +171,12 @@ export class PgThreeDSRedirect extends LitElement {
 
   override connectedCallback(): void {
     super.connectedCallback();
-    if (this.resolve) void this.updateComplete.then(() => this.resolveReturn());
+    if (this.resolve) {
+      // Not before the page's own scripts have run: they may still be adding listeners.
+      void Promise.all([this.updateComplete, pageScriptsRan()]).then(() => {
+        if (this.isConnected) void this.resolveReturn();
+      });
+    }
   }
 
   override disconnectedCallback(): void {

@@ -141,12 +141,16 @@ export function parseExpiry(raw: string): {month: string; year: string} {
 
 /**
  * Formats expiry text as `MM / YY`. With `trailing` (while inserting), a complete month
- * is followed by the separator so the customer can type straight on.
+ * is followed by the separator so the customer can type straight on. An impossible month
+ * typed with its separator (`40/`, `13.`) keeps the separator even without `trailing`:
+ * read again without it, `40` would mean `04 / 0`. So formatting is idempotent:
+ * `formatExpiry(formatExpiry(x, t), t) === formatExpiry(x, t)` for every text.
  */
 export function formatExpiry(raw: string, trailing = true): string {
   const {month, year} = parseExpiry(raw);
   if (month.length < 2) return month;
-  if (year === '') return trailing ? month + EXPIRY_SEPARATOR : month;
+  if (year === '')
+    return trailing || !/^(0\d|1[0-2])$/.test(month) ? month + EXPIRY_SEPARATOR : month;
   return month + EXPIRY_SEPARATOR + year;
 }
 

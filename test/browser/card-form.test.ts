@@ -178,6 +178,24 @@ describe('pg-card-form formatting', () => {
     expect(input.selectionStart).to.equal(7);
   });
 
+  it('shows a pasted impossible month as typed, stably, and Backspace still deletes', async () => {
+    const el = await form();
+    const input = inputOf(el, 'expiry');
+    input.focus();
+    document.execCommand('insertText', false, '40.');
+    expect(input.value).to.equal('40 / ');
+    input.dispatchEvent(new FocusEvent('focusout', {bubbles: true, composed: true}));
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal('Use MM / YY.');
+    await press('Backspace');
+    expect(input.value).to.equal('04');
+    expect(input.selectionStart).to.equal(2);
+    await press('Backspace');
+    expect(input.value).to.equal('0');
+    await press('Backspace');
+    expect(input.value).to.equal('');
+  });
+
   it('keeps letters out of the CVV and cuts it to the brand length', async () => {
     const el = await form();
     await typeInto(el, 'number', VISA);

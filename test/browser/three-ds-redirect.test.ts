@@ -137,6 +137,25 @@ describe('pg-3ds-redirect return page', () => {
     expect(el.state).to.equal('success');
   });
 
+  it('emits the outcome only once the page scripts have run, however late they arrive', async () => {
+    // The element's module runs first and learns the outcome at once; the page's own
+    // module (its listener) is still downloading. The outcome must wait for it.
+    const frame = document.createElement('iframe');
+    frame.src = new URL('./fixtures/late-listener.html?order=o-7', import.meta.url).href;
+    const loaded = new Promise((r) => frame.addEventListener('load', r, {once: true}));
+    document.body.append(frame);
+    try {
+      await loaded;
+      const win = frame.contentWindow as Window & {heard: string[]; statusCalls: number};
+      const el = win.document.querySelector('pg-3ds-redirect') as PgThreeDSRedirect;
+      await until(() => el.state === 'success');
+      expect(win.heard).to.deep.equal(['pg-success']);
+      expect(win.statusCalls).to.equal(1);
+    } finally {
+      frame.remove();
+    }
+  });
+
   it('takes the order from the query string but never the outcome', async () => {
     sessionStorage.setItem(PENDING_ORDER_KEY, 'stale');
     const url = new URL(location.href);

@@ -113,6 +113,16 @@ describe('expiry validation', () => {
     expect(formatExpiry('12/2029')).to.equal('12 / 29');
   });
 
+  it('keeps the separator of an impossible month, so formatting again changes nothing', () => {
+    // Without it, "40" would be read as month 04 and year 0.
+    expect(formatExpiry('40.', false)).to.equal('40 / ');
+    expect(formatExpiry('40 / ', false)).to.equal('40 / ');
+    expect(formatExpiry('13/', false)).to.equal('13 / ');
+    expect(formatExpiry('40.')).to.equal('40 / ');
+    expect(formatExpiry('40/2')).to.equal('40 / 2');
+    expect(validateExpiry('40 / ').problem).to.equal('month');
+  });
+
   it('treats a partial expiry as potentially valid', () => {
     expect(validateExpiry('1').isPotentiallyValid).to.equal(true);
     expect(validateExpiry('12 / ').isPotentiallyValid).to.equal(true);
