@@ -13,6 +13,8 @@ export interface LoadResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** Every request's latency in ms, sorted: for percentiles over several rounds. */
+  latencies: number[];
 }
 
 export async function runLoad(
@@ -44,7 +46,14 @@ export async function runLoad(
     p50Ms: round(pct(0.5)),
     p99Ms: round(pct(0.99)),
     errors,
+    latencies,
   };
+}
+
+/** The `p` percentile (0..1) of latencies pooled from several rounds, in ms. */
+export function pooledPercentile(results: readonly LoadResult[], p: number): number {
+  const all = results.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return round(all[Math.min(all.length - 1, Math.floor(p * all.length))]!);
 }
 
 export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;

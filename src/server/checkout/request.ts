@@ -11,10 +11,9 @@
  * merchant's order alone.
  */
 import {randomBytes} from 'node:crypto';
+import {CheckedPaymentRequest} from '../gateway/client.js';
 import {
-  DirectPaymentRequest,
   formatIssues,
-  HostedPaymentRequest,
   type DirectPaymentRequestInput,
   type FieldIssue,
   type HostedPaymentRequestInput,
@@ -170,7 +169,8 @@ export function buildDirectRequest(
 
 /** The outcome of validating a built request. */
 export type RequestValidation =
-  | {ok: true; amountText: string}
+  /** Valid: `checked` goes to `createPayment` with the request, which sends it as checked. */
+  | {ok: true; amountText: string; checked: CheckedPaymentRequest}
   /** The browser's data is at fault: answer 400 naming `field` (a protocol field). */
   | {ok: false; blame: 'browser'; field: string; message: string; issues: FieldIssue[]}
   /** The merchant's data or configuration is at fault: log `issues`, answer 500. */
@@ -200,10 +200,14 @@ export function protocolFieldOf(
  * required`.
  */
 export function validateDirectRequest(built: BuiltRequest): RequestValidation {
-  const parsed = DirectPaymentRequest.safeParse(built.request);
-  if (parsed.success) {
+  const parsed = CheckedPaymentRequest.check(built.request);
+  if (parsed.ok) {
     const text = amountText(built.request.amount);
-    return {ok: true, amountText: text ?? String(parsed.data.amount)};
+    return {
+      ok: true,
+      amountText: text ?? String(parsed.checked.data.amount),
+      checked: parsed.checked,
+    };
   }
   const issues = formatIssues(parsed.error, built.request);
   for (const issue of issues) {
@@ -284,8 +288,14 @@ export function buildHostedRequest(
 /** Validates a hosted request; its issues are the merchant's (nothing came from the browser). */
 export function validateHostedRequest(
   request: HostedPaymentRequestInput,
-): {ok: true; amountText: string} | {ok: false; issues: FieldIssue[]} {
-  const parsed = HostedPaymentRequest.safeParse(request);
-  if (!parsed.success) return {ok: false, issues: formatIssues(parsed.error, request)};
-  return {ok: true, amountText: amountText(request.amount) ?? String(parsed.data.amount)};
+):
+  | {ok: true; amountText: string; checked: CheckedPaymentRequest}
+  | {ok: false; issues: FieldIssue[]} {
+  const parsed = CheckedPaymentRequest.check(request);
+  if (!parsed.ok) return {ok: false, issues: formatIssues(parsed.error, request)};
+  return {
+    ok: true,
+    amountText: amountText(request.amount) ?? String(parsed.checked.data.amount),
+    checked: parsed.checked,
+  };
 }

@@ -31,14 +31,14 @@ import {
   WebhookDecodeError,
   WebhookSignatureError,
 } from '../gateway/errors.js';
-import type {CreatePaymentResult} from '../gateway/client.js';
+import type {CheckedPaymentRequest, CreatePaymentResult} from '../gateway/client.js';
 import type {
   DirectPaymentRequestInput,
   HostedPaymentRequestInput,
   TransactionRecord,
   WebhookPayload,
 } from '../gateway/schemas.js';
-import {parseWebhookForm, verifyWebhook} from '../gateway/webhook.js';
+import {parseWebhookForm, verifyWebhookText} from '../gateway/webhook.js';
 import {
   ForbiddenError,
   GatewayUnavailableCheckoutError,
@@ -75,8 +75,10 @@ import {
 /** The part of `GatewayClient` the companion uses. */
 export interface CheckoutGateway {
   readonly posId: string;
+  /** `checked` is the request's validation, already done before the attempt was stored. */
   createPayment(
     request: DirectPaymentRequestInput | HostedPaymentRequestInput,
+    checked?: CheckedPaymentRequest,
   ): Promise<CreatePaymentResult>;
   getOperation(orderId: string, operation: string): Promise<TransactionRecord>;
 }
@@ -271,13 +273,20 @@ export class PaymentService {
   }
 
   private async payOnce(body: PayRequest, ctx: PayContext): Promise<PayResult> {
-    const known = await this.cfg.store.getAttempt(body.attemptId);
-    if (known) {
-      if (known.orderRef !== body.orderRef) throw this.attemptOfAnotherOrder();
-      const settled = await this.settle(known, true);
-      return {response: answerFor(settled), newFailure: false};
+    // A known attempt is answered without waiting behind the order's other attempts. When
+    // nothing holds the order's lock, the look-up under the lock is the only one needed.
+    if (this.orderLocks.has(body.orderRef)) {
+      const known = await this.cfg.store.getAttempt(body.attemptId);
+      if (known) return this.answerKnown(known, body);
     }
     return this.withOrderLock(body.orderRef, () => this.startAttempt(body, ctx));
+  }
+
+  /** The answer for a pay request whose attempt is already stored. */
+  private async answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResult> {
+    if (known.orderRef !== body.orderRef) throw this.attemptOfAnotherOrder();
+    const settled = await this.settle(known, true);
+    return {response: answerFor(settled), newFailure: false};
   }
 
   private async withOrderLock<T>(orderRef: string, fn: () => Promise<T>): Promise<T> {
@@ -327,7 +336,7 @@ export class PaymentService {
     const {orderRef} = body;
     // Under the order lock: another attempt may have settled the order meanwhile.
     const again = await store.getAttempt(body.attemptId);
-    if (again) return {response: answerFor(await this.settle(again, true)), newFailure: false};
+    if (again) return this.answerKnown(again, body);
     const {attempts: previous, live} = await this.orderAttempts(orderRef);
     if (live) return {response: answerFor(live), newFailure: false};
 
@@ -389,7 +398,7 @@ export class PaymentService {
     let result: CreatePaymentResult;
     this.creating.add(gatewayOrderId);
     try {
-      result = await this.cfg.gateway.createPayment(built.request);
+      result = await this.cfg.gateway.createPayment(built.request, valid.checked);
     } catch (error) {
       this.creating.delete(gatewayOrderId);
       return this.createFailed(attempt, error);
@@ -416,7 +425,7 @@ export class PaymentService {
         ),
       ),
     );
-    this.kickOutbox();
+    if (updated.outboxId !== undefined) this.kickOutbox();
     const final = updated.attempt ?? attempt;
     this.log.info(
       {orderRef, gatewayOrderId, state: final.state, statusCode: final.statusCode},
@@ -494,7 +503,7 @@ export class PaymentService {
       let result: CreatePaymentResult;
       this.creating.add(gatewayOrderId);
       try {
-        result = await this.cfg.gateway.createPayment(request);
+        result = await this.cfg.gateway.createPayment(request, valid.checked);
       } catch (error) {
         this.creating.delete(gatewayOrderId);
         const failed = await this.createFailed(attempt, error);
@@ -788,10 +797,11 @@ export class PaymentService {
   async webhook(rawBody: string, ip: string | undefined): Promise<void> {
     const form = parseWebhookForm(rawBody);
     let payload: WebhookPayload;
+    let raw: string;
     const now = this.cfg.now();
     const base = {eventKey: sha256(form.data), receivedAt: now, data: form.data};
     try {
-      payload = verifyWebhook(form, this.cfg.webhookSecret);
+      ({payload, json: raw} = verifyWebhookText(form, this.cfg.webhookSecret));
     } catch (error) {
       if (error instanceof WebhookSignatureError) {
         await this.rejectWebhook(ip, 'bad_signature', rawBody);
@@ -808,7 +818,6 @@ export class PaymentService {
       }
       throw error;
     }
-    const raw = Buffer.from(form.data, 'base64url').toString('utf8');
     const event: WebhookEventInput = {
       ...base,
       kind: payload.kind,
@@ -822,7 +831,11 @@ export class PaymentService {
     };
 
     if (payload.kind === 'primary' || payload.kind === 'subscription_charge') {
-      const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
+      // Only a subscription charge needs the attempt to tell a first charge from a renewal.
+      const attempt =
+        payload.kind === 'primary'
+          ? undefined
+          : await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
       const isInitial =
         payload.kind === 'primary' ||
         !attempt ||

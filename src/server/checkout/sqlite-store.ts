@@ -3,9 +3,13 @@
  * WAL journal with `synchronous=NORMAL` (every commit survives a crash of the process),
  * except for the writes that must survive a power cut: a new attempt (on disk before the
  * gateway is called) and every write that acknowledges a webhook (the gateway does not
- * resend what we acknowledged) are committed with `synchronous=FULL`. Status changes from
- * the create response can be rebuilt from the gateway by reconciling the attempt; choose
- * `synchronous: 'FULL'` to fsync every commit. A busy
+ * resend what we acknowledged). Those are group-committed (one transaction and one sync
+ * for the ones asked for in the same turn of the event loop), and their promises resolve
+ * only once the WAL file holding them has been synced to disk — by an `fdatasync` of the
+ * WAL on libuv's thread pool, so the event loop is not stalled for the disk (where there
+ * is no WAL file to sync, they are committed with `synchronous=FULL` instead). Status
+ * changes from the create response can be rebuilt from the gateway by reconciling the
+ * attempt; choose `synchronous: 'FULL'` to fsync every commit. A busy
  * timeout so several processes can share the file, versioned migrations recorded
  * in `schema_migrations`, and the constraints the never-double guarantee leans on: a
  * primary key on the attempt id, a unique gateway `order_id`, a unique webhook event key
@@ -17,7 +21,7 @@
  * same as any networked store.
  */
 import Database from 'better-sqlite3';
-import {mkdirSync} from 'node:fs';
+import {closeSync, fdatasync, fsyncSync, mkdirSync, openSync} from 'node:fs';
 import path from 'node:path';
 import {
   LIVE_STATES,
@@ -158,6 +162,16 @@ function rowToAttempt(row: Record<string, unknown>): AttemptRecord {
   return out as unknown as AttemptRecord;
 }
 
+/** A write waiting for the group commit. */
+interface QueuedWrite {
+  run: () => unknown;
+  durable: boolean;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Settled = {ok: true; value: unknown} | {ok: false; error: unknown};
+
 export interface SqlitePaymentStoreOptions {
   /** Database file; `:memory:` for a throw-away database. Parent folders are created. */
   filename: string;
@@ -176,7 +190,18 @@ export class SqlitePaymentStore implements PaymentStore {
   readonly filename: string;
   private readonly db: Database.Database;
   private readonly stmts: ReturnType<SqlitePaymentStore['prepare']>;
+  /** The transaction wrappers, made once (better-sqlite3 builds four closures per wrapper). */
+  private readonly txs: {
+    batch: Database.Transaction<(batch: readonly QueuedWrite[]) => Settled[]>;
+    savepoint: Database.Transaction<(run: () => unknown) => unknown>;
+    update: Database.Transaction<SqlitePaymentStore['updateOne']>;
+    operation: Database.Transaction<SqlitePaymentStore['recordOperationOne']>;
+  };
   private readonly synchronous: 'FULL' | 'NORMAL';
+  /** The WAL file, synced after a durable group commit; `undefined`: commit with FULL. */
+  private walFd: number | undefined;
+  /** Syncs in flight, whose writes are not acknowledged yet. */
+  private readonly syncing = new Set<Promise<void>>();
   private readonly syncInserts: boolean;
 
   constructor(options: SqlitePaymentStoreOptions | string) {
@@ -194,6 +219,71 @@ export class SqlitePaymentStore implements PaymentStore {
     this.db.pragma('foreign_keys = ON');
     this.migrate();
     this.stmts = this.prepare();
+    this.walFd = this.openWal();
+    this.txs = {
+      batch: this.db.transaction((batch: readonly QueuedWrite[]) => this.runBatch(batch)),
+      savepoint: this.db.transaction((run: () => unknown) => run()),
+      update: this.db.transaction(
+        (
+          key: {attemptId: string} | {gatewayOrderId: string},
+          mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+          event: WebhookEventInput | undefined,
+        ) => this.updateOne(key, mutate, event),
+      ),
+      operation: this.db.transaction(
+        (
+          operation: StoredOperationInput,
+          update: NewPaymentUpdate,
+          event: WebhookEventInput | undefined,
+        ) => this.recordOperationOne(operation, update, event),
+      ),
+    };
+  }
+
+  /**
+   * Opens the WAL file for syncing durable commits (SQLite keeps it, same inode, while
+   * this connection is open; it places no locks on it). Its directory is synced once,
+   * so the file's entry is on disk too. `undefined` when every commit is FULL anyway, or
+   * the database has no WAL file (in memory, or WAL mode unavailable).
+   */
+  private openWal(): number | undefined {
+    if (this.synchronous === 'FULL' || this.db.memory) return undefined;
+    if (this.db.pragma('journal_mode', {simple: true}) !== 'wal') return undefined;
+    const file = path.resolve(this.filename);
+    try {
+      const fd = openSync(`${file}-wal`, 'r');
+      const dir = openSync(path.dirname(file), 'r');
+      try {
+        fsyncSync(dir);
+      } finally {
+        closeSync(dir);
+      }
+      return fd;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The last sync started (settled or not), and the one queued behind it, if any. */
+  private lastSync: Promise<void> = Promise.resolve();
+  private nextSync: Promise<void> | undefined;
+
+  /**
+   * Resolves once everything written to the WAL so far is on disk. One sync runs at a
+   * time; the commits made meanwhile share the next one, which starts when it ends (so
+   * it covers them all), instead of queueing a sync each behind it.
+   */
+  private syncWal(fd: number): Promise<void> {
+    if (this.nextSync) return this.nextSync;
+    const next = this.lastSync.then(() => {
+      this.nextSync = undefined;
+      return new Promise<void>((resolve, reject) =>
+        fdatasync(fd, (error) => (error ? reject(error) : resolve())),
+      );
+    });
+    this.nextSync = next;
+    this.lastSync = next.catch(() => undefined);
+    return next;
   }
 
   /** Versions of the applied migrations. */
@@ -271,6 +361,9 @@ export class SqlitePaymentStore implements PaymentStore {
         'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
       ),
       outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
+      syncFull: this.db.prepare('PRAGMA synchronous = FULL'),
+      syncNormal: this.db.prepare('PRAGMA synchronous = NORMAL'),
+      ping: this.db.prepare('SELECT 1 AS ok'),
     };
   }
 
@@ -305,70 +398,94 @@ export class SqlitePaymentStore implements PaymentStore {
     if (same) return {inserted: false, existing: same, reason: 'same_attempt'};
     const live = this.getRow(this.stmts.liveAttempt, attempt.orderRef);
     if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
-    this.stmts.insertAttempt.run(this.attemptParams(attempt));
-    return {inserted: true, attempt: this.getRow(this.stmts.attemptById, attempt.attemptId)!};
+    const params = this.attemptParams(attempt);
+    this.stmts.insertAttempt.run(params);
+    // The row as it now reads back: the same values, without the empty columns.
+    return {inserted: true, attempt: rowToAttempt(params)};
   }
 
-  private queuedInserts: {
-    attempt: AttemptRecord;
-    resolve: (r: InsertAttemptResult) => void;
-    reject: (e: unknown) => void;
-  }[] = [];
+  /** Writes waiting for the next group commit, in the order they were asked for. */
+  private queued: QueuedWrite[] = [];
 
   /**
-   * Group commit: inserts requested in the same turn of the event loop are committed in
-   * one `BEGIN IMMEDIATE` transaction — each checked and inserted in order, exactly as if
-   * alone — so concurrent payments share one fsync instead of paying one each.
+   * Group commit: the writes that must be on disk before their promise resolves (new
+   * attempts, and every write that acknowledges a webhook), when requested in the same
+   * turn of the event loop, are committed in one `BEGIN IMMEDIATE` transaction with one
+   * fsync, instead of one each. Each runs in its own savepoint, in order, exactly as if
+   * alone: one that throws is undone and rejected without touching the others. The batch
+   * is flushed by `setImmediate`, right after the current I/O callbacks, so a lone write
+   * waits for nothing.
    */
-  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
-    return new Promise((resolve, reject) => {
-      this.queuedInserts.push({attempt, resolve, reject});
-      if (this.queuedInserts.length === 1) setImmediate(() => this.flushInserts());
+  private enqueue<T>(run: () => T, durable: boolean): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queued.push({run, durable, resolve: resolve as (value: unknown) => void, reject});
+      if (this.queued.length === 1) setImmediate(() => this.flushQueued());
     });
   }
 
-  private flushInserts(): void {
-    const batch = this.queuedInserts.splice(0);
+  private flushQueued(): void {
+    const batch = this.queued.splice(0);
     if (batch.length === 0) return;
-    const results: ({ok: true; value: InsertAttemptResult} | {ok: false; error: unknown})[] = [];
-    const tx = this.db.transaction(() => {
-      results.length = 0;
-      for (const item of batch) {
-        try {
-          results.push({ok: true, value: this.insertOne(item.attempt)});
-        } catch (error) {
-          // A failed statement (e.g. a duplicate gateway order id) is undone on its own.
-          results.push({ok: false, error});
-        }
-      }
-    });
+    const durable = batch.some((w) => w.durable);
+    // With a WAL file to sync, the commit itself is NORMAL and the sync runs off the event
+    // loop; without one, the commit is FULL (SQLite syncs before it returns).
+    const fd = durable ? this.walFd : undefined;
+    let results: Settled[];
     try {
-      this.commit(tx, this.syncInserts);
+      const full = durable && fd === undefined;
+      if (full) this.syncMode(true);
+      try {
+        results = this.txs.batch.immediate(batch);
+      } finally {
+        if (full) this.syncMode(false);
+      }
     } catch (error) {
       for (const item of batch) item.reject(error);
       return;
     }
-    batch.forEach((item, i) => {
-      const r = results[i]!;
-      if (r.ok) item.resolve(r.value);
-      else item.reject(r.error);
+    const settle = () =>
+      batch.forEach((item, i) => {
+        const r = results[i]!;
+        if (r.ok) item.resolve(r.value);
+        else item.reject(r.error);
+      });
+    if (fd === undefined) {
+      settle();
+      return;
+    }
+    // Nothing in the batch is acknowledged before the WAL holding it is on disk.
+    const synced = this.syncWal(fd).then(settle, (error: unknown) => {
+      for (const item of batch) item.reject(error);
+    });
+    this.syncing.add(synced);
+    void synced.finally(() => this.syncing.delete(synced));
+  }
+
+  /** The body of a group commit: every write in its own savepoint. */
+  private runBatch(batch: readonly QueuedWrite[]): Settled[] {
+    return batch.map((item): Settled => {
+      try {
+        return {ok: true, value: this.txs.savepoint(item.run)};
+      } catch (error) {
+        return {ok: false, error};
+      }
     });
   }
 
   /**
-   * Runs a transaction, fsynced on commit when `durable` (even under `synchronous=NORMAL`):
-   * used for new attempts and for every write that acknowledges a webhook, since the
-   * gateway does not send an acknowledged webhook again.
+   * Switches to `synchronous=FULL` for a commit that must survive a power cut (even when
+   * the store runs with `NORMAL`), and back, where there is no WAL file to sync. The
+   * pragma cannot change inside a transaction, so it is switched around it.
    */
-  private commit<T>(tx: {immediate(): T}, durable: boolean): T {
-    const full = durable && this.synchronous !== 'FULL';
-    // The pragma cannot change inside a transaction: switch around it.
-    if (full) this.db.pragma('synchronous = FULL');
-    try {
-      return tx.immediate();
-    } finally {
-      if (full) this.db.pragma('synchronous = NORMAL');
-    }
+  private syncMode(durable: boolean): void {
+    if (this.synchronous === 'FULL') return;
+    if (durable) this.stmts.syncFull.run();
+    else this.stmts.syncNormal.run();
+  }
+
+  /** Inserts the attempt in the next group commit (fsynced unless `syncAttemptInserts` is off). */
+  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
+    return this.enqueue(() => this.insertOne(attempt), this.syncInserts);
   }
 
   async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
@@ -385,14 +502,18 @@ export class SqlitePaymentStore implements PaymentStore {
     );
   }
 
+  private readonly byStates = new Map<number, Database.Statement>();
+
   async listAttemptsInStates(states: readonly AttemptState[]): Promise<AttemptRecord[]> {
     if (states.length === 0) return [];
-    const rows = this.db
-      .prepare(
+    let stmt = this.byStates.get(states.length);
+    if (!stmt) {
+      stmt = this.db.prepare(
         `SELECT * FROM attempts WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY created_at, seq`,
-      )
-      .all(...states) as Record<string, unknown>[];
-    return rows.map(rowToAttempt);
+      );
+      this.byStates.set(states.length, stmt);
+    }
+    return (stmt.all(...states) as Record<string, unknown>[]).map(rowToAttempt);
   }
 
   private insertEvent(event: WebhookEventInput): boolean {
@@ -417,44 +538,53 @@ export class SqlitePaymentStore implements PaymentStore {
     mutate: (current: AttemptRecord) => AttemptMutation | undefined,
     event?: WebhookEventInput,
   ): Promise<UpdateAttemptResult> {
-    const tx = this.db.transaction((): UpdateAttemptResult => {
-      if (event && !this.insertEvent(event)) {
-        return {duplicateEvent: true, attempt: undefined, changed: false};
-      }
-      const current =
-        'attemptId' in key
-          ? this.getRow(this.stmts.attemptById, key.attemptId)
-          : this.getRow(this.stmts.attemptByGatewayId, key.gatewayOrderId);
-      if (!current) return {duplicateEvent: false, attempt: undefined, changed: false};
-      const mutation = mutate(current);
-      if (!mutation) return {duplicateEvent: false, attempt: current, changed: false};
-      const entries = Object.entries(mutation.patch) as [AttemptKey, unknown][];
-      const assignments = entries.filter(([k]) => k in ATTEMPT_COLUMNS);
-      if (assignments.length > 0) {
-        this.updateStatement(assignments.map(([k]) => k)).run(
-          ...assignments.map(([, v]) => v ?? null),
-          current.attemptId,
-        );
-      }
-      const next = this.getRow(this.stmts.attemptById, current.attemptId)!;
-      const outboxId = mutation.update
-        ? this.insertOutbox(mutation.update, next.updatedAt)
-        : undefined;
-      return {
-        duplicateEvent: false,
-        attempt: next,
-        changed: next.state !== current.state,
-        ...(outboxId === undefined ? {} : {outboxId}),
-      };
-    });
-    return this.commit(tx, event !== undefined);
+    // A webhook's write is durable before it is acknowledged: it goes through the group commit.
+    if (event) return this.enqueue(() => this.updateOne(key, mutate, event), true);
+    return this.txs.update.immediate(key, mutate, undefined);
   }
 
-  async recordEvent(event: WebhookEventInput): Promise<boolean> {
-    return this.commit(
-      this.db.transaction(() => this.insertEvent(event)),
-      true,
-    );
+  private updateOne(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+    event: WebhookEventInput | undefined,
+  ): UpdateAttemptResult {
+    if (event && !this.insertEvent(event)) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    const current =
+      'attemptId' in key
+        ? this.getRow(this.stmts.attemptById, key.attemptId)
+        : this.getRow(this.stmts.attemptByGatewayId, key.gatewayOrderId);
+    if (!current) return {duplicateEvent: false, attempt: undefined, changed: false};
+    // The row after the update, as it would read back (an empty value clears a column).
+    const next = {...current} as Record<string, unknown>;
+    const mutation = mutate(current);
+    if (!mutation) return {duplicateEvent: false, attempt: current, changed: false};
+    const entries = Object.entries(mutation.patch) as [AttemptKey, unknown][];
+    const assignments = entries.filter(([k]) => k in ATTEMPT_COLUMNS);
+    if (assignments.length > 0) {
+      this.updateStatement(assignments.map(([k]) => k)).run(
+        ...assignments.map(([, v]) => v ?? null),
+        current.attemptId,
+      );
+      for (const [k, v] of assignments) {
+        if (v === null || v === undefined) delete next[k];
+        else next[k] = v;
+      }
+    }
+    const outboxId = mutation.update
+      ? this.insertOutbox(mutation.update, next['updatedAt'] as number)
+      : undefined;
+    return {
+      duplicateEvent: false,
+      attempt: next as unknown as AttemptRecord,
+      changed: next['state'] !== current.state,
+      ...(outboxId === undefined ? {} : {outboxId}),
+    };
+  }
+
+  recordEvent(event: WebhookEventInput): Promise<boolean> {
+    return this.enqueue(() => this.insertEvent(event), true);
   }
 
   async listEvents(): Promise<WebhookEventRecord[]> {
@@ -477,23 +607,29 @@ export class SqlitePaymentStore implements PaymentStore {
     update: NewPaymentUpdate,
     event?: WebhookEventInput,
   ): Promise<RecordOperationResult> {
-    const tx = this.db.transaction((): RecordOperationResult => {
-      if (event && !this.insertEvent(event)) return {duplicateEvent: true, inserted: false};
-      const inserted =
-        this.stmts.insertOperation.run({
-          ...operation,
-          statusCode: operation.statusCode ?? null,
-          amount: operation.amount ?? null,
-          currency: operation.currency ?? null,
-        }).changes === 1;
-      if (!inserted) return {duplicateEvent: false, inserted: false};
-      return {
-        duplicateEvent: false,
-        inserted: true,
-        outboxId: this.insertOutbox(update, operation.createdAt),
-      };
-    });
-    return this.commit(tx, event !== undefined);
+    if (event) return this.enqueue(() => this.recordOperationOne(operation, update, event), true);
+    return this.txs.operation.immediate(operation, update, undefined);
+  }
+
+  private recordOperationOne(
+    operation: StoredOperationInput,
+    update: NewPaymentUpdate,
+    event: WebhookEventInput | undefined,
+  ): RecordOperationResult {
+    if (event && !this.insertEvent(event)) return {duplicateEvent: true, inserted: false};
+    const inserted =
+      this.stmts.insertOperation.run({
+        ...operation,
+        statusCode: operation.statusCode ?? null,
+        amount: operation.amount ?? null,
+        currency: operation.currency ?? null,
+      }).changes === 1;
+    if (!inserted) return {duplicateEvent: false, inserted: false};
+    return {
+      duplicateEvent: false,
+      inserted: true,
+      outboxId: this.insertOutbox(update, operation.createdAt),
+    };
   }
 
   async listOperations(orderRef: string): Promise<StoredOperation[]> {
@@ -552,14 +688,19 @@ export class SqlitePaymentStore implements PaymentStore {
 
   async ping(): Promise<boolean> {
     try {
-      return this.db.open && this.db.prepare('SELECT 1 AS ok').get() !== undefined;
+      return this.db.open && this.stmts.ping.get() !== undefined;
     } catch {
       return false;
     }
   }
 
   async close(): Promise<void> {
-    this.flushInserts();
+    this.flushQueued();
+    while (this.syncing.size > 0) await Promise.all([...this.syncing]);
+    if (this.walFd !== undefined) {
+      closeSync(this.walFd);
+      this.walFd = undefined;
+    }
     if (this.db.open) this.db.close();
   }
 }

@@ -236,6 +236,65 @@ function redactDeep(value: unknown, sensitive: readonly string[], depth = 0): un
 }
 
 // ---------------------------------------------------------------------------------------
+// Checked payment requests
+// ---------------------------------------------------------------------------------------
+
+/**
+ * A payment request validated with the gateway model, and the JSON text that goes on the
+ * wire, made from the validated request when it was checked: a caller that must validate
+ * before it stores anything (the checkout companion) passes it to
+ * {@link GatewayClient.createPayment} with the same request, which then sends that text
+ * instead of validating again. Made only by {@link checkPaymentRequest}; the text cannot
+ * change afterwards.
+ */
+export class CheckedPaymentRequest {
+  readonly #input: object;
+  readonly #data: PaymentRequest;
+  readonly #json: string;
+
+  private constructor(input: object, data: PaymentRequest) {
+    this.#input = input;
+    this.#data = Object.freeze(data);
+    this.#json = JSON.stringify(data);
+  }
+
+  /** Validates `{pos_id, ...request}`; the check, or the issues that fail it. */
+  static check(
+    request: WithOptionalPosId<PaymentRequestInput>,
+    posId?: string,
+  ): {ok: true; checked: CheckedPaymentRequest} | {ok: false; error: z.ZodError} {
+    const parsed = PaymentRequest.safeParse(
+      posId === undefined ? request : {pos_id: posId, ...request},
+    );
+    if (!parsed.success) return {ok: false, error: parsed.error};
+    return {ok: true, checked: new CheckedPaymentRequest(request, parsed.data)};
+  }
+
+  /** True when `checked` was made by {@link check} from this very `request` object. */
+  static isCheckOf(checked: unknown, request: object): checked is CheckedPaymentRequest {
+    return (
+      typeof checked === 'object' &&
+      checked !== null &&
+      #input in checked &&
+      checked.#input === request
+    );
+  }
+
+  /** The validated request (amounts as numbers, and so on); frozen, and not what is sent. */
+  get data(): PaymentRequest {
+    return this.#data;
+  }
+
+  /** The JSON text sent to the gateway. */
+  get json(): string {
+    return this.#json;
+  }
+}
+
+/** Validates a payment request once, for {@link GatewayClient.createPayment}. */
+export const checkPaymentRequest = CheckedPaymentRequest.check;
+
+// ---------------------------------------------------------------------------------------
 // Small helpers
 // ---------------------------------------------------------------------------------------
 
@@ -337,6 +396,8 @@ interface Call {
   query?: Record<string, string>;
   /** The validated request; its JSON text is signed and sent. */
   body?: unknown;
+  /** The JSON text of `body`, when it was made already. */
+  bodyText?: string;
   /** How a failure is reported: reads as unavailable, writes as outcome unknown. Only GETs are retried. */
   failure: Failure;
   /** The order a write is about, named in an outcome-unknown error. */
@@ -413,12 +474,22 @@ export class GatewayClient {
    */
   async createPayment(
     request: WithOptionalPosId<PaymentRequestInput>,
+    checked?: CheckedPaymentRequest,
   ): Promise<CreatePaymentResult> {
-    const body = validate('payment request', PaymentRequest, {pos_id: this.posId, ...request});
+    // A request checked by `checkPaymentRequest` is not validated twice: its JSON text,
+    // made from the validated request when it was checked, is what is sent.
+    const prepared =
+      checked !== undefined && CheckedPaymentRequest.isCheckOf(checked, request)
+        ? checked
+        : undefined;
+    const body =
+      prepared?.data ??
+      validate('payment request', PaymentRequest, {pos_id: this.posId, ...request});
     const answer = await this.#call(
       {
         endpoint: 'createPayment',
         body,
+        ...(prepared ? {bodyText: prepared.json} : {}),
         failure: 'write',
         orderId: body.order_id,
         what: 'payment creation',
@@ -761,7 +832,7 @@ export class GatewayClient {
     const path = endpointPath(call.endpoint, call.params);
     const search = call.query ? new URLSearchParams(call.query).toString() : '';
     const pathAndQuery = search ? `${path}?${search}` : path;
-    const bodyText = call.body === undefined ? '' : JSON.stringify(call.body);
+    const bodyText = call.bodyText ?? (call.body === undefined ? '' : JSON.stringify(call.body));
     // Only GETs are retried: a POST or PUT may have done its work before the failure.
     const attempts = method === 'GET' ? this.#retries + 1 : 1;
 

@@ -6,7 +6,8 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
+import fs, {mkdtempSync, rmSync} from 'node:fs';
+import {syncBuiltinESMExports} from 'node:module';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -324,6 +325,69 @@ describe('SqlitePaymentStore specifics', () => {
     assert.equal((await t.getAttempt('a1'))?.state, 'pending');
     assert.equal((await t.pendingOutbox()).length, 1);
     await t.close();
+  });
+
+  test('durable writes are acknowledged only once the WAL holding them is synced', async () => {
+    const file = path.join(tmp, 'durable.db');
+    const steps: string[] = [];
+    const original = fs.fdatasync;
+    // A slow disk: the sync is seen to start, and to finish, before any promise resolves.
+    fs.fdatasync = ((fd: number, done: (error: NodeJS.ErrnoException | null) => void) => {
+      steps.push('sync');
+      setTimeout(() => original(fd, (error) => (steps.push('synced'), done(error))), 30);
+    }) as typeof fs.fdatasync;
+    syncBuiltinESMExports();
+    try {
+      const s = new SqlitePaymentStore(file);
+      const done = (what: string) => () => steps.push(what);
+      // Asked for in one turn: one transaction, one sync, then both answers.
+      await Promise.all([
+        s.insertAttempt(attempt('d1', 'o1')).then(done('insert')),
+        s
+          .updateAttempt(
+            {attemptId: 'd1'},
+            (c) => applyGatewayStatus(c, info('success'), 2000, 'webhook'),
+            event('e1'),
+          )
+          .then(done('webhook')),
+      ]);
+      assert.deepEqual(steps, ['sync', 'synced', 'insert', 'webhook']);
+      steps.length = 0;
+      await s.recordEvent(event('e2')).then(done('event'));
+      assert.deepEqual(steps, ['sync', 'synced', 'event']);
+      steps.length = 0;
+      // A change from a create answer can be rebuilt from the gateway: not synced.
+      await s.insertAttempt(attempt('d2', 'o2'));
+      steps.length = 0;
+      await s.updateAttempt({attemptId: 'd2'}, (c) =>
+        applyGatewayStatus(c, info('pending'), 2000, 'create'),
+      );
+      assert.deepEqual(steps, []);
+      await s.close();
+      const t = new SqlitePaymentStore(file);
+      assert.equal((await t.getAttempt('d1'))?.state, 'success');
+      assert.equal((await t.listEvents()).length, 2);
+      await t.close();
+    } finally {
+      fs.fdatasync = original;
+      syncBuiltinESMExports();
+    }
+  });
+
+  test('in a group commit, a write that fails is undone alone', async () => {
+    const s = new SqlitePaymentStore(path.join(tmp, 'group.db'));
+    const [a, b, c] = await Promise.allSettled([
+      s.insertAttempt(attempt('g1', 'o1', {gatewayOrderId: 'same'})),
+      s.insertAttempt(attempt('g2', 'o2', {gatewayOrderId: 'same'})),
+      s.recordEvent(event('g3')),
+    ]);
+    assert.equal(a.status, 'fulfilled');
+    assert.equal(b.status, 'rejected', 'the gateway order id is unique');
+    assert.equal(c.status, 'fulfilled');
+    assert.equal(await s.getAttempt('g2'), undefined);
+    assert.equal((await s.getAttempt('g1'))?.gatewayOrderId, 'same');
+    assert.equal((await s.listEvents()).length, 1);
+    await s.close();
   });
 
   test('two connections to one file cannot both start a live attempt for an order', async () => {

@@ -238,6 +238,43 @@ describe('decoding after the signature', () => {
     assert.throws(() => verifyWebhook(signRaw(data), SECRET), /does not decode to JSON/);
   });
 
+  test('property: data is decoded exactly when it is canonical Base64Url', () => {
+    // The reference: the alphabet by regex, then decoding and encoding back must give the text.
+    const canonical = (data: string) => {
+      const m = /^([A-Za-z0-9_-]*)(={0,2})$/.exec(data);
+      if (!m || (m[2] !== '' && data.length % 4 !== 0)) return false;
+      const body = m[1]!;
+      return Buffer.from(body, 'base64url').toString('base64url') === body;
+    };
+    const char = fc.constantFrom(...'AQgwBZ09azr-_+/= !.\né€'.split(''));
+    const json = Buffer.from('{"a":1}').toString('base64url');
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({unit: char, maxLength: 12}),
+          fc
+            .tuple(fc.nat(json.length), fc.string({unit: char, maxLength: 3}))
+            .map(([at, s]) => json.slice(0, at) + s + json.slice(at)),
+        ),
+        (data) => {
+          let error: unknown;
+          try {
+            verifyWebhook(signRaw(data), SECRET);
+          } catch (e) {
+            error = e;
+          }
+          const refused =
+            error instanceof WebhookDecodeError && /is not Base64Url/.test(error.message);
+          assert.ok(
+            data === '' || refused === !canonical(data),
+            `${JSON.stringify(data)}: ${String(error)}`,
+          );
+        },
+      ),
+      {numRuns: 3000},
+    );
+  });
+
   test('Base64Url without padding is accepted too', () => {
     const data = encodeWebhookData(purchase({order_id: 'o'})).replace(/=+$/, '');
     assert.equal(verifyWebhook(signRaw(data), SECRET).kind, 'primary');
