@@ -9,22 +9,7 @@
  */
 import * as z from 'zod';
 import type {CardInput, ClientFingerprint, CustomerInput, PayRequest} from './checkout.js';
-
-/** True when `digits` passes the Luhn check. */
-function luhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
+import {luhnValid} from './luhn.js';
 
 /** Order references and attempt ids: short, URL-safe text (they end up in gateway ids and URLs). */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
@@ -51,7 +36,7 @@ export const CardInputSchema = z.strictObject({
   number: z
     .string({error: CARD_NUMBER_RULE})
     .regex(/^\d{12,19}$/, {message: CARD_NUMBER_RULE})
-    .refine(luhn, {message: 'is not a valid card number (Luhn check)'}),
+    .refine(luhnValid, {message: 'is not a valid card number (Luhn check)'}),
   expMonth: z
     .number({error: 'must be a month from 1 to 12'})
     .int({message: 'must be a month from 1 to 12'})

@@ -7,6 +7,7 @@
  */
 import * as z from 'zod';
 import {ISO_3166_ALPHA2, ISO_4217_CURRENCIES} from './codes.js';
+import {luhnValid} from '../../protocol/luhn.js';
 
 /** `12`, `12.3`, `12.34`: what an amount may look like on the wire. */
 const AMOUNT_TEXT = /^(0|[1-9]\d{0,14})(\.\d{1,2})?$/;
@@ -189,21 +190,7 @@ export const Phone = z
 
 export const IpAddress = z.union([z.ipv4(), z.ipv6()], {error: 'must be an IPv4 or IPv6 address'});
 
-/** True when `digits` passes the Luhn check. */
-export function luhnValid(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
+export {luhnValid};
 
 /** Card number: 12–19 digits that pass the Luhn check. The value is never echoed in errors. */
 export const CardNumber = z
