@@ -1,5 +1,6 @@
 // Browser half of `npm run build`:
-//   1. dist/browser/  unbundled ES modules + .d.ts (tsc; `lit` and `card-validator` stay imports),
+//   1. dist/browser/  unbundled ES modules (Vite library mode, vite.config.ts; `lit` and
+//      `card-validator` stay imports) + .d.ts (tsc),
 //      including the Lit-free subpath entries `pg-checkout/fingerprint` and `pg-checkout/validation`
 //   2. dist/cdn/pg-checkout.js  one minified ES module with Lit and card-validator inside
 //      (Lit templates minified too: scripts/minify-templates.mjs),
@@ -21,7 +22,9 @@ const run = (args) => execFileSync(process.execPath, args, {stdio: 'inherit'});
 
 if (!cdnOnly) {
   rmSync('dist/browser', {recursive: true, force: true});
-  run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.browser.json']);
+  // Declarations from tsc, the modules from Vite's library mode (vite.config.ts).
+  run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.browser.json', '--emitDeclarationOnly']);
+  run(['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn']);
   // Every browser entry of package.json "exports" (`.`, `./fingerprint`, `./validation`)
   // must have been emitted, with its types.
   const {exports} = JSON.parse(readFileSync('package.json', 'utf8'));
