@@ -98,6 +98,50 @@ export function newGatewayOrderId(orderRef: string, seq: number): string {
   return `${orderRef}-${seq}-${randomBytes(4).toString('hex')}`.slice(-256);
 }
 
+/** What both modes take from the merchant's order and the app: never from the browser. */
+type OrderContext = Pick<
+  RequestContext,
+  'posId' | 'gatewayOrderId' | 'serverUrl' | 'resultUrl' | 'order3dsBypass'
+>;
+
+/**
+ * The fields a direct and a hosted request share, all from the merchant's order and the
+ * app's configuration; optional ones only when the order gives them.
+ */
+function orderFields(order: ResolvedOrder, ctx: OrderContext) {
+  const known = order.customer ?? {};
+  return {
+    pos_id: ctx.posId,
+    method: order.method ?? 'purchase',
+    amount: order.amount,
+    currency: order.currency,
+    description: order.description,
+    order_id: ctx.gatewayOrderId,
+    order_3ds_bypass: ctx.order3dsBypass,
+    server_url: ctx.serverUrl,
+    result_url: ctx.resultUrl,
+    ...definedOnly({
+      customer_id: known.id,
+      customer_patronym: known.patronym,
+      customer_country: known.country,
+      customer_city: known.city,
+      customer_birthday: known.birthday,
+      customer_tax_id: known.taxId,
+      init_recurring: order.initRecurring,
+      payload: order.payload,
+      products: order.products,
+      merchant_mcc: order.merchantMcc,
+    }),
+  };
+}
+
+/** `fields` without its undefined entries, so an absent value is not sent as a key. */
+function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(fields).filter(([, v]) => v !== undefined),
+  ) as Partial<T>;
+}
+
 export interface BuiltRequest {
   request: DirectPaymentRequestInput;
   /** Protocol names of the customer fields that were taken from the browser. */
@@ -122,14 +166,8 @@ export function buildDirectRequest(
   };
   const fingerprint = body.fingerprint;
   const request: DirectPaymentRequestInput = {
-    pos_id: ctx.posId,
+    ...orderFields(order, ctx),
     mode: 'direct',
-    method: order.method ?? 'purchase',
-    amount: order.amount,
-    currency: order.currency,
-    description: order.description,
-    order_id: ctx.gatewayOrderId,
-    order_3ds_bypass: ctx.order3dsBypass,
     cc_number: body.card.number,
     exp_month: body.card.expMonth,
     exp_year: body.card.expYear,
@@ -146,24 +184,7 @@ export function buildDirectRequest(
       // 3-D Secure wants the User-Agent of the HTTP request, not what the page says it is.
       browserUserAgent: ctx.userAgent || fingerprint.browserUserAgent,
     } as DirectPaymentRequestInput['browser_fingerprint'],
-    server_url: ctx.serverUrl,
-    result_url: ctx.resultUrl,
   };
-  const optional: Partial<DirectPaymentRequestInput> = {
-    customer_id: known.id,
-    customer_patronym: known.patronym,
-    customer_country: known.country,
-    customer_city: known.city,
-    customer_birthday: known.birthday,
-    customer_tax_id: known.taxId,
-    init_recurring: order.initRecurring,
-    payload: order.payload,
-    products: order.products,
-    merchant_mcc: order.merchantMcc,
-  };
-  for (const [k, v] of Object.entries(optional)) {
-    if (v !== undefined) (request as Record<string, unknown>)[k] = v;
-  }
   return {request, fromBrowser};
 }
 
@@ -249,40 +270,18 @@ export function buildHostedRequest(
   ctx: HostedRequestContext,
 ): HostedPaymentRequestInput {
   const c = order.customer ?? {};
-  const request: HostedPaymentRequestInput = {
-    pos_id: ctx.posId,
+  return {
+    ...orderFields(order, ctx),
     mode: 'hosted',
-    method: order.method ?? 'purchase',
-    amount: order.amount,
-    currency: order.currency,
-    description: order.description,
-    order_id: ctx.gatewayOrderId,
-    order_3ds_bypass: ctx.order3dsBypass,
     customer_email: c.email ?? '',
     customer_phone: c.phone ?? '',
-    server_url: ctx.serverUrl,
-    result_url: ctx.resultUrl,
+    ...definedOnly({
+      customer_fname: c.firstName,
+      customer_lname: c.lastName,
+      customer_lang: ctx.language,
+      order_timeout: ctx.orderTimeout,
+    }),
   };
-  const optional: Partial<HostedPaymentRequestInput> = {
-    customer_id: c.id,
-    customer_fname: c.firstName,
-    customer_lname: c.lastName,
-    customer_patronym: c.patronym,
-    customer_country: c.country,
-    customer_city: c.city,
-    customer_birthday: c.birthday,
-    customer_tax_id: c.taxId,
-    customer_lang: ctx.language,
-    order_timeout: ctx.orderTimeout,
-    init_recurring: order.initRecurring,
-    payload: order.payload,
-    products: order.products,
-    merchant_mcc: order.merchantMcc,
-  };
-  for (const [k, v] of Object.entries(optional)) {
-    if (v !== undefined) (request as Record<string, unknown>)[k] = v;
-  }
-  return request;
 }
 
 /** Validates a hosted request; its issues are the merchant's (nothing came from the browser). */
