@@ -76,7 +76,12 @@ export default async function companionBench() {
       description: `Order ${orderRef}`,
     }),
     logger: pino({level: 'info'}, pino.destination({dest: '/dev/null', sync: false})),
-    rateLimit: {maxFailuresPerIp: 1_000_000, maxFailuresPerOrder: 10, windowMs: 60_000},
+    rateLimit: {
+      maxAttemptsPerIp: 1_000_000,
+      maxAttemptsPerOrder: 1_000_000,
+      maxAttemptsPerCard: 1_000_000,
+      windowMs: 60_000,
+    },
   });
   companionServer.setHandler((req, env) => app.fetch(req, env as never));
 

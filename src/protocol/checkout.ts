@@ -23,6 +23,11 @@ export const CHECKOUT_ROUTES = {
   return: '/return',
   /** POST: the gateway's webhooks (`server_url`). */
   webhook: '/webhook',
+  /**
+   * POST {@link AbandonRequest}: the customer cancelled the 3-D Secure challenge; the order
+   * may be paid again at once. Answers a {@link StatusResponse}.
+   */
+  abandon: '/abandon',
 } as const;
 
 /** Storage key (sessionStorage) under which `<pg-3ds-redirect>` keeps the order reference. */
@@ -82,6 +87,13 @@ export interface PayRequest {
   fingerprint: ClientFingerprint;
 }
 
+/** Body of `POST {CHECKOUT_ROUTES.abandon}`. */
+export interface AbandonRequest {
+  orderRef: string;
+  /** The attempt whose challenge the customer cancelled. */
+  attemptId: string;
+}
+
 /** Final and intermediate outcomes the browser can be told. */
 export const PAY_OUTCOMES = ['success', 'failure', '3ds_required', 'processing'] as const;
 export type PayOutcomeKind = (typeof PAY_OUTCOMES)[number];
@@ -132,6 +144,7 @@ export const CHECKOUT_ERROR_CODES = [
   'already_paid',
   'rate_limited',
   'gateway_unavailable',
+  'operation_refused',
   'internal',
 ] as const;
 export type CheckoutErrorCode = (typeof CHECKOUT_ERROR_CODES)[number];

@@ -8,7 +8,13 @@
  * Server-side only: the browser bundle never imports this module (it would pull zod in).
  */
 import * as z from 'zod';
-import type {CardInput, ClientFingerprint, CustomerInput, PayRequest} from './checkout.js';
+import type {
+  AbandonRequest,
+  CardInput,
+  ClientFingerprint,
+  CustomerInput,
+  PayRequest,
+} from './checkout.js';
 import {luhnValid} from './luhn.js';
 
 /** Order references and attempt ids: short, URL-safe text (they end up in gateway ids and URLs). */
@@ -92,15 +98,22 @@ export const PayRequestSchema = z.strictObject({
   fingerprint: ClientFingerprintSchema,
 }) satisfies z.ZodType<PayRequest>;
 
+/** Body of `POST /abandon`. */
+export const AbandonRequestSchema = z.strictObject({
+  orderRef: OrderRefSchema,
+  attemptId: AttemptIdSchema,
+}) satisfies z.ZodType<AbandonRequest>;
+
 // Compile-time check in the other direction: every field of the protocol types is in the
 // schemas, with the same type (`satisfies` alone would let the schema drop an optional key).
 type Equals<A, B> =
   (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const payRequestMatches: Equals<z.output<typeof PayRequestSchema>, PayRequest> = true;
+const abandonMatches: Equals<z.output<typeof AbandonRequestSchema>, AbandonRequest> = true;
 const cardMatches: Equals<z.output<typeof CardInputSchema>, CardInput> = true;
 const customerMatches: Equals<z.output<typeof CustomerInputSchema>, CustomerInput> = true;
 const fingerprintMatches: Equals<
   z.output<typeof ClientFingerprintSchema>,
   ClientFingerprint
 > = true;
-void [payRequestMatches, cardMatches, customerMatches, fingerprintMatches];
+void [payRequestMatches, abandonMatches, cardMatches, customerMatches, fingerprintMatches];

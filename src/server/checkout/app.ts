@@ -11,32 +11,49 @@
  */
 import {Hono, type Context, type MiddlewareHandler} from 'hono';
 import {HTTPException} from 'hono/http-exception';
+import type * as z from 'zod';
 import type {Logger} from 'pino';
 import {CHECKOUT_HEADER, CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
-import {OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
+import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {
   CheckoutError,
   InternalCheckoutError,
   InvalidRequestError,
   NotFoundError,
-  RateLimitedError,
 } from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
-import {FailureLimiter, checkSameOrigin, readBodyText, resolveClientIp} from './security.js';
-import {PaymentService, errorSummary} from './service.js';
+import type {OperationRequest, OperationResult} from './operations.js';
+import {checkSameOrigin, readBodyText, resolveClientIp} from './security.js';
+import {PaymentService, errorSummary, type SweepResult} from './service.js';
 import type {PaymentStore} from './store.js';
+import {AttemptVelocity} from './velocity.js';
 
 /** What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing). */
 type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}} | undefined};
 
 /** The Hono app plus the companion's lifecycle. */
 export type CheckoutApp = Hono<Env> & {
-  /** Run at start-up: reconciles attempts a crash left open and delivers the outbox. */
+  /**
+   * Starts the background work and returns at once: recovery of what a crash left open
+   * (the app serves meanwhile, `health()` says `recovering`), then the periodic sweep.
+   */
+  start(): void;
+  /** `ready`, or `recovering` while start-up recovery runs; and whether the store answers. */
+  health(): Promise<{state: 'ready' | 'recovering'; store: boolean}>;
+  /** Recovery, awaited (what `start()` runs in the background). */
   recover(): Promise<{checked: number; unknown: number}>;
-  /** Looks up every open attempt (for a periodic job; respects nothing but in-flight creates). */
+  /** One sweep of open attempts now (with backoff and bounded concurrency; never two at once). */
+  sweep(opts?: {force?: boolean}): Promise<SweepResult>;
+  /** @deprecated Use `sweep()`. */
   reconcileOpen(): Promise<{checked: number; unknown: number}>;
+  /** Captures a held payment, fully or partly, exactly once per `key`. */
+  capture(request: OperationRequest): Promise<OperationResult>;
+  /** Releases a held payment, exactly once per `key`. */
+  void(request: Omit<OperationRequest, 'amount'>): Promise<OperationResult>;
+  /** Refunds a payment, fully or partly, exactly once per `key`; never more than was paid. */
+  refund(request: OperationRequest): Promise<OperationResult>;
   /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
   flushOutbox(): Promise<void>;
   /** Waits for in-flight work. Does not close the store (its owner does). */
@@ -78,17 +95,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       `${o.base}${CHECKOUT_ROUTES.return}?${new URLSearchParams({[ORDER_QUERY_PARAM]: orderRef})}`,
     order3dsBypass: o.order3dsBypass,
     statusCheck: o.statusCheck,
-    notFoundAfterMs: o.reconcile.notFoundAfterMs,
+    attempts: o.attempts,
+    sweep: o.sweep,
+    duplicateCharges: o.duplicateCharges,
+    velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
     webhookAllowedIps: o.webhookAllowedIps,
     logger,
     now,
   });
-  const ipLimiter = new FailureLimiter(o.rateLimit.maxFailuresPerIp, o.rateLimit.windowMs, now);
-  const orderLimiter = new FailureLimiter(
-    o.rateLimit.maxFailuresPerOrder,
-    o.rateLimit.windowMs,
-    now,
-  );
 
   const clientIp = (c: Context<Env>): string | undefined => {
     if (o.clientIp) return o.clientIp(c.req.raw, c.env);
@@ -102,10 +116,6 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       throw new InternalCheckoutError('the client address is unknown');
     }
     return ip;
-  };
-  const limited = (limiter: FailureLimiter, key: string) => {
-    const wait = limiter.retryAfter(key);
-    if (wait !== undefined) throw new RateLimitedError(wait);
   };
 
   const app = new Hono<Env>();
@@ -146,11 +156,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   };
   app.use(CHECKOUT_ROUTES.pay, cors);
   app.use(CHECKOUT_ROUTES.status, cors);
+  app.use(CHECKOUT_ROUTES.abandon, cors);
 
-  app.post(CHECKOUT_ROUTES.pay, async function payRoute(c) {
-    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
-    const ip = requireIp(c);
-    limited(ipLimiter, ip);
+  /** A same-origin JSON body, parsed and checked against `schema`. */
+  const jsonBody = async <T>(
+    c: Context<Env>,
+    schema: z.ZodType<T>,
+    onInvalid?: (json: unknown, cardField: boolean) => Promise<void>,
+  ): Promise<T> => {
     const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
     let json: unknown;
     try {
@@ -158,39 +171,53 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     } catch {
       throw new InvalidRequestError('the body is not valid JSON', {field: '(body)'});
     }
-    const parsed = PayRequestSchema.safeParse(json);
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issues = formatIssues(parsed.error, json);
       const first = issues[0]!;
       const field = safeField(first.field);
-      if (issues.some((i) => i.field.startsWith('card.'))) {
-        ipLimiter.fail(ip);
-        const ref = OrderRefSchema.safeParse((json as {orderRef?: unknown} | null)?.orderRef);
-        if (ref.success) orderLimiter.fail(ref.data);
-      }
+      await onInvalid?.(
+        json,
+        issues.some((i) => i.field.startsWith('card.')),
+      );
       throw new InvalidRequestError(`${field}: ${first.message}`, {field});
     }
-    const body = parsed.data;
-    limited(orderLimiter, body.orderRef);
+    return parsed.data;
+  };
+
+  // Card data the browser sent that fails validation is an attempt too (card testers
+  // probe with it): it is counted, per address and order, before the 400.
+  const countInvalid = async (ip: string, json: unknown): Promise<void> => {
+    const ref = OrderRefSchema.safeParse((json as {orderRef?: unknown} | null)?.orderRef);
+    await service.velocity.reserve({ip, ...(ref.success ? {orderRef: ref.data} : {})});
+  };
+
+  app.post(CHECKOUT_ROUTES.pay, async function payRoute(c) {
+    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
+    const ip = requireIp(c);
+    const body = await jsonBody(c, PayRequestSchema, (json, card) =>
+      card ? countInvalid(ip, json) : Promise.resolve(),
+    );
     try {
-      const {response, newFailure} = await service.pay(body, {
+      const {response} = await service.pay(body, {
         ip,
         accept: c.req.header('accept'),
         userAgent: c.req.header('user-agent'),
         request: c.req.raw,
       });
-      if (newFailure) {
-        ipLimiter.fail(ip);
-        orderLimiter.fail(body.orderRef);
-      }
       return c.json(response, 200, NO_STORE);
     } catch (error) {
       if (error instanceof InvalidRequestError && error.field?.startsWith('card.')) {
-        ipLimiter.fail(ip);
-        orderLimiter.fail(body.orderRef);
+        await countInvalid(ip, body);
       }
       throw error;
     }
+  });
+
+  app.post(CHECKOUT_ROUTES.abandon, async function abandonRoute(c) {
+    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
+    const body = await jsonBody(c, AbandonRequestSchema);
+    return c.json(await service.abandon(body.orderRef, body.attemptId), 200, NO_STORE);
   });
 
   const orderParam = (c: Context<Env>): string => {
@@ -298,8 +325,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   });
 
   return Object.assign(app, {
+    start: () => service.start(),
+    health: () => service.health(),
     recover: () => service.recover(),
+    sweep: (opts?: {force?: boolean}) => service.sweep(opts),
     reconcileOpen: () => service.reconcileOpen({force: false}),
+    capture: (request: OperationRequest) => service.operate('capture', request),
+    void: (request: Omit<OperationRequest, 'amount'>) => service.operate('void', request),
+    refund: (request: OperationRequest) => service.operate('refund', request),
     flushOutbox: () => service.flushOutbox(),
     close: () => service.close(),
     store: o.store,

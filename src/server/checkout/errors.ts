@@ -84,6 +84,24 @@ export class RateLimitedError extends CheckoutError {
   }
 }
 
+/**
+ * 409: a capture, void or refund the order does not allow (nothing held, nothing left to
+ * refund, more than is left). `reason` is a stable code: `not_paid`, `not_capturable`,
+ * `not_voidable`, `nothing_to_refund`, `over_capture`, `over_refund`, `not_supported`.
+ */
+export class OperationRefusedError extends CheckoutError {
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super('operation_refused', 409, message);
+    this.reason = reason;
+  }
+
+  override toBody(): CheckoutErrorBody {
+    const body = super.toBody();
+    return {error: {...body.error, reason: this.reason} as CheckoutErrorBody['error']};
+  }
+}
+
 /** 503: the gateway could not be reached and nothing was charged. */
 export class GatewayUnavailableCheckoutError extends CheckoutError {
   constructor(message: string, opts: {cause?: unknown; retryAfter?: number} = {}) {

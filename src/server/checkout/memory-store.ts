@@ -5,8 +5,14 @@
  * survives the process: use `SqlitePaymentStore` for anything real.
  */
 import {
-  LIVE_STATES,
+  isLiveAttempt,
   type AttemptMutation,
+  type CreateIntentResult,
+  type IntentMutation,
+  type IntentState,
+  type OperationIntent,
+  type ReserveAttemptResult,
+  type VelocityKey,
   type AttemptRecord,
   type AttemptState,
   type InsertAttemptResult,
@@ -49,6 +55,10 @@ export class MemoryPaymentStore implements PaymentStore {
   private readonly operations: StoredOperation[] = [];
   private readonly rejected: RejectedWebhookRecord[] = [];
   private readonly outbox: OutboxRow[] = [];
+  /** `orderRef \u0000 key` → intent. */
+  private readonly intents = new Map<string, OperationIntent>();
+  /** `scope \u0000 key` → times of counted attempts. */
+  private readonly velocity = new Map<string, number[]>();
   private nextId = 1;
   private closed = false;
 
@@ -61,7 +71,7 @@ export class MemoryPaymentStore implements PaymentStore {
     const same = this.attempts.get(attempt.attemptId);
     if (same) return {inserted: false, existing: copy(same), reason: 'same_attempt'};
     const live = [...this.attempts.values()].find(
-      (a) => a.orderRef === attempt.orderRef && LIVE_STATES.includes(a.state),
+      (a) => a.orderRef === attempt.orderRef && isLiveAttempt(a),
     );
     if (live) return {inserted: false, existing: copy(live), reason: 'order_has_live_attempt'};
     if (this.byGatewayOrderId.has(attempt.gatewayOrderId)) {
@@ -207,6 +217,88 @@ export class MemoryPaymentStore implements PaymentStore {
     this.check();
     const row = this.outbox.find((o) => o.id === id);
     if (row) row.failures++;
+  }
+
+  async createIntent(
+    intent: OperationIntent,
+    decide: (
+      intents: readonly OperationIntent[],
+      operations: readonly StoredOperation[],
+    ) => {code: string; message: string} | undefined,
+    update?: NewPaymentUpdate,
+  ): Promise<CreateIntentResult> {
+    this.check();
+    const id = `${intent.orderRef}\u0000${intent.key}`;
+    const existing = this.intents.get(id);
+    if (existing) return {created: false, existing: copy(existing)};
+    const refused = decide(
+      (await this.listIntents(intent.orderRef)).map(copy),
+      this.operations.filter((o) => o.orderRef === intent.orderRef).map(copy),
+    );
+    if (refused) return {created: false, refused};
+    this.intents.set(id, copy(intent));
+    if (update) this.insertOutbox(update, intent.createdAt);
+    return {created: true, intent: copy(intent)};
+  }
+
+  async updateIntent(
+    orderRef: string,
+    key: string,
+    mutate: (current: OperationIntent) => IntentMutation | undefined,
+  ): Promise<OperationIntent | undefined> {
+    this.check();
+    const id = `${orderRef}\u0000${key}`;
+    const current = this.intents.get(id);
+    if (!current) return undefined;
+    const m = mutate(copy(current));
+    if (!m) return copy(current);
+    const next = {...current, ...m.patch};
+    this.intents.set(id, next);
+    if (m.update) this.insertOutbox(m.update, next.updatedAt);
+    return copy(next);
+  }
+
+  async getIntent(orderRef: string, key: string): Promise<OperationIntent | undefined> {
+    this.check();
+    const i = this.intents.get(`${orderRef}\u0000${key}`);
+    return i && copy(i);
+  }
+
+  async listIntents(orderRef: string): Promise<OperationIntent[]> {
+    this.check();
+    return [...this.intents.values()].filter((i) => i.orderRef === orderRef).map(copy);
+  }
+
+  async listIntentsInStates(states: readonly IntentState[]): Promise<OperationIntent[]> {
+    this.check();
+    return [...this.intents.values()].filter((i) => states.includes(i.state)).map(copy);
+  }
+
+  async reserveAttempt(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): Promise<ReserveAttemptResult> {
+    this.check();
+    const since = now - windowMs;
+    const lists = keys.map((k) => {
+      const id = `${k.scope}\u0000${k.key}`;
+      const list = (this.velocity.get(id) ?? []).filter((t) => t > since);
+      this.velocity.set(id, list);
+      return {k, id, list};
+    });
+    for (const {k, list} of lists) {
+      if (list.length >= k.max) {
+        const oldest = list[list.length - k.max]!;
+        return {ok: false, scope: k.scope, retryAfterMs: oldest + windowMs - now};
+      }
+    }
+    for (const {list} of lists) list.push(now);
+    if (this.velocity.size > 100_000) {
+      for (const [id, list] of this.velocity)
+        if (list.every((t) => t <= since)) this.velocity.delete(id);
+    }
+    return {ok: true};
   }
 
   async ping(): Promise<boolean> {

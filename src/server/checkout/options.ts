@@ -8,7 +8,12 @@ import type {Logger} from 'pino';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
 import {CheckoutConfigError} from './errors.js';
-import type {CheckoutGateway, ResolveOrder} from './service.js';
+import {
+  DUPLICATE_CHARGE_POLICIES,
+  type CheckoutGateway,
+  type DuplicateChargePolicy,
+  type ResolveOrder,
+} from './service.js';
 import type {PaymentStore, PaymentUpdate} from './store.js';
 import {normalizeIp} from './security.js';
 
@@ -34,9 +39,41 @@ export interface CheckoutAppOptions {
   clientIp?: (request: Request, env: unknown) => string | undefined;
   /** Origins allowed to call the pay route. Default: `publicUrl`'s origin. */
   allowedOrigins?: string[];
-  rateLimit?: {maxFailuresPerIp?: number; maxFailuresPerOrder?: number; windowMs?: number};
+  /**
+   * Card-testing defence: payment attempts (every one, declined or not, counted before
+   * the gateway is called) per client address (IPv6: per /64), per order and per card in
+   * a sliding window, kept in the store. Default 10, 5 and 5 per 15 minutes.
+   */
+  rateLimit?: {
+    maxAttemptsPerIp?: number;
+    maxAttemptsPerOrder?: number;
+    maxAttemptsPerCard?: number;
+    windowMs?: number;
+  };
   statusCheck?: {afterMs?: number; minIntervalMs?: number};
-  reconcile?: {notFoundAfterMs?: number};
+  /**
+   * Open attempts: a 3-D Secure challenge without news for `abandonAfterMs` (default 15
+   * minutes) no longer blocks its order; attempts older than `expireAfterMs` (default 24
+   * hours) are no longer looked up.
+   */
+  attempts?: {abandonAfterMs?: number; expireAfterMs?: number};
+  /**
+   * Background lookups of open attempts (`start()`): every `intervalMs` (default 30 s; 0:
+   * off), `concurrency` at a time (default 4), each attempt backing off from
+   * `initialBackoffMs` (5 s), doubling per lookup, to `maxBackoffMs` (30 minutes).
+   */
+  sweep?: {
+    intervalMs?: number;
+    concurrency?: number;
+    initialBackoffMs?: number;
+    maxBackoffMs?: number;
+  };
+  /**
+   * An order paid twice (an abandoned challenge completed later): `refund-later` (default)
+   * refunds — for a hold, voids — the payment that succeeded last; `refund-earlier` the
+   * first one; `alert-only` only logs at error level.
+   */
+  duplicateCharges?: DuplicateChargePolicy;
   /** Accept webhooks only from these addresses (the gateway's is 35.187.74.148). */
   webhookAllowedIps?: string[];
   /** Largest request body accepted, in bytes. Default 32768. */
@@ -125,8 +162,9 @@ const OptionsSchema = z.strictObject({
     .optional(),
   rateLimit: z
     .strictObject({
-      maxFailuresPerIp: positiveInt('failed attempts per client address').default(10),
-      maxFailuresPerOrder: positiveInt('failed attempts per order').default(5),
+      maxAttemptsPerIp: positiveInt('payment attempts per client address').default(10),
+      maxAttemptsPerOrder: positiveInt('payment attempts per order').default(5),
+      maxAttemptsPerCard: positiveInt('payment attempts per card').default(5),
       windowMs: positiveInt('milliseconds').default(15 * 60_000),
     })
     .prefault({}),
@@ -136,9 +174,27 @@ const OptionsSchema = z.strictObject({
       minIntervalMs: nonNegativeInt('milliseconds').default(5_000),
     })
     .prefault({}),
-  reconcile: z
-    .strictObject({notFoundAfterMs: nonNegativeInt('milliseconds').default(60_000)})
+  attempts: z
+    .strictObject({
+      abandonAfterMs: positiveInt('milliseconds').default(15 * 60_000),
+      expireAfterMs: positiveInt('milliseconds').default(24 * 3600_000),
+    })
     .prefault({}),
+  sweep: z
+    .strictObject({
+      intervalMs: nonNegativeInt('milliseconds; 0 turns the sweep off').default(30_000),
+      concurrency: positiveInt('lookups at once')
+        .max(64, {message: 'must be at most 64'})
+        .default(4),
+      initialBackoffMs: positiveInt('milliseconds').default(5_000),
+      maxBackoffMs: positiveInt('milliseconds').default(30 * 60_000),
+    })
+    .prefault({}),
+  duplicateCharges: z
+    .enum(DUPLICATE_CHARGE_POLICIES, {
+      error: `must be one of ${DUPLICATE_CHARGE_POLICIES.join(', ')}`,
+    })
+    .default('refund-later'),
   webhookAllowedIps: z
     .array(
       z.string().refine((ip) => normalizeIp(ip) !== undefined, {message: 'must be an IP address'}),

@@ -1,9 +1,8 @@
 /**
  * The request-level defences of the checkout routes: the same-origin check of the pay
  * route (JSON content type, the protocol header, `Origin` / `Sec-Fetch-Site`), the client
- * address (with an explicit number of trusted proxies), a bounded body reader, and the
- * card-testing limiter that counts failed attempts per client address and per order in a
- * sliding window.
+ * address (with an explicit number of trusted proxies) and a bounded body reader. The
+ * card-testing limits live in `velocity.ts`, counted in the payment store.
  */
 import {isIP} from 'node:net';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../protocol/checkout.js';
@@ -114,46 +113,4 @@ export async function readBodyText(request: Request, limit: number): Promise<str
     chunks.push(value);
   }
   return utf8Text(Buffer.concat(chunks));
-}
-
-/** Failures in a sliding window, per key. */
-export class FailureLimiter {
-  private readonly failures = new Map<string, number[]>();
-  private readonly max: number;
-  private readonly windowMs: number;
-  private readonly now: () => number;
-
-  constructor(max: number, windowMs: number, now: () => number = Date.now) {
-    this.max = max;
-    this.windowMs = windowMs;
-    this.now = now;
-  }
-
-  private recent(key: string): number[] {
-    const since = this.now() - this.windowMs;
-    const list = (this.failures.get(key) ?? []).filter((t) => t > since);
-    if (list.length === 0) this.failures.delete(key);
-    else this.failures.set(key, list);
-    return list;
-  }
-
-  /** Seconds until `key` may try again, or `undefined` when it is under the limit. */
-  retryAfter(key: string): number | undefined {
-    const list = this.recent(key);
-    if (list.length < this.max) return undefined;
-    const oldestThatCounts = list[list.length - this.max]!;
-    return Math.max(1, Math.ceil((oldestThatCounts + this.windowMs - this.now()) / 1000));
-  }
-
-  fail(key: string): void {
-    const list = this.recent(key);
-    list.push(this.now());
-    this.failures.set(key, list);
-    if (this.failures.size > 100_000) this.prune();
-  }
-
-  /** Drops keys with no failure in the window (bounded memory under attack). */
-  prune(): void {
-    for (const key of [...this.failures.keys()]) this.recent(key);
-  }
 }

@@ -5,21 +5,28 @@
  *
  * - One attempt id → one gateway request: an in-process single-flight map joins repeats,
  *   and the store's primary key joins repeats from other processes.
- * - One order → at most one live attempt (creating, unknown, init, pending, success):
- *   attempts of an order are serialised in-process, and the store inserts a new attempt
- *   only when the order has no live one, atomically.
+ * - One order → at most one live attempt (creating, unknown, init, pending, success; not
+ *   written off): attempts of an order are serialised in-process, and the store inserts a
+ *   new attempt only when the order has no live one, atomically.
  * - The attempt row is stored (`creating`) before the gateway is called; a webhook that
  *   overtakes the create response finds it.
- * - A create whose outcome is unknown (5xx, timeout, dropped connection, unreadable
- *   answer) leaves the attempt `unknown`; it is reconciled by looking its `order_id` up.
- *   A 404 counts as "never created" only once `notFoundAfterMs` has passed since the
- *   request was sent, because a slow gateway may still create it.
+ * - The gateway `order_id` is the idempotency key: the gateway refuses a second payment
+ *   for it (`P-409`). A create whose outcome is unknown (5xx, timeout, dropped connection,
+ *   unreadable answer) leaves the attempt `unknown`: it is looked up, and when the customer
+ *   pays again the create is re-sent with the SAME `order_id`, so at most one of them is
+ *   charged. A 404 on the lookup never means "not created" (a slow gateway may still create
+ *   it); a fresh `order_id` is minted only once the previous attempt is final and failed,
+ *   or written off (a 3-D Secure challenge the customer abandoned, or one too old).
+ * - Second line: an order whose second attempt succeeds anyway (an abandoned challenge
+ *   completed later) is compensated — the later (or, by policy, the earlier) payment is
+ *   refunded or voided exactly once, logged at error level and reported.
  * - Every status change is written with an outbox entry in one transaction; the outbox
  *   is delivered to `onPaymentUpdate` in order, after the write, and again after a crash.
+ * - Card-testing limits are reserved in the store before each create (`velocity.ts`).
  */
 import {createHash} from 'node:crypto';
 import type {Logger} from 'pino';
-import type {PayRequest, PayResponse, StatusResponse} from '../../protocol/checkout.js';
+import type {PayFailure, PayRequest, PayResponse, StatusResponse} from '../../protocol/checkout.js';
 import {
   GatewayAuthenticationError,
   GatewayConflictError,
@@ -47,6 +54,12 @@ import {
   NotFoundError,
 } from './errors.js';
 import {
+  SecondaryOperations,
+  type OperationRequest,
+  type OperationResult,
+  type OperationsGateway,
+} from './operations.js';
+import {
   buildDirectRequest,
   buildHostedRequest,
   newGatewayOrderId,
@@ -55,12 +68,14 @@ import {
   type ResolvedOrder,
 } from './request.js';
 import {
-  LIVE_STATES,
   UNSETTLED_STATES,
+  isLiveAttempt,
   type AttemptRecord,
+  type IntentKind,
   type NewPaymentUpdate,
   type PaymentStore,
   type PaymentUpdate,
+  type UpdateAttemptResult,
   type WebhookEventInput,
 } from './store.js';
 import {
@@ -68,9 +83,13 @@ import {
   isFinal,
   markChecked,
   markNotCreated,
+  markRecreating,
   markUnknown,
+  markWrittenOff,
   type GatewayStatusInfo,
 } from './transition.js';
+import type {AttemptVelocity} from './velocity.js';
+import {amountToMinor, amountText} from '../gateway/primitives.js';
 
 /** The part of `GatewayClient` the companion uses. */
 export interface CheckoutGateway {
@@ -83,6 +102,10 @@ export interface CheckoutGateway {
   getOperation(orderId: string, operation: string): Promise<TransactionRecord>;
 }
 
+/** What happens when an order is charged twice (see `duplicateCharges`). */
+export const DUPLICATE_CHARGE_POLICIES = ['refund-later', 'refund-earlier', 'alert-only'] as const;
+export type DuplicateChargePolicy = (typeof DUPLICATE_CHARGE_POLICIES)[number];
+
 /** Looks up what is charged for an order; `null` when the order does not exist. */
 export type ResolveOrder = (
   orderRef: string,
@@ -91,7 +114,7 @@ export type ResolveOrder = (
 
 export interface ServiceConfig {
   store: PaymentStore;
-  gateway: CheckoutGateway;
+  gateway: CheckoutGateway & Partial<OperationsGateway>;
   webhookSecret: string;
   resolveOrder: ResolveOrder;
   onPaymentUpdate: ((update: PaymentUpdate) => void | Promise<void>) | undefined;
@@ -99,7 +122,15 @@ export interface ServiceConfig {
   resultUrl: (orderRef: string) => string;
   order3dsBypass: string;
   statusCheck: {afterMs: number; minIntervalMs: number};
-  notFoundAfterMs: number;
+  /**
+   * `abandonAfterMs`: a 3-D Secure attempt with no news this long stops blocking its order;
+   * `expireAfterMs`: an open attempt this old is no longer looked up.
+   */
+  attempts: {abandonAfterMs: number; expireAfterMs: number};
+  /** Background lookups of open attempts: how many at once, and the backoff per attempt. */
+  sweep: {intervalMs: number; concurrency: number; initialBackoffMs: number; maxBackoffMs: number};
+  duplicateCharges: DuplicateChargePolicy;
+  velocity: AttemptVelocity;
   webhookAllowedIps: readonly string[] | undefined;
   logger: Logger;
   now: () => number;
@@ -182,6 +213,7 @@ export function answerFor(a: AttemptRecord): PayResponse {
           };
     case 'init':
     case 'pending':
+      if (a.writtenOff) return writtenOffAnswer(a);
       return a.userActionUrl
         ? {outcome: '3ds_required', orderRef: a.orderRef, userActionUrl: a.userActionUrl}
         : {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_PENDING};
@@ -190,10 +222,25 @@ export function answerFor(a: AttemptRecord): PayResponse {
   }
 }
 
+/** An open attempt that no longer blocks its order: the customer may pay again. */
+function writtenOffAnswer(a: AttemptRecord): PayFailure {
+  return {
+    outcome: 'failure',
+    orderRef: a.orderRef,
+    code: a.writtenOff === 'abandoned' ? 'abandoned' : 'expired',
+    message:
+      a.writtenOff === 'abandoned'
+        ? 'The payment was cancelled. You can try again.'
+        : 'The payment was not completed in time. You can try again.',
+  };
+}
+
 /** The order's state for the status route, from its attempts. */
 export function statusFor(orderRef: string, attempts: readonly AttemptRecord[]): StatusResponse {
   const pick = (...states: AttemptRecord['state'][]) =>
-    attempts.filter((a) => states.includes(a.state)).at(-1);
+    attempts
+      .filter((a) => states.includes(a.state) && (a.state === 'success' || !a.writtenOff))
+      .at(-1);
   const success = pick('success');
   if (success) {
     return {
@@ -246,10 +293,119 @@ export class PaymentService {
   private outboxAgain = false;
   private outboxTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  /** The running sweep (never two at once). */
+  private sweeping: Promise<SweepResult> | undefined;
+  private sweepTimer: ReturnType<typeof setInterval> | undefined;
+  /** Start-up recovery running in the background (`start()`). */
+  private recovering: Promise<unknown> | undefined;
+  private started = false;
+  private readonly operations: SecondaryOperations;
+  /** The card-testing limits (the pay route counts invalid card data with it too). */
+  readonly velocity: AttemptVelocity;
 
   constructor(config: ServiceConfig) {
     this.cfg = config;
     this.log = config.logger;
+    this.velocity = config.velocity;
+    const gateway = config.gateway;
+    this.operations = new SecondaryOperations({
+      store: config.store,
+      gateway:
+        typeof gateway.capture === 'function' &&
+        typeof gateway.void === 'function' &&
+        typeof gateway.refund === 'function' &&
+        typeof gateway.getOrder === 'function'
+          ? (gateway as OperationsGateway)
+          : undefined,
+      logger: config.logger,
+      now: config.now,
+      withOrderLock: (orderRef, fn) => this.withOrderLock(orderRef, fn),
+      notify: (update) => (this.cfg.onPaymentUpdate ? update : undefined),
+      kickOutbox: () => this.kickOutbox(),
+    });
+  }
+
+  /** Runs `task` without awaiting it; `close()` waits for it. Failures are logged. */
+  private inBackground(task: Promise<unknown>): void {
+    const tracked = task.catch((error: unknown) =>
+      this.log.error({error: errorSummary(error)}, 'background task failed'),
+    );
+    this.background.add(tracked);
+    void tracked.finally(() => this.background.delete(tracked));
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Secondary operations and double charges
+  // -------------------------------------------------------------------------------------
+
+  /** Captures a held payment, exactly once per `key` (see `operations.ts`). */
+  operate(kind: IntentKind, request: OperationRequest): Promise<OperationResult> {
+    return this.operations.run(kind, request);
+  }
+
+  /**
+   * The order-level invariant's second line: when an order has more than one successful
+   * payment (a challenge the customer abandoned and completed later, say), every one but
+   * the kept one is refunded (a hold: voided), exactly once, by the `duplicateCharges`
+   * policy. Each is logged at error level and reported to `onPaymentUpdate`.
+   */
+  async checkDuplicates(orderRef: string): Promise<void> {
+    const successes = (await this.cfg.store.listAttempts(orderRef))
+      .filter((a) => a.state === 'success')
+      .sort((a, b) => a.updatedAt - b.updatedAt || a.seq - b.seq);
+    if (successes.length < 2) return;
+    const policy = this.cfg.duplicateCharges;
+    const keep = policy === 'refund-earlier' ? successes.at(-1)! : successes[0]!;
+    for (const a of successes) {
+      if (a === keep) continue;
+      this.log.error(
+        {orderRef, kept: keep.gatewayOrderId, duplicate: a.gatewayOrderId, policy},
+        'order charged twice',
+      );
+      if (policy === 'alert-only') continue;
+      try {
+        const r = await this.operations.compensate(a, keep);
+        if (!r.repeated) {
+          this.log.error(
+            {orderRef, gatewayOrderId: a.gatewayOrderId, kind: r.kind, state: r.state},
+            'double charge compensated automatically',
+          );
+        }
+      } catch (error) {
+        this.log.error(
+          {orderRef, gatewayOrderId: a.gatewayOrderId, error: errorSummary(error)},
+          'compensating a double charge failed: it is tried again by the next sweep',
+        );
+      }
+    }
+  }
+
+  // -------------------------------------------------------------------------------------
+  // Abandoned 3-D Secure
+  // -------------------------------------------------------------------------------------
+
+  /**
+   * The customer cancelled the 3-D Secure challenge of `attemptId`: its attempt no longer
+   * blocks the order, so paying again (another card) starts a new attempt with a new
+   * `order_id` at once. The abandoned one is still settled by lookups; if it succeeds
+   * after all, the double charge is compensated. Answers the order's status.
+   */
+  abandon(orderRef: string, attemptId: string): Promise<StatusResponse> {
+    return this.withOrderLock(orderRef, async () => {
+      const a = await this.cfg.store.getAttempt(attemptId);
+      if (!a || a.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
+      const now = this.cfg.now();
+      const written = await this.updateAttempt(a.attemptId, (c) =>
+        markWrittenOff(c, now, 'abandoned'),
+      );
+      if (written?.writtenOff === 'abandoned' && written.writtenOffAt === now) {
+        this.log.info(
+          {orderRef, gatewayOrderId: a.gatewayOrderId},
+          '3-D Secure abandoned by the customer: the order may be paid again',
+        );
+      }
+      return statusFor(orderRef, await this.cfg.store.listAttempts(orderRef));
+    });
   }
 
   // -------------------------------------------------------------------------------------
@@ -314,20 +470,33 @@ export class PaymentService {
 
   /**
    * The order's attempts after reconciling unknown ones, and the live attempt that
-   * answers for the order, if any.
+   * answers for the order, if any. A 3-D Secure attempt without news for
+   * `attempts.abandonAfterMs` is written off here (`expired`): it no longer blocks the order.
    */
   private async orderAttempts(
     orderRef: string,
   ): Promise<{attempts: AttemptRecord[]; live: AttemptRecord | undefined}> {
     let attempts = await this.cfg.store.listAttempts(orderRef);
+    const now = this.cfg.now();
     const open = attempts.filter((a) => a.state === 'creating' || a.state === 'unknown');
-    if (open.length > 0) {
+    const stale = attempts.filter(
+      (a) =>
+        (a.state === 'init' || a.state === 'pending') &&
+        !a.writtenOff &&
+        now - Math.max(a.createdAt, a.lastGatewayAt ?? 0) >= this.cfg.attempts.abandonAfterMs,
+    );
+    if (open.length > 0 || stale.length > 0) {
       for (const a of open) await this.reconcile(a, {force: true});
+      for (const a of stale) {
+        await this.updateAttempt(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
+        this.log.info(
+          {orderRef, gatewayOrderId: a.gatewayOrderId},
+          '3-D Secure attempt without news for too long: the order may be paid again',
+        );
+      }
       attempts = await this.cfg.store.listAttempts(orderRef);
     }
-    const live =
-      attempts.find((a) => a.state === 'success') ??
-      attempts.find((a) => LIVE_STATES.includes(a.state));
+    const live = attempts.find((a) => a.state === 'success') ?? attempts.find(isLiveAttempt);
     return {attempts, live};
   }
 
@@ -338,13 +507,14 @@ export class PaymentService {
     const again = await store.getAttempt(body.attemptId);
     if (again) return this.answerKnown(again, body);
     const {attempts: previous, live} = await this.orderAttempts(orderRef);
-    if (live) return {response: answerFor(live), newFailure: false};
+    // An unknown outcome is retried with the same order id; anything else live answers.
+    if (live && live.state !== 'unknown') return {response: answerFor(live), newFailure: false};
 
     const order = await this.cfg.resolveOrder(orderRef, ctx.request);
     if (!order) throw new NotFoundError('unknown order');
 
-    const seq = (previous.at(-1)?.seq ?? 0) + 1;
-    const gatewayOrderId = newGatewayOrderId(orderRef, seq);
+    const seq = live?.seq ?? (previous.at(-1)?.seq ?? 0) + 1;
+    const gatewayOrderId = live?.gatewayOrderId ?? newGatewayOrderId(orderRef, seq);
     const built = buildDirectRequest(body, order, {
       posId: this.cfg.gateway.posId,
       gatewayOrderId,
@@ -368,6 +538,34 @@ export class PaymentService {
         'this order cannot be paid because of a server configuration error',
       );
     }
+    const subject = {ip: ctx.ip, orderRef, cardNumber: body.card.number};
+
+    if (live) {
+      // The earlier create's outcome is unknown: send this one with the SAME order id. The
+      // gateway charges at most one of them (a second create gets P-409).
+      if (
+        live.method !== built.request.method ||
+        live.amount !== valid.amountText ||
+        live.currency !== built.request.currency
+      ) {
+        this.log.warn(
+          {orderRef, gatewayOrderId},
+          'the order changed while its payment is unknown: not paying again until it is settled',
+        );
+        return {response: answerFor(live), newFailure: false};
+      }
+      await this.cfg.velocity.reserve(subject);
+      const r = await store.updateAttempt({attemptId: live.attemptId}, (c) =>
+        markRecreating(c, this.cfg.now()),
+      );
+      if (!r.changed || !r.attempt)
+        return {response: answerFor(r.attempt ?? live), newFailure: false};
+      this.log.warn(
+        {orderRef, gatewayOrderId, createCount: r.attempt.createCount},
+        'paying again after an unknown outcome: the create is sent again with the same order_id',
+      );
+      return this.sendCreate(r.attempt, built.request, valid.checked);
+    }
 
     const now = this.cfg.now();
     const attempt: AttemptRecord = {
@@ -382,7 +580,9 @@ export class PaymentService {
       createdAt: now,
       updatedAt: now,
       createSentAt: now,
+      createCount: 1,
     };
+    await this.cfg.velocity.reserve(subject);
     const inserted = await store.insertAttempt(attempt);
     if (!inserted.inserted) {
       // Another process won the race for this order or this attempt id.
@@ -394,11 +594,20 @@ export class PaymentService {
       {orderRef, attemptId: body.attemptId, gatewayOrderId, seq},
       'payment attempt stored',
     );
+    return this.sendCreate(attempt, built.request, valid.checked);
+  }
 
+  /** Sends a stored (`creating`) attempt's create request and stores the answer. */
+  private async sendCreate(
+    attempt: AttemptRecord,
+    request: DirectPaymentRequestInput,
+    checked: CheckedPaymentRequest,
+  ): Promise<PayResult> {
+    const {orderRef, gatewayOrderId} = attempt;
     let result: CreatePaymentResult;
     this.creating.add(gatewayOrderId);
     try {
-      result = await this.cfg.gateway.createPayment(built.request, valid.checked);
+      result = await this.cfg.gateway.createPayment(request, checked);
     } catch (error) {
       this.creating.delete(gatewayOrderId);
       return this.createFailed(attempt, error);
@@ -414,19 +623,12 @@ export class PaymentService {
       return {response: answerFor(unknown ?? attempt), newFailure: false};
     }
     const record = result.record;
-    const updated = await store.updateAttempt(
-      {attemptId: attempt.attemptId},
-      this.outboxed((c) =>
-        applyGatewayStatus(
-          c,
-          infoFromRecord(record, JSON.stringify(record)),
-          this.cfg.now(),
-          'create',
-        ),
-      ),
-    );
-    if (updated.outboxId !== undefined) this.kickOutbox();
-    const final = updated.attempt ?? attempt;
+    const final =
+      (await this.applyStatus(
+        {attemptId: attempt.attemptId},
+        infoFromRecord(record, JSON.stringify(record)),
+        'create',
+      )) ?? attempt;
     this.log.info(
       {orderRef, gatewayOrderId, state: final.state, statusCode: final.statusCode},
       'payment attempt answered',
@@ -441,7 +643,8 @@ export class PaymentService {
    * Creates a hosted payment for an order (the customer pays on the gateway's page) and
    * answers where to send the customer: the gateway's checkout page, or — when the order
    * is paid or its payment is still being settled — the return page. An order's open
-   * hosted payment is reused, so a double click or a second tab makes no second payment.
+   * hosted payment is reused, so a double click or a second tab makes no second payment;
+   * after an unknown outcome the create is sent again with the same `order_id`.
    */
   payHosted(
     orderRef: string,
@@ -449,7 +652,7 @@ export class PaymentService {
   ): Promise<HostedResult> {
     return this.withOrderLock(orderRef, async () => {
       const {attempts: previous, live} = await this.orderAttempts(orderRef);
-      if (live) {
+      if (live && live.state !== 'unknown') {
         if ((live.state === 'init' || live.state === 'pending') && live.userActionUrl) {
           return {kind: 'redirect', url: live.userActionUrl};
         }
@@ -457,8 +660,8 @@ export class PaymentService {
       }
       const order = await this.cfg.resolveOrder(orderRef, ctx.request);
       if (!order) throw new NotFoundError('unknown order');
-      const seq = (previous.at(-1)?.seq ?? 0) + 1;
-      const gatewayOrderId = newGatewayOrderId(orderRef, seq);
+      const seq = live?.seq ?? (previous.at(-1)?.seq ?? 0) + 1;
+      const gatewayOrderId = live?.gatewayOrderId ?? newGatewayOrderId(orderRef, seq);
       const request = buildHostedRequest(order, {
         posId: this.cfg.gateway.posId,
         gatewayOrderId,
@@ -478,28 +681,47 @@ export class PaymentService {
           'this order cannot be paid because of a server configuration error',
         );
       }
-      const now = this.cfg.now();
-      const attempt: AttemptRecord = {
-        attemptId: `hosted-${gatewayOrderId}`,
-        orderRef,
-        gatewayOrderId,
-        seq,
-        method: request.method,
-        amount: valid.amountText,
-        currency: request.currency,
-        state: 'creating',
-        createdAt: now,
-        updatedAt: now,
-        createSentAt: now,
-      };
-      const inserted = await this.cfg.store.insertAttempt(attempt);
-      if (!inserted.inserted) {
-        const existing = await this.settle(inserted.existing, true);
-        return existing.userActionUrl && !isFinal(existing.state)
-          ? {kind: 'redirect', url: existing.userActionUrl}
-          : {kind: 'settled', response: answerFor(existing)};
+      let attempt: AttemptRecord;
+      if (live) {
+        if (live.amount !== valid.amountText || live.currency !== request.currency) {
+          return {kind: 'settled', response: answerFor(live)};
+        }
+        const r = await this.cfg.store.updateAttempt({attemptId: live.attemptId}, (c) =>
+          markRecreating(c, this.cfg.now()),
+        );
+        if (!r.changed || !r.attempt) {
+          return {kind: 'settled', response: answerFor(r.attempt ?? live)};
+        }
+        attempt = r.attempt;
+        this.log.warn(
+          {orderRef, gatewayOrderId},
+          'hosted payment after an unknown outcome: sent again with the same order_id',
+        );
+      } else {
+        const now = this.cfg.now();
+        attempt = {
+          attemptId: `hosted-${gatewayOrderId}`,
+          orderRef,
+          gatewayOrderId,
+          seq,
+          method: request.method,
+          amount: valid.amountText,
+          currency: request.currency,
+          state: 'creating',
+          createdAt: now,
+          updatedAt: now,
+          createSentAt: now,
+          createCount: 1,
+        };
+        const inserted = await this.cfg.store.insertAttempt(attempt);
+        if (!inserted.inserted) {
+          const existing = await this.settle(inserted.existing, true);
+          return existing.userActionUrl && !isFinal(existing.state)
+            ? {kind: 'redirect', url: existing.userActionUrl}
+            : {kind: 'settled', response: answerFor(existing)};
+        }
+        this.log.info({orderRef, gatewayOrderId, seq}, 'hosted payment attempt stored');
       }
-      this.log.info({orderRef, gatewayOrderId, seq}, 'hosted payment attempt stored');
       let result: CreatePaymentResult;
       this.creating.add(gatewayOrderId);
       try {
@@ -526,12 +748,8 @@ export class PaymentService {
             userActionUrl: result.checkoutUrl,
             raw: JSON.stringify({mode: 'hosted', order_id: gatewayOrderId, status: 'init'}),
           };
-      const updated = await this.cfg.store.updateAttempt(
-        {attemptId: attempt.attemptId},
-        this.outboxed((c) => applyGatewayStatus(c, info, this.cfg.now(), 'create')),
-      );
-      if (updated.outboxId !== undefined) this.kickOutbox();
-      const current = updated.attempt ?? attempt;
+      const current =
+        (await this.applyStatus({attemptId: attempt.attemptId}, info, 'create')) ?? attempt;
       this.log.info(
         {orderRef, gatewayOrderId, state: current.state},
         'hosted payment created: customer sent to the gateway',
@@ -563,6 +781,35 @@ export class PaymentService {
     return r.attempt;
   }
 
+  /**
+   * Applies what the gateway said (create answer, lookup, webhook) in one store
+   * transaction, and looks for a second success of the order when this one succeeded.
+   */
+  private async applyStatusResult(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    info: GatewayStatusInfo,
+    source: 'create' | 'lookup' | 'webhook',
+    event?: WebhookEventInput,
+  ): Promise<UpdateAttemptResult> {
+    const r = await this.cfg.store.updateAttempt(
+      key,
+      this.outboxed((c) => applyGatewayStatus(c, info, this.cfg.now(), source)),
+      event,
+    );
+    if (r.outboxId !== undefined) this.kickOutbox();
+    if (r.changed && r.attempt?.state === 'success')
+      this.inBackground(this.checkDuplicates(r.attempt.orderRef));
+    return r;
+  }
+
+  private async applyStatus(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    info: GatewayStatusInfo,
+    source: 'create' | 'lookup' | 'webhook',
+  ): Promise<AttemptRecord | undefined> {
+    return (await this.applyStatusResult(key, info, source)).attempt;
+  }
+
   /** A create call failed: decide between "not created" and "unknown", and answer. */
   private async createFailed(attempt: AttemptRecord, error: unknown): Promise<PayResult> {
     const {gatewayOrderId, orderRef} = attempt;
@@ -575,13 +822,18 @@ export class PaymentService {
     if (refused) {
       const code = (error as {gatewayCode?: string}).gatewayCode ?? (error as {code: string}).code;
       const fields = {orderRef, gatewayOrderId, error: errorSummary(error)};
+      // A refusal speaks for this request only: when an earlier create with this order id
+      // had an unknown outcome, that one may still be charged, so the attempt stays open.
+      const resent = (attempt.createCount ?? 1) > 1;
       await this.updateAttempt(attempt.attemptId, (c) =>
-        markNotCreated(
-          c,
-          this.cfg.now(),
-          code,
-          'The payment request was refused by the payment gateway.',
-        ),
+        resent
+          ? markUnknown(c, this.cfg.now())
+          : markNotCreated(
+              c,
+              this.cfg.now(),
+              code,
+              'The payment request was refused by the payment gateway.',
+            ),
       );
       if (error instanceof GatewayValidationError) {
         this.log.warn(fields, 'the gateway refused the payment request');
@@ -607,8 +859,10 @@ export class PaymentService {
           : {},
       );
     }
-    // 5xx, timeout, dropped connection, unreadable answer, P-409: the outcome is unknown.
-    const level = error instanceof GatewayConflictError ? 'error' : 'warn';
+    // 5xx, timeout, dropped connection, unreadable answer: the outcome is unknown. P-409:
+    // the order id exists at the gateway (an earlier create of it landed): look it up.
+    const level =
+      error instanceof GatewayConflictError && (attempt.createCount ?? 1) === 1 ? 'error' : 'warn';
     this.log[level](
       {orderRef, gatewayOrderId, error: errorSummary(error)},
       'payment creation outcome unknown: reconciling',
@@ -665,21 +919,8 @@ export class PaymentService {
     } catch (error) {
       const now = this.cfg.now();
       if (error instanceof GatewayNotFoundError) {
-        const sentAt = current.createSentAt ?? current.createdAt;
-        if (
-          (current.state === 'creating' || current.state === 'unknown') &&
-          now - sentAt >= this.cfg.notFoundAfterMs
-        ) {
-          this.log.info(
-            {orderRef: current.orderRef, gatewayOrderId: current.gatewayOrderId},
-            'the gateway does not know the order: the payment was not created',
-          );
-          return (
-            (await this.updateAttempt(current.attemptId, (c) =>
-              markNotCreated(c, now, NOT_CREATED_CODE, NOT_CREATED_MESSAGE),
-            )) ?? current
-          );
-        }
+        // Never "not created": a slow gateway may still create it. The order id stays
+        // this attempt's, so paying again re-sends it and cannot charge twice.
         this.log.info(
           {gatewayOrderId: current.gatewayOrderId, state: current.state},
           'the gateway does not know the order yet: still unknown',
@@ -696,18 +937,11 @@ export class PaymentService {
       }
       return current;
     }
-    const r = await store.updateAttempt(
+    const r = await this.applyStatusResult(
       key,
-      this.outboxed((c) =>
-        applyGatewayStatus(
-          c,
-          infoFromRecord(record, JSON.stringify(record)),
-          this.cfg.now(),
-          'lookup',
-        ),
-      ),
+      infoFromRecord(record, JSON.stringify(record)),
+      'lookup',
     );
-    if (r.outboxId !== undefined) this.kickOutbox();
     const next = r.attempt ?? current;
     if (r.changed) {
       this.log.info(
@@ -763,8 +997,7 @@ export class PaymentService {
     })().catch((error: unknown) =>
       this.log.warn({orderRef, error: errorSummary(error)}, 'return check failed'),
     );
-    this.background.add(task);
-    void task.finally(() => this.background.delete(task));
+    this.inBackground(task);
   }
 
   // -------------------------------------------------------------------------------------
@@ -830,12 +1063,20 @@ export class PaymentService {
       status: payload.status,
     };
 
+    const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
+    const mismatch = attempt && this.webhookMismatch(payload, attempt);
+    if (mismatch) {
+      // Signed, so it is the gateway's, but it does not describe the payment we stored:
+      // keep it for a person to look at, and change nothing.
+      const stored = await this.cfg.store.recordEvent({...event, flag: mismatch});
+      this.log.error(
+        {...logFields, orderRef: attempt.orderRef, mismatch, duplicate: !stored},
+        'signed webhook does not match the stored payment: kept, flagged, not applied',
+      );
+      return;
+    }
     if (payload.kind === 'primary' || payload.kind === 'subscription_charge') {
       // Only a subscription charge needs the attempt to tell a first charge from a renewal.
-      const attempt =
-        payload.kind === 'primary'
-          ? undefined
-          : await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
       const isInitial =
         payload.kind === 'primary' ||
         !attempt ||
@@ -843,12 +1084,12 @@ export class PaymentService {
         (attempt.paymentId === undefined && !isFinal(attempt.state));
       if (isInitial) {
         const info = infoFromRecord(payload, raw);
-        const r = await this.cfg.store.updateAttempt(
+        const r = await this.applyStatusResult(
           {gatewayOrderId: payload.order_id},
-          this.outboxed((c) => applyGatewayStatus(c, info, now, 'webhook')),
+          info,
+          'webhook',
           event,
         );
-        if (r.outboxId !== undefined) this.kickOutbox();
         if (r.duplicateEvent) this.log.info(logFields, 'duplicate webhook ignored');
         else if (!r.attempt)
           this.log.warn(logFields, 'webhook for an order this app did not create');
@@ -862,13 +1103,35 @@ export class PaymentService {
       await this.recordOperation(attempt, payload, raw, event, 'subscription_charge');
       return;
     }
-    const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
     if (!attempt) {
       await this.cfg.store.recordEvent(event);
       this.log.warn(logFields, 'operation webhook for an order this app did not create');
       return;
     }
     await this.recordOperation(attempt, payload, raw, event, payload.kind);
+  }
+
+  /**
+   * What in a signed webhook contradicts the stored attempt: another point of sale, or —
+   * for the payment itself — another currency or amount. `undefined` when it agrees.
+   */
+  private webhookMismatch(payload: WebhookPayload, attempt: AttemptRecord): string | undefined {
+    const p = payload as Record<string, unknown>;
+    const posId = p['pos_id'];
+    if (typeof posId === 'string' && posId !== this.cfg.gateway.posId) return 'pos_id';
+    const currency = p['currency'];
+    if (typeof currency === 'string' && currency !== attempt.currency) return 'currency';
+    if (payload.kind === 'primary') {
+      const amount = p['amount'];
+      const given =
+        typeof amount === 'number' || typeof amount === 'string' ? amountText(amount) : undefined;
+      if (amount !== undefined && amount !== null) {
+        if (given === undefined || amountToMinor(given) !== amountToMinor(attempt.amount)) {
+          return 'amount';
+        }
+      }
+    }
+    return undefined;
   }
 
   private async recordOperation(
@@ -1008,16 +1271,57 @@ export class PaymentService {
   // -------------------------------------------------------------------------------------
 
   /**
-   * Reconciles every attempt that is not settled: `creating` ones left by a crash become
-   * `unknown` and are looked up, open ones are looked up, and the outbox is delivered.
+   * One pass over the open attempts, never two at once: open attempts older than
+   * `attempts.expireAfterMs` are not looked up any more (a 3-D Secure one is written off);
+   * a 3-D Secure attempt without news for `abandonAfterMs` is written off; the others are
+   * looked up when their backoff allows (`sweep.initialBackoffMs`, doubling with each
+   * lookup up to `maxBackoffMs`), `sweep.concurrency` at a time. Then secondary operations
+   * whose outcome is unknown are looked up. `force` ignores the backoff.
    */
-  async reconcileOpen(opts: {force?: boolean} = {}): Promise<{checked: number; unknown: number}> {
+  sweep(opts: {force?: boolean} = {}): Promise<SweepResult> {
+    if (this.sweeping) return this.sweeping;
+    const run = this.sweepOnce(opts.force ?? false).finally(() => {
+      this.sweeping = undefined;
+    });
+    this.sweeping = run;
+    return run;
+  }
+
+  private async sweepOnce(force: boolean): Promise<SweepResult> {
+    const {attempts: ages, sweep} = this.cfg;
+    const now = this.cfg.now();
     const open = await this.cfg.store.listAttemptsInStates(UNSETTLED_STATES);
-    let unknown = 0;
+    const due: AttemptRecord[] = [];
+    let expired = 0;
     for (const a of open) {
+      if (this.closed) break;
       if (this.creating.has(a.gatewayOrderId)) continue;
+      const threeDs = a.state === 'init' || a.state === 'pending';
+      if (now - a.createdAt >= ages.expireAfterMs) {
+        expired++;
+        if (threeDs && !a.writtenOff) {
+          await this.updateAttempt(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
+        }
+        continue;
+      }
+      if (
+        threeDs &&
+        !a.writtenOff &&
+        now - Math.max(a.createdAt, a.lastGatewayAt ?? 0) >= ages.abandonAfterMs
+      ) {
+        await this.updateAttempt(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
+      }
+      const backoff = Math.min(
+        sweep.maxBackoffMs,
+        sweep.initialBackoffMs * 2 ** Math.min(30, Math.max(0, (a.checks ?? 0) - 1)),
+      );
+      if (force || a.lastCheckAt === undefined || now - a.lastCheckAt >= backoff) due.push(a);
+    }
+    let unknown = 0;
+    await eachLimited(due, sweep.concurrency, async (a) => {
+      if (this.closed) return;
       try {
-        const settled = await this.reconcile(a, {force: opts.force ?? true});
+        const settled = await this.reconcile(a, {force: true});
         if (settled.state === 'creating' || settled.state === 'unknown') unknown++;
       } catch (error) {
         unknown++;
@@ -1026,30 +1330,111 @@ export class PaymentService {
           'reconcile failed',
         );
       }
-    }
-    return {checked: open.length, unknown};
+    });
+    const intents = this.closed ? 0 : await this.operations.settleUnknown(100);
+    return {open: open.length, checked: due.length, unknown, expired, intents};
   }
 
+  /** @deprecated Use `sweep()`: the same pass, with backoff unless `force`. */
+  async reconcileOpen(opts: {force?: boolean} = {}): Promise<{checked: number; unknown: number}> {
+    const r = await this.sweep(opts);
+    return {checked: r.checked, unknown: r.unknown};
+  }
+
+  /**
+   * After a restart: `creating` attempts left by a crash become `unknown`, every open
+   * attempt is looked up (with bounded concurrency), recent double charges are
+   * compensated, and the outbox is delivered. Awaitable; `start()` runs it in the
+   * background so the app serves meanwhile.
+   */
   async recover(): Promise<{checked: number; unknown: number}> {
     const crashed = await this.cfg.store.listAttemptsInStates(['creating']);
     for (const a of crashed) {
       if (this.creating.has(a.gatewayOrderId)) continue;
       await this.updateAttempt(a.attemptId, (c) => markUnknown(c, this.cfg.now()));
     }
-    const result = await this.reconcileOpen({force: true});
+    const result = await this.sweep({force: true});
+    // A crash between a second success and its compensation: look at recent successes.
+    const since = this.cfg.now() - this.cfg.attempts.expireAfterMs;
+    const orders = new Set(
+      (await this.cfg.store.listAttemptsInStates(['success']))
+        .filter((a) => a.updatedAt >= since)
+        .map((a) => a.orderRef),
+    );
+    for (const orderRef of orders) await this.checkDuplicates(orderRef);
     await this.flushOutbox();
     this.log.info({...result, crashed: crashed.length}, 'recovery done');
-    return result;
+    return {checked: result.checked, unknown: result.unknown};
+  }
+
+  /**
+   * Starts the background work: recovery at once (the app answers meanwhile; see
+   * `health()`), then a sweep every `sweep.intervalMs`. Idempotent.
+   */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    const recovering = this.recover()
+      .catch((error: unknown) =>
+        this.log.error({error: errorSummary(error)}, 'recovery failed: the sweep goes on'),
+      )
+      .finally(() => {
+        this.recovering = undefined;
+      });
+    this.recovering = recovering;
+    this.inBackground(recovering);
+    if (this.cfg.sweep.intervalMs > 0) {
+      this.sweepTimer = setInterval(() => {
+        if (this.recovering || this.sweeping) return;
+        this.inBackground(this.sweep());
+      }, this.cfg.sweep.intervalMs);
+      this.sweepTimer.unref?.();
+    }
+  }
+
+  /** `recovering` while start-up recovery runs, else `ready`; and whether the store answers. */
+  async health(): Promise<{state: 'ready' | 'recovering'; store: boolean}> {
+    const store = await this.cfg.store.ping().catch(() => false);
+    return {state: this.recovering ? 'recovering' : 'ready', store};
   }
 
   /** Waits for in-flight work; afterwards nothing new is started. */
   async close(): Promise<void> {
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    this.sweepTimer = undefined;
     await Promise.allSettled([...this.inflight.values()].map((f) => f.promise));
+    this.closed = true;
     await Promise.allSettled([...this.background]);
     while (this.outboxRun) await this.outboxRun.catch(() => undefined);
-    this.closed = true;
     if (this.outboxTimer) clearTimeout(this.outboxTimer);
   }
+}
+
+/** What one sweep did. */
+export interface SweepResult {
+  /** Open attempts seen. */
+  open: number;
+  /** Looked up this time. */
+  checked: number;
+  /** Still unknown after it. */
+  unknown: number;
+  /** Older than `attempts.expireAfterMs`: no longer looked up. */
+  expired: number;
+  /** Secondary operations with an unknown outcome looked up. */
+  intents: number;
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]!);
+  };
+  await Promise.all(Array.from({length: Math.min(limit, items.length)}, worker));
 }
 
 /** An error reduced to what is safe to log: its class, code and message. */

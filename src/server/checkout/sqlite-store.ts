@@ -26,6 +26,12 @@ import path from 'node:path';
 import {
   LIVE_STATES,
   type AttemptMutation,
+  type CreateIntentResult,
+  type IntentMutation,
+  type IntentState,
+  type OperationIntent,
+  type ReserveAttemptResult,
+  type VelocityKey,
   type AttemptRecord,
   type AttemptState,
   type InsertAttemptResult,
@@ -122,7 +128,74 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX outbox_pending ON outbox(delivered_at, id);
     `,
   },
+  {
+    version: 2,
+    name: 'exactly-once operations, written-off attempts, flagged webhooks, attempt velocity',
+    sql: `
+      ALTER TABLE attempts ADD COLUMN checks INTEGER;
+      ALTER TABLE attempts ADD COLUMN create_count INTEGER;
+      ALTER TABLE attempts ADD COLUMN written_off TEXT;
+      ALTER TABLE attempts ADD COLUMN written_off_at INTEGER;
+      ALTER TABLE webhook_events ADD COLUMN flag TEXT;
+      CREATE TABLE operation_intents (
+        order_ref TEXT NOT NULL,
+        key TEXT NOT NULL,
+        gateway_order_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        amount TEXT NOT NULL,
+        currency TEXT NOT NULL,
+        state TEXT NOT NULL,
+        operation_id TEXT,
+        status_code TEXT,
+        status_description TEXT,
+        baseline TEXT,
+        fingerprint TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (order_ref, key)
+      );
+      CREATE INDEX operation_intents_by_state ON operation_intents(state, created_at);
+      CREATE TABLE attempt_velocity (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        at INTEGER NOT NULL
+      );
+      CREATE INDEX attempt_velocity_by_key ON attempt_velocity(scope, key, at);
+      CREATE INDEX attempt_velocity_by_time ON attempt_velocity(at);
+    `,
+  },
 ];
+
+/** Intent fields and their columns. */
+const INTENT_COLUMNS = {
+  orderRef: 'order_ref',
+  key: 'key',
+  gatewayOrderId: 'gateway_order_id',
+  kind: 'kind',
+  reason: 'reason',
+  amount: 'amount',
+  currency: 'currency',
+  state: 'state',
+  operationId: 'operation_id',
+  statusCode: 'status_code',
+  statusDescription: 'status_description',
+  baseline: 'baseline',
+  fingerprint: 'fingerprint',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+} as const satisfies Record<keyof OperationIntent, string>;
+type IntentKey = keyof typeof INTENT_COLUMNS;
+const INTENT_KEYS = Object.keys(INTENT_COLUMNS) as IntentKey[];
+
+function rowToIntent(row: Record<string, unknown>): OperationIntent {
+  const out: Record<string, unknown> = {};
+  for (const key of INTENT_KEYS) {
+    const v = row[INTENT_COLUMNS[key]];
+    if (v !== null && v !== undefined) out[key] = v;
+  }
+  return out as unknown as OperationIntent;
+}
 
 /** Attempt fields and their columns. */
 const ATTEMPT_COLUMNS = {
@@ -148,6 +221,10 @@ const ATTEMPT_COLUMNS = {
   createSentAt: 'create_sent_at',
   lastGatewayAt: 'last_gateway_at',
   lastCheckAt: 'last_check_at',
+  checks: 'checks',
+  createCount: 'create_count',
+  writtenOff: 'written_off',
+  writtenOffAt: 'written_off_at',
 } as const satisfies Record<keyof AttemptRecord, string>;
 
 type AttemptKey = keyof typeof ATTEMPT_COLUMNS;
@@ -196,6 +273,8 @@ export class SqlitePaymentStore implements PaymentStore {
     savepoint: Database.Transaction<(run: () => unknown) => unknown>;
     update: Database.Transaction<SqlitePaymentStore['updateOne']>;
     operation: Database.Transaction<SqlitePaymentStore['recordOperationOne']>;
+    updateIntent: Database.Transaction<SqlitePaymentStore['updateIntentOne']>;
+    reserve: Database.Transaction<SqlitePaymentStore['reserveOne']>;
   };
   private readonly synchronous: 'FULL' | 'NORMAL';
   /** The WAL file, synced after a durable group commit; `undefined`: commit with FULL. */
@@ -236,6 +315,16 @@ export class SqlitePaymentStore implements PaymentStore {
           update: NewPaymentUpdate,
           event: WebhookEventInput | undefined,
         ) => this.recordOperationOne(operation, update, event),
+      ),
+      updateIntent: this.db.transaction(
+        (
+          orderRef: string,
+          key: string,
+          mutate: (current: OperationIntent) => IntentMutation | undefined,
+        ) => this.updateIntentOne(orderRef, key, mutate),
+      ),
+      reserve: this.db.transaction((keys: readonly VelocityKey[], now: number, windowMs: number) =>
+        this.reserveOne(keys, now, windowMs),
       ),
     };
   }
@@ -330,13 +419,15 @@ export class SqlitePaymentStore implements PaymentStore {
       ),
       attemptById: this.db.prepare('SELECT * FROM attempts WHERE attempt_id = ?'),
       attemptByGatewayId: this.db.prepare('SELECT * FROM attempts WHERE gateway_order_id = ?'),
+      // The live rule of `isLiveAttempt`: success always; other open states unless written off.
       liveAttempt: this.db.prepare(
-        `SELECT * FROM attempts WHERE order_ref = ? AND state IN (${live}) ORDER BY seq LIMIT 1`,
+        `SELECT * FROM attempts WHERE order_ref = ? AND state IN (${live})
+           AND (state = 'success' OR written_off IS NULL) ORDER BY seq LIMIT 1`,
       ),
       attemptsByOrder: this.db.prepare('SELECT * FROM attempts WHERE order_ref = ? ORDER BY seq'),
       insertEvent: this.db.prepare(
-        `INSERT INTO webhook_events (event_key, received_at, kind, gateway_order_id, status, data)
-         VALUES (@eventKey, @receivedAt, @kind, @gatewayOrderId, @status, @data)
+        `INSERT INTO webhook_events (event_key, received_at, kind, gateway_order_id, status, data, flag)
+         VALUES (@eventKey, @receivedAt, @kind, @gatewayOrderId, @status, @data, @flag)
          ON CONFLICT (event_key) DO NOTHING`,
       ),
       listEvents: this.db.prepare('SELECT * FROM webhook_events ORDER BY id'),
@@ -364,6 +455,32 @@ export class SqlitePaymentStore implements PaymentStore {
       syncFull: this.db.prepare('PRAGMA synchronous = FULL'),
       syncNormal: this.db.prepare('PRAGMA synchronous = NORMAL'),
       ping: this.db.prepare('SELECT 1 AS ok'),
+      insertIntent: this.db.prepare(
+        `INSERT INTO operation_intents (${INTENT_KEYS.map((k) => INTENT_COLUMNS[k]).join(', ')})
+         VALUES (${INTENT_KEYS.map((k) => '@' + INTENT_COLUMNS[k]).join(', ')})`,
+      ),
+      intentByKey: this.db.prepare(
+        'SELECT * FROM operation_intents WHERE order_ref = ? AND key = ?',
+      ),
+      intentsByOrder: this.db.prepare(
+        'SELECT * FROM operation_intents WHERE order_ref = ? ORDER BY created_at, rowid',
+      ),
+      updateIntent: this.db.prepare(
+        `UPDATE operation_intents SET state = @state, operation_id = @operation_id,
+           status_code = @status_code, status_description = @status_description,
+           baseline = @baseline, updated_at = @updated_at
+         WHERE order_ref = @order_ref AND key = @key`,
+      ),
+      velocityCount: this.db.prepare(
+        'SELECT COUNT(*) AS n FROM attempt_velocity WHERE scope = ? AND key = ? AND at > ?',
+      ),
+      velocityNth: this.db.prepare(
+        'SELECT at FROM attempt_velocity WHERE scope = ? AND key = ? AND at > ? ORDER BY at DESC LIMIT 1 OFFSET ?',
+      ),
+      velocityInsert: this.db.prepare(
+        'INSERT INTO attempt_velocity (scope, key, at) VALUES (?, ?, ?)',
+      ),
+      velocityPrune: this.db.prepare('DELETE FROM attempt_velocity WHERE at <= ?'),
     };
   }
 
@@ -525,6 +642,7 @@ export class SqlitePaymentStore implements PaymentStore {
         gatewayOrderId: event.gatewayOrderId ?? null,
         status: event.status ?? null,
         data: event.data,
+        flag: event.flag ?? null,
       }).changes === 1
     );
   }
@@ -598,6 +716,7 @@ export class SqlitePaymentStore implements PaymentStore {
       };
       if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
       if (r['status'] != null) e.status = r['status'] as string;
+      if (r['flag'] != null) e.flag = r['flag'] as string;
       return e;
     });
   }
@@ -633,6 +752,10 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async listOperations(orderRef: string): Promise<StoredOperation[]> {
+    return this.operationsOf(orderRef);
+  }
+
+  private operationsOf(orderRef: string): StoredOperation[] {
     return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map((r) => {
       const o: StoredOperation = {
         id: r['id'] as number,
@@ -684,6 +807,125 @@ export class SqlitePaymentStore implements PaymentStore {
 
   async markOutboxFailed(id: number): Promise<void> {
     this.stmts.outboxFailed.run(id);
+  }
+
+  private intentParams(i: OperationIntent): Record<string, unknown> {
+    const params: Record<string, unknown> = {};
+    for (const key of INTENT_KEYS) params[INTENT_COLUMNS[key]] = i[key] ?? null;
+    return params;
+  }
+
+  private intentRow(orderRef: string, key: string): OperationIntent | undefined {
+    const row = this.stmts.intentByKey.get(orderRef, key) as Record<string, unknown> | undefined;
+    return row && rowToIntent(row);
+  }
+
+  private createIntentOne(
+    intent: OperationIntent,
+    decide: Parameters<PaymentStore['createIntent']>[1],
+    update: NewPaymentUpdate | undefined,
+  ): CreateIntentResult {
+    const existing = this.intentRow(intent.orderRef, intent.key);
+    if (existing) return {created: false, existing};
+    const intents = (
+      this.stmts.intentsByOrder.all(intent.orderRef) as Record<string, unknown>[]
+    ).map(rowToIntent);
+    const refused = decide(intents, this.operationsOf(intent.orderRef));
+    if (refused) return {created: false, refused};
+    this.stmts.insertIntent.run(this.intentParams(intent));
+    if (update) this.insertOutbox(update, intent.createdAt);
+    return {created: true, intent: {...intent}};
+  }
+
+  /** Durable before the gateway is called, like a new attempt. */
+  createIntent(
+    intent: OperationIntent,
+    decide: Parameters<PaymentStore['createIntent']>[1],
+    update?: NewPaymentUpdate,
+  ): Promise<CreateIntentResult> {
+    return this.enqueue(() => this.createIntentOne(intent, decide, update), true);
+  }
+
+  private updateIntentOne(
+    orderRef: string,
+    key: string,
+    mutate: (current: OperationIntent) => IntentMutation | undefined,
+  ): OperationIntent | undefined {
+    const current = this.intentRow(orderRef, key);
+    if (!current) return undefined;
+    const m = mutate({...current});
+    if (!m) return current;
+    const next = {...current, ...m.patch};
+    this.stmts.updateIntent.run(this.intentParams(next));
+    if (m.update) this.insertOutbox(m.update, next.updatedAt);
+    return next;
+  }
+
+  async updateIntent(
+    orderRef: string,
+    key: string,
+    mutate: (current: OperationIntent) => IntentMutation | undefined,
+  ): Promise<OperationIntent | undefined> {
+    return this.txs.updateIntent.immediate(orderRef, key, mutate);
+  }
+
+  async getIntent(orderRef: string, key: string): Promise<OperationIntent | undefined> {
+    return this.intentRow(orderRef, key);
+  }
+
+  async listIntents(orderRef: string): Promise<OperationIntent[]> {
+    return (this.stmts.intentsByOrder.all(orderRef) as Record<string, unknown>[]).map(rowToIntent);
+  }
+
+  private readonly intentsByStates = new Map<number, Database.Statement>();
+
+  async listIntentsInStates(states: readonly IntentState[]): Promise<OperationIntent[]> {
+    if (states.length === 0) return [];
+    let stmt = this.intentsByStates.get(states.length);
+    if (!stmt) {
+      stmt = this.db.prepare(
+        `SELECT * FROM operation_intents WHERE state IN (${states.map(() => '?').join(', ')}) ORDER BY created_at, rowid`,
+      );
+      this.intentsByStates.set(states.length, stmt);
+    }
+    return (stmt.all(...states) as Record<string, unknown>[]).map(rowToIntent);
+  }
+
+  private lastVelocityPrune = 0;
+
+  private reserveOne(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): ReserveAttemptResult {
+    const since = now - windowMs;
+    for (const k of keys) {
+      const {n} = this.stmts.velocityCount.get(k.scope, k.key, since) as {n: number};
+      if (n >= k.max) {
+        // The attempt whose leaving the window frees a place: the max-th newest.
+        const {at} = this.stmts.velocityNth.get(k.scope, k.key, since, k.max - 1) as {at: number};
+        return {ok: false, scope: k.scope, retryAfterMs: at + windowMs - now};
+      }
+    }
+    for (const k of keys) this.stmts.velocityInsert.run(k.scope, k.key, now);
+    if (now - this.lastVelocityPrune > 60_000) {
+      this.lastVelocityPrune = now;
+      this.stmts.velocityPrune.run(since);
+    }
+    return {ok: true};
+  }
+
+  /**
+   * Counts and records in one `BEGIN IMMEDIATE` transaction, so concurrent requests in
+   * this and other processes cannot all pass the same check (a reservation, not an
+   * after-the-fact count).
+   */
+  async reserveAttempt(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): Promise<ReserveAttemptResult> {
+    return this.txs.reserve.immediate(keys, now, windowMs);
   }
 
   async ping(): Promise<boolean> {

@@ -24,7 +24,10 @@ export const ATTEMPT_STATES = [
 ] as const;
 export type AttemptState = (typeof ATTEMPT_STATES)[number];
 
-/** States in which an attempt blocks a new attempt for the same order. */
+/**
+ * States in which an attempt blocks a new attempt for the same order — unless it was
+ * written off (abandoned or expired) and is not `success`: see {@link isLiveAttempt}.
+ */
 export const LIVE_STATES: readonly AttemptState[] = [
   'creating',
   'unknown',
@@ -32,6 +35,19 @@ export const LIVE_STATES: readonly AttemptState[] = [
   'pending',
   'success',
 ];
+
+/** Why an open attempt no longer blocks its order. */
+export type WriteOffReason =
+  /** The customer cancelled the 3-D Secure challenge. */
+  | 'abandoned'
+  /** It stayed open longer than the configured age: no more lookups. */
+  | 'expired';
+
+/** True when the attempt blocks a new attempt for its order (the store's live rule). */
+export function isLiveAttempt(a: Pick<AttemptRecord, 'state' | 'writtenOff'>): boolean {
+  if (a.state === 'success') return true;
+  return LIVE_STATES.includes(a.state) && a.writtenOff === undefined;
+}
 /** States whose outcome the gateway has not told us. */
 export const UNSETTLED_STATES: readonly AttemptState[] = ['creating', 'unknown', 'init', 'pending'];
 
@@ -75,10 +91,27 @@ export interface AttemptRecord {
   lastGatewayAt?: number;
   /** When we last asked the gateway (lookup). */
   lastCheckAt?: number;
+  /** How many lookups were made (the sweep backs off with it). */
+  checks?: number;
+  /**
+   * How many create requests were sent with this gateway `order_id`: more than 1 when the
+   * customer paid again after an unknown outcome (the `order_id` is the idempotency key).
+   */
+  createCount?: number;
+  /** Set when the attempt no longer blocks its order; it is still settled by lookups. */
+  writtenOff?: WriteOffReason;
+  writtenOffAt?: number;
 }
 
 /** Kinds of change reported through `onPaymentUpdate`. */
-export type PaymentUpdateKind = 'payment' | 'capture' | 'void' | 'refund' | 'subscription_charge';
+export type PaymentUpdateKind =
+  | 'payment'
+  | 'capture'
+  | 'void'
+  | 'refund'
+  | 'subscription_charge'
+  /** An order was charged twice: `attemptId` is the payment being compensated. */
+  | 'duplicate_charge';
 
 /** One status change, as given to `onPaymentUpdate`. */
 export interface PaymentUpdate {
@@ -97,13 +130,17 @@ export interface PaymentUpdate {
   paymentId?: string;
   /** For secondary operations and subscription charges: the operation's own id. */
   operationId?: string;
+  /** For secondary operations the companion made: the intent's key. */
+  intentKey?: string;
+  /** Why a secondary operation was made: by the merchant, or to undo a double charge. */
+  reason?: IntentReason;
   amount?: string;
   currency?: string;
   cardMask?: string;
   cardToken?: string;
   recurringId?: string;
   /** Where the change came from. */
-  source: 'create' | 'webhook' | 'lookup' | 'reconcile';
+  source: 'create' | 'webhook' | 'lookup' | 'reconcile' | 'operation';
   /** ISO time the change was stored. */
   at: string;
 }
@@ -131,6 +168,11 @@ export interface WebhookEventInput {
   status?: string;
   /** The `data` field exactly as received (Base64Url JSON). */
   data: string;
+  /**
+   * Set when a signed webhook contradicts the stored attempt (another `pos_id`, amount or
+   * currency): it is kept but changed nothing.
+   */
+  flag?: string;
 }
 
 export interface WebhookEventRecord extends WebhookEventInput {
@@ -170,6 +212,76 @@ export interface StoredOperationInput {
 export interface StoredOperation extends StoredOperationInput {
   id: number;
 }
+
+/** Secondary operations the companion makes itself. */
+export type IntentKind = 'capture' | 'void' | 'refund';
+/** Who asked for a secondary operation. */
+export type IntentReason = 'merchant' | 'duplicate_charge';
+/**
+ * An intent's state: `pending` while its gateway call runs, `unknown` when the call's
+ * outcome is not known (it is then settled through the order lookup), then final.
+ */
+export type IntentState = 'pending' | 'unknown' | 'success' | 'failure';
+
+/**
+ * A capture, void or refund, stored with its key before the gateway is called: a repeat
+ * with the same key is the same operation, and the amounts of every intent that is not
+ * `failure` count against what the order may still capture or refund.
+ */
+export interface OperationIntent {
+  orderRef: string;
+  /** The caller's idempotency key (unique per order). */
+  key: string;
+  gatewayOrderId: string;
+  kind: IntentKind;
+  reason: IntentReason;
+  /** Exact decimal text; always set (a full refund stores what was left). */
+  amount: string;
+  currency: string;
+  state: IntentState;
+  /** The gateway's `operation_id` once known. */
+  operationId?: string;
+  statusCode?: string;
+  statusDescription?: string;
+  /** The order's secondary operation ids at the gateway before the call (JSON array). */
+  baseline?: string;
+  /** The request as the key first saw it, to refuse a key reused for another request. */
+  fingerprint: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type CreateIntentResult =
+  | {created: true; intent: OperationIntent}
+  /** The key was used before: this is that operation (compare the fingerprint). */
+  | {created: false; existing: OperationIntent}
+  /** `decide` refused: a reason code and a message naming the rule. */
+  | {created: false; refused: {code: string; message: string}};
+
+/** What an intent's `mutate` returns. */
+export interface IntentMutation {
+  patch: Partial<
+    Pick<
+      OperationIntent,
+      'state' | 'operationId' | 'statusCode' | 'statusDescription' | 'baseline' | 'updatedAt'
+    >
+  >;
+  update?: NewPaymentUpdate;
+}
+
+/** One counted payment attempt for the card-testing limits. */
+export interface VelocityKey {
+  /** `ip`, `order` or `card`. */
+  scope: string;
+  /** The address (an IPv6 /64), the order ref, or a keyed hash of the card number. */
+  key: string;
+  max: number;
+}
+
+export type ReserveAttemptResult =
+  | {ok: true}
+  /** Over a limit: the scope that refused and when its oldest counted attempt leaves the window. */
+  | {ok: false; scope: string; retryAfterMs: number};
 
 /** What a `mutate` function returns: the fields to change and, optionally, the update to report. */
 export interface AttemptMutation {
@@ -242,6 +354,41 @@ export interface PaymentStore {
   pendingOutbox(limit?: number): Promise<OutboxEntry[]>;
   markOutboxDelivered(id: number, at: number): Promise<void>;
   markOutboxFailed(id: number): Promise<void>;
+  /**
+   * In one transaction: with `existing` under this order and key returned as is, or else
+   * `decide(intents of the order, operations of the order)` either refuses or the intent
+   * is inserted. `decide` must be synchronous and free of side effects.
+   */
+  createIntent(
+    intent: OperationIntent,
+    decide: (
+      intents: readonly OperationIntent[],
+      operations: readonly StoredOperation[],
+    ) => {code: string; message: string} | undefined,
+    /** Written to the outbox in the same transaction when the intent is created. */
+    update?: NewPaymentUpdate,
+  ): Promise<CreateIntentResult>;
+  /** Changes an intent (and writes its update to the outbox) in one transaction. */
+  updateIntent(
+    orderRef: string,
+    key: string,
+    mutate: (current: OperationIntent) => IntentMutation | undefined,
+  ): Promise<OperationIntent | undefined>;
+  getIntent(orderRef: string, key: string): Promise<OperationIntent | undefined>;
+  /** The order's intents, oldest first. */
+  listIntents(orderRef: string): Promise<OperationIntent[]>;
+  /** Every intent in one of `states`, oldest first. */
+  listIntentsInStates(states: readonly IntentState[]): Promise<OperationIntent[]>;
+  /**
+   * Card-testing limits, atomically: counts the attempts of each key within `windowMs`
+   * before `now`; when every count is under its `max`, records one attempt for each key.
+   * Old rows are pruned.
+   */
+  reserveAttempt(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): Promise<ReserveAttemptResult>;
   /** True when the store can serve (for health checks). */
   ping(): Promise<boolean>;
   close(): Promise<void>;

@@ -12,6 +12,7 @@ import type {
   AttemptState,
   FailureReason,
   NewPaymentUpdate,
+  WriteOffReason,
 } from './store.js';
 
 const RANK: Record<AttemptState, number> = {
@@ -135,8 +136,9 @@ export function markUnknown(current: AttemptRecord, now: number): AttemptMutatio
 }
 
 /**
- * `creating`/`unknown` → `failure` (`not_created`): the gateway refused the request or does
- * not know the order, so nothing was charged and a new attempt is allowed.
+ * `creating`/`unknown` → `failure` (`not_created`): the gateway refused the first create
+ * request of this `order_id`, so nothing was charged and a new attempt is allowed. Never
+ * inferred from a lookup's 404: a slow gateway may still create the payment.
  */
 export function markNotCreated(
   current: AttemptRecord,
@@ -163,7 +165,41 @@ export function markNotCreated(
   };
 }
 
-/** Records that the gateway was asked about the attempt (for the status-check rate limit). */
-export function markChecked(_current: AttemptRecord, now: number): AttemptMutation {
-  return {patch: {lastCheckAt: now}};
+/** Records that the gateway was asked about the attempt (rate limit and sweep backoff). */
+export function markChecked(current: AttemptRecord, now: number): AttemptMutation {
+  return {patch: {lastCheckAt: now, checks: (current.checks ?? 0) + 1}};
+}
+
+/**
+ * `unknown` → `creating` again: the customer pays again after an unknown outcome, and the
+ * create is re-sent with the same gateway `order_id` (the gateway refuses a second payment
+ * for it with `P-409`). `undefined` when the attempt is no longer `unknown`.
+ */
+export function markRecreating(current: AttemptRecord, now: number): AttemptMutation | undefined {
+  if (current.state !== 'unknown') return undefined;
+  return {
+    patch: {
+      state: 'creating',
+      createSentAt: now,
+      createCount: (current.createCount ?? 1) + 1,
+      updatedAt: now,
+    },
+  };
+}
+
+/**
+ * An attempt the gateway created and left open (`init`/`pending`: a 3-D Secure challenge)
+ * stops blocking its order: the customer abandoned the challenge, or it outlived the
+ * configured age. Only those: an attempt whose creation is unknown (`creating`/`unknown`)
+ * stays live, since its `order_id` is what keeps a late create from charging twice. The
+ * first reason stays.
+ */
+export function markWrittenOff(
+  current: AttemptRecord,
+  now: number,
+  reason: WriteOffReason,
+): AttemptMutation | undefined {
+  if (current.state !== 'init' && current.state !== 'pending') return undefined;
+  if (current.writtenOff !== undefined) return undefined;
+  return {patch: {writtenOff: reason, writtenOffAt: now, updatedAt: now}};
 }

@@ -356,7 +356,7 @@ describe('pay: never double', () => {
     );
   });
 
-  test('an unknown outcome not found at once stays processing and blocks a new attempt', async () => {
+  test('an unknown outcome is never taken for "not created": paying again reuses the order id', async () => {
     let now = 1_000_000;
     const gw = new StubGateway();
     gw.onCreate = async (req) => {
@@ -364,26 +364,48 @@ describe('pay: never double', () => {
     };
     const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
       clock: () => now,
-      reconcile: {notFoundAfterMs: 10_000},
       statusCheck: {afterMs: 0, minIntervalMs: 1_000},
     });
     const answer = await json(await pay(app, payBody('ord-l', 'att-l1')));
     assert.equal(answer['outcome'], 'processing');
-    // A new attempt while unknown: reconciled again, still unknown → processing, no create.
-    gw.onCreate = async (req) => record(req, 'success');
-    const blocked = await json(await pay(app, payBody('ord-l', 'att-l2')));
-    assert.equal(blocked['outcome'], 'processing');
-    assert.equal(gw.created.length, 1);
-    // Past the grace period the 404 is conclusive: the status route says failure...
-    now += 11_000;
+    // However long the gateway keeps not knowing it, the order is never "not created".
+    now += 7 * 24 * 3600_000;
     const status = await json(await app.request('/status?order=ord-l'));
-    assert.equal(status['state'], 'failure');
-    assert.equal(status['code'], 'not_created');
-    // ...and a new attempt is allowed, with a new gateway order id.
-    const ok = await json(await pay(app, payBody('ord-l', 'att-l3')));
+    assert.equal(status['state'], 'processing');
+    assert.equal(status['final'], false);
+    // Paying again sends the create again with the SAME gateway order id (the gateway
+    // charges at most one create per order id).
+    gw.onCreate = async (req) => record(req, 'success');
+    const ok = await json(await pay(app, payBody('ord-l', 'att-l2')));
     assert.equal(ok['outcome'], 'success');
     assert.equal(gw.created.length, 2);
-    assert.notEqual(gw.created[0]!.order_id, gw.created[1]!.order_id);
+    assert.equal(gw.created[0]!.order_id, gw.created[1]!.order_id);
+    const attempts = await app.store.listAttempts('ord-l');
+    assert.equal(attempts.length, 1);
+    assert.equal(attempts[0]!.createCount, 2);
+  });
+
+  test('a refusal of a re-sent create keeps the attempt open: the first may still land', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
+    };
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    await pay(app, payBody('ord-rf', 'att-rf1'));
+    gw.onCreate = async () => {
+      throw new GatewayValidationError('gateway_validation', 'bad card', {
+        status: 400,
+        args: {code: 'V-400'},
+      });
+    };
+    const refused = await json(await pay(app, payBody('ord-rf', 'att-rf2')));
+    assert.equal(refused['outcome'], 'failure');
+    const [a] = await app.store.listAttempts('ord-rf');
+    assert.equal(a!.state, 'unknown');
+    // The next payment still uses the same order id, never a fresh one.
+    gw.onCreate = async (req) => record(req, 'success');
+    await pay(app, payBody('ord-rf', 'att-rf3'));
+    assert.equal(new Set(gw.created.map((r) => r.order_id)).size, 1);
   });
 
   test('P-409 on creation is treated as unknown and looked up', async () => {
@@ -742,14 +764,15 @@ describe('pay route security', () => {
     assert.equal(evil.status, 403);
   });
 
-  test('declines past the per-address threshold are refused with 429 and Retry-After', async () => {
+  test('attempts past the per-address limit are refused with 429 and Retry-After, successes included', async () => {
     const gw = new StubGateway();
-    gw.onCreate = async (req) => record(req, 'failure');
     const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
-      rateLimit: {maxFailuresPerIp: 3, maxFailuresPerOrder: 100, windowMs: 60_000},
+      rateLimit: {maxAttemptsPerIp: 3, maxAttemptsPerOrder: 100, windowMs: 60_000},
     });
+    // Working cards count too: a card tester's valid stolen cards are attempts.
     for (let i = 0; i < 3; i++) {
-      assert.equal((await pay(app, payBody(`rl-${i}`, `att-rl${i}`, CARDS.decline))).status, 200);
+      const ok = await json(await pay(app, payBody(`rl-${i}`, `att-rl${i}`)));
+      assert.equal(ok['outcome'], 'success');
     }
     const res = await pay(app, payBody('rl-x', 'att-rlx'));
     assert.equal(res.status, 429);
@@ -760,11 +783,16 @@ describe('pay route security', () => {
     assert.equal(gw.created.length, 3);
   });
 
-  test('failures per order are limited too, and card-data validation failures count', async () => {
+  test('attempts per order and per card are limited too, and card-data validation failures count', async () => {
     const gw = new StubGateway();
     gw.onCreate = async (req) => record(req, 'failure');
     const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
-      rateLimit: {maxFailuresPerIp: 100, maxFailuresPerOrder: 2, windowMs: 60_000},
+      rateLimit: {
+        maxAttemptsPerIp: 100,
+        maxAttemptsPerOrder: 2,
+        maxAttemptsPerCard: 3,
+        windowMs: 60_000,
+      },
     });
     const bad = payBody('rl-o', 'att-o1');
     bad.card.number = '4242424242424241';
@@ -772,7 +800,11 @@ describe('pay route security', () => {
     assert.equal((await pay(app, payBody('rl-o', 'att-o2', CARDS.decline))).status, 200);
     const res = await pay(app, payBody('rl-o', 'att-o3'));
     assert.equal(res.status, 429);
-    assert.equal((await pay(app, payBody('rl-other', 'att-o4'))).status, 200);
+    assert.equal((await pay(app, payBody('rl-other', 'att-o4', CARDS.decline))).status, 200);
+    // One card on several orders: counted per card (keyed hash, never the number).
+    assert.equal((await pay(app, payBody('rl-c1', 'att-c1', CARDS.decline))).status, 200);
+    assert.equal((await pay(app, payBody('rl-c2', 'att-c2', CARDS.decline))).status, 429);
+    assert.equal((await pay(app, payBody('rl-c3', 'att-c3'))).status, 200);
   });
 
   test('a body over the limit is refused with 413', async () => {

@@ -15,7 +15,12 @@ const CVV = '0937';
 
 function makeApp() {
   return inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
-    rateLimit: {maxFailuresPerIp: 1_000_000, maxFailuresPerOrder: 1_000_000, windowMs: 1000},
+    rateLimit: {
+      maxAttemptsPerIp: 1_000_000,
+      maxAttemptsPerOrder: 1_000_000,
+      maxAttemptsPerCard: 1_000_000,
+      windowMs: 1000,
+    },
     bodyLimitBytes: 4096,
   }).app;
 }

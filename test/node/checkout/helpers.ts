@@ -177,6 +177,14 @@ export class StubGateway implements CheckoutGateway {
 
 export type Overrides = Partial<CheckoutAppOptions>;
 
+/** Card-testing limits out of the way of tests that pay many times from one address. */
+export const GENEROUS_LIMITS = {
+  maxAttemptsPerIp: 100_000,
+  maxAttemptsPerOrder: 10_000,
+  maxAttemptsPerCard: 100_000,
+  windowMs: 60_000,
+};
+
 /** A companion for in-process tests (`app.request`) with a stub gateway. */
 export function inProcessApp(
   store: PaymentStore,
@@ -196,6 +204,7 @@ export function inProcessApp(
     onPaymentUpdate: upd.onPaymentUpdate,
     clientIp: () => '203.0.113.7',
     logger: log.logger,
+    rateLimit: GENEROUS_LIMITS,
     ...overrides,
   });
   return {app, catalogue: cat, updates: upd.list, lines: log.lines};
@@ -267,7 +276,7 @@ export async function serveCompanion(
     logger: log.logger,
     allowedOrigins: [url],
     statusCheck: {afterMs: 200, minIntervalMs: 100},
-    reconcile: {notFoundAfterMs: 1_500},
+    rateLimit: GENEROUS_LIMITS,
     ...rest,
   });
   handler = app.fetch;

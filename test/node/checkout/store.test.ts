@@ -12,6 +12,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
+  MIGRATIONS,
   MemoryPaymentStore,
   SqlitePaymentStore,
   applyGatewayStatus,
@@ -290,18 +291,45 @@ describe('SqlitePaymentStore specifics', () => {
   test('runs versioned migrations once and keeps WAL mode', async () => {
     const file = path.join(tmp, 'migrations.db');
     const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), [1]);
+    assert.deepEqual(s.appliedMigrations(), [1, 2]);
     await s.close();
     const again = new SqlitePaymentStore(file);
-    assert.deepEqual(again.appliedMigrations(), [1]);
+    assert.deepEqual(again.appliedMigrations(), [1, 2]);
     await again.close();
     const db = new Database(file);
     assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
     assert.equal(
       (db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as {n: number}).n,
-      1,
+      2,
     );
     db.close();
+  });
+
+  test('upgrades a version-1 database in place, keeping its attempts', async () => {
+    const file = path.join(tmp, 'v1.db');
+    const v1 = new Database(file);
+    v1.pragma('journal_mode = WAL');
+    v1.exec(
+      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
+    );
+    v1.exec(MIGRATIONS[0]!.sql);
+    v1.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(MIGRATIONS[0]!.name);
+    v1.prepare(
+      `INSERT INTO attempts (attempt_id, order_ref, gateway_order_id, seq, method, amount, currency, state, created_at, updated_at)
+       VALUES ('old', 'o-v1', 'o-v1-1', 1, 'purchase', '1.20', 'XTS', 'pending', 1, 1)`,
+    ).run();
+    v1.close();
+    const s = new SqlitePaymentStore(file);
+    assert.deepEqual(s.appliedMigrations(), [1, 2]);
+    const old = await s.getAttempt('old');
+    assert.equal(old?.state, 'pending');
+    assert.equal(old?.writtenOff, undefined);
+    // The new tables work on the upgraded file.
+    assert.deepEqual(await s.reserveAttempt([{scope: 'ip', key: 'x', max: 1}], 10, 1000), {
+      ok: true,
+    });
+    assert.equal((await s.insertAttempt(attempt('new', 'o-v1'))).inserted, false);
+    await s.close();
   });
 
   test('refuses a database whose schema is newer than the code', async () => {

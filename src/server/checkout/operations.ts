@@ -1,0 +1,543 @@
+/**
+ * Capture, void and refund, exactly once. The gateway gives secondary operations no
+ * idempotency key, so the companion keeps one: each operation is stored as an intent
+ * under the caller's key — durably, before the gateway is called — together with the
+ * order's operations the gateway already had (the baseline). A repeat of the key (a double
+ * click, a retried request, another process) is that same operation, never a second one.
+ * The amounts of every intent that has not failed count against what the order may still
+ * capture or refund, checked in the store's transaction, so two requests at once cannot
+ * both pass. After an unknown outcome (5xx, timeout, dropped connection) nothing is sent
+ * again: the order lookup tells whether the operation happened (an operation of that kind
+ * and amount that is in neither the baseline nor another intent).
+ */
+import type {Logger} from 'pino';
+import {
+  GatewayAuthenticationError,
+  GatewayMethodError,
+  GatewayRateLimitError,
+  GatewayValidationError,
+  RequestValidationError,
+} from '../gateway/errors.js';
+import {amountText, amountToMinor} from '../gateway/primitives.js';
+import {
+  isOperationRecord,
+  type OperationRecord,
+  type TransactionRecord,
+} from '../gateway/schemas.js';
+import type {CaptureInput, RefundInput, VoidInput} from '../gateway/client.js';
+import {
+  GatewayUnavailableCheckoutError,
+  InvalidRequestError,
+  NotFoundError,
+  OperationRefusedError,
+} from './errors.js';
+import type {
+  AttemptRecord,
+  IntentKind,
+  IntentReason,
+  NewPaymentUpdate,
+  OperationIntent,
+  PaymentStore,
+  StoredOperation,
+} from './store.js';
+
+/** The gateway calls secondary operations need (`GatewayClient` has them). */
+export interface OperationsGateway {
+  capture(request: CaptureInput): Promise<OperationRecord>;
+  void(request: VoidInput): Promise<OperationRecord>;
+  refund(request: RefundInput): Promise<OperationRecord>;
+  getOrder(orderId: string): Promise<TransactionRecord[]>;
+}
+
+/** A capture, void or refund the merchant asks for. */
+export interface OperationRequest {
+  orderRef: string;
+  /**
+   * The idempotency key: the same key is the same operation (make one per button press or
+   * job, and send it again when retrying). 1-100 characters `A-Z a-z 0-9 _ . : -`.
+   */
+  key: string;
+  /** Which payment of the order; default: the order's successful one. */
+  gatewayOrderId?: string;
+  /** Exact decimal; default: everything left (capture, refund). Not for void. */
+  amount?: string | number;
+}
+
+/** An operation as the merchant sees it (no baseline or fingerprint). */
+export interface OperationResult {
+  key: string;
+  orderRef: string;
+  gatewayOrderId: string;
+  kind: IntentKind;
+  reason: IntentReason;
+  amount: string;
+  currency: string;
+  /** `unknown`: the gateway's answer was lost; it is settled through the order lookup. */
+  state: OperationIntent['state'];
+  operationId?: string;
+  statusCode?: string;
+  statusDescription?: string;
+  /** True when the key was seen before: this is the earlier operation, not a new one. */
+  repeated: boolean;
+}
+
+export interface OperationsDeps {
+  store: PaymentStore;
+  gateway: OperationsGateway | undefined;
+  logger: Logger;
+  now: () => number;
+  /** Runs `fn` with the order's in-process lock held. */
+  withOrderLock<T>(orderRef: string, fn: () => Promise<T>): Promise<T>;
+  /** Drops the update when nobody listens (see the service's `outboxed`). */
+  notify(update: NewPaymentUpdate): NewPaymentUpdate | undefined;
+  kickOutbox(): void;
+}
+
+const KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
+const minor = (v: string | number | null | undefined): number => {
+  if (v === undefined || v === null) return 0;
+  const text = amountText(v);
+  return text === undefined ? 0 : amountToMinor(text);
+};
+const text = (m: number): string => {
+  const whole = Math.trunc(m / 100);
+  return `${whole}.${String(m % 100).padStart(2, '0')}`;
+};
+
+/** What an order's payment allows, from its intents and the operations the gateway reported. */
+export function operationLimits(
+  attempt: AttemptRecord,
+  intents: readonly OperationIntent[],
+  operations: readonly StoredOperation[],
+): {capturable: number; voidable: boolean; refundable: number} {
+  const mine = intents.filter((i) => i.gatewayOrderId === attempt.gatewayOrderId);
+  const claimed = new Set(mine.map((i) => i.operationId).filter(Boolean));
+  // Intents that may still move money, and operations made elsewhere (the gateway's
+  // dashboard) that webhooks reported.
+  const live = mine.filter((i) => i.state !== 'failure');
+  const foreign = operations.filter(
+    (o) =>
+      o.gatewayOrderId === attempt.gatewayOrderId &&
+      o.status === 'success' &&
+      !claimed.has(o.operationId) &&
+      (o.kind === 'capture' || o.kind === 'void' || o.kind === 'refund'),
+  );
+  const sum = (kind: IntentKind) =>
+    live.filter((i) => i.kind === kind).reduce((s, i) => s + minor(i.amount), 0) +
+    [
+      ...new Map(foreign.filter((o) => o.kind === kind).map((o) => [o.operationId, o])).values(),
+    ].reduce((s, o) => s + minor(o.amount), 0);
+  const any = (kind: IntentKind) =>
+    live.some((i) => i.kind === kind) || foreign.some((o) => o.kind === kind);
+  const paid = attempt.state === 'success' ? minor(attempt.amount) : 0;
+  if (attempt.method === 'auth') {
+    const voided = any('void');
+    const captured = sum('capture');
+    return {
+      capturable: voided || any('capture') ? 0 : paid,
+      voidable: paid > 0 && !voided && !any('capture'),
+      refundable: Math.max(0, captured - sum('refund')),
+    };
+  }
+  return {capturable: 0, voidable: false, refundable: Math.max(0, paid - sum('refund'))};
+}
+
+function publicResult(i: OperationIntent, repeated: boolean): OperationResult {
+  const {baseline: _b, fingerprint: _f, createdAt: _c, updatedAt: _u, ...rest} = i;
+  return {...rest, repeated};
+}
+
+/** Secondary operations of the companion; see the module comment. */
+export class SecondaryOperations {
+  readonly #d: OperationsDeps;
+  /** `orderRef key` → the running gateway call or settlement (single flight). */
+  readonly #running = new Map<string, Promise<OperationIntent>>();
+
+  constructor(deps: OperationsDeps) {
+    this.#d = deps;
+  }
+
+  #gateway(): OperationsGateway {
+    const g = this.#d.gateway;
+    if (!g) {
+      throw new OperationRefusedError(
+        'not_supported',
+        'the gateway client given to createCheckoutApp has no capture/void/refund/getOrder',
+      );
+    }
+    return g;
+  }
+
+  /** Runs a merchant's capture, void or refund exactly once per key. */
+  async run(kind: IntentKind, request: OperationRequest): Promise<OperationResult> {
+    if (typeof request?.key !== 'string' || !KEY.test(request.key)) {
+      throw new InvalidRequestError(
+        'key: must be 1-100 characters of A-Z a-z 0-9 _ . : - (an idempotency key)',
+        {field: 'key'},
+      );
+    }
+    if (typeof request.orderRef !== 'string' || request.orderRef === '') {
+      throw new InvalidRequestError('orderRef: is required', {field: 'orderRef'});
+    }
+    let requested: string | undefined;
+    if (request.amount !== undefined) {
+      if (kind === 'void') {
+        throw new InvalidRequestError('amount: a void releases the whole hold; leave it out', {
+          field: 'amount',
+        });
+      }
+      requested = amountText(request.amount);
+      if (requested === undefined) {
+        throw new InvalidRequestError(
+          'amount: must be a positive amount with at most 2 decimal places',
+          {field: 'amount'},
+        );
+      }
+    }
+    return this.#d.withOrderLock(request.orderRef, async () => {
+      const known = await this.#d.store.getIntent(request.orderRef, request.key);
+      if (known) return this.#repeat(known, kind, request.gatewayOrderId, requested);
+      const attempts = await this.#d.store.listAttempts(request.orderRef);
+      if (attempts.length === 0) throw new NotFoundError('unknown order or no payment');
+      const attempt = request.gatewayOrderId
+        ? attempts.find((a) => a.gatewayOrderId === request.gatewayOrderId)
+        : attempts.find((a) => a.state === 'success');
+      if (!attempt) {
+        throw request.gatewayOrderId
+          ? new NotFoundError('gatewayOrderId: is not a payment of this order')
+          : new OperationRefusedError('not_paid', 'the order has no successful payment');
+      }
+      return this.#start(attempt, kind, 'merchant', request.key, requested);
+    });
+  }
+
+  /** A key seen before: the same request joins that operation; another request is refused. */
+  async #repeat(
+    known: OperationIntent,
+    kind: IntentKind,
+    gatewayOrderId: string | undefined,
+    requested: string | undefined,
+  ): Promise<OperationResult> {
+    const same =
+      known.kind === kind &&
+      (gatewayOrderId === undefined || gatewayOrderId === known.gatewayOrderId) &&
+      known.fingerprint === fingerprint(kind, known.gatewayOrderId, requested);
+    if (!same) {
+      throw new InvalidRequestError('key: was already used for another operation', {
+        field: 'key',
+      });
+    }
+    const settled = await this.#settle(known);
+    return publicResult(settled, true);
+  }
+
+  /**
+   * Stores the intent (refused when the order's limits do not allow it) and calls the
+   * gateway. Used by merchants and by the duplicate-charge compensation.
+   */
+  async #start(
+    attempt: AttemptRecord,
+    kind: IntentKind,
+    reason: IntentReason,
+    key: string,
+    requested: string | undefined,
+    update?: NewPaymentUpdate,
+  ): Promise<OperationResult> {
+    const gateway = this.#gateway();
+    const {store} = this.#d;
+    // What the gateway already has for this order, so an unknown outcome can be told apart
+    // from operations that were there before. Nothing is stored if it cannot be read.
+    let baseline: string[];
+    try {
+      baseline = (await gateway.getOrder(attempt.gatewayOrderId))
+        .filter(isOperationRecord)
+        .map((r) => String(r.operation_id));
+    } catch (error) {
+      this.#d.logger.warn(
+        {gatewayOrderId: attempt.gatewayOrderId, kind, error: (error as Error).message},
+        'secondary operation not started: the order lookup failed',
+      );
+      throw new GatewayUnavailableCheckoutError(
+        'The payment gateway cannot be reached: nothing was done. Try again later.',
+      );
+    }
+    const now = this.#d.now();
+    let amount = requested;
+    const intent: OperationIntent = {
+      orderRef: attempt.orderRef,
+      key,
+      gatewayOrderId: attempt.gatewayOrderId,
+      kind,
+      reason,
+      amount: '',
+      currency: attempt.currency,
+      state: 'pending',
+      baseline: JSON.stringify(baseline),
+      fingerprint: fingerprint(kind, attempt.gatewayOrderId, requested),
+      createdAt: now,
+      updatedAt: now,
+    };
+    const created = await store.createIntent(
+      intent,
+      (intents, operations) => {
+        const limits = operationLimits(attempt, intents, operations);
+        const want = requested === undefined ? undefined : minor(requested);
+        if (kind === 'void') {
+          if (!limits.voidable) {
+            return {
+              code: 'not_voidable',
+              message: 'only a held payment that was not captured or voided can be voided',
+            };
+          }
+          amount = attempt.amount;
+        } else {
+          const left = kind === 'capture' ? limits.capturable : limits.refundable;
+          if (left === 0) {
+            return kind === 'capture'
+              ? {
+                  code: 'not_capturable',
+                  message: 'only a held payment that was not captured or voided can be captured',
+                }
+              : {code: 'nothing_to_refund', message: 'nothing is left to refund on this payment'};
+          }
+          if (want !== undefined && want > left) {
+            return {
+              code: kind === 'capture' ? 'over_capture' : 'over_refund',
+              message: `amount: must be at most what is left, ${text(left)}`,
+            };
+          }
+          amount = text(want ?? left);
+        }
+        intent.amount = amount;
+        return undefined;
+      },
+      update ? this.#d.notify(update) : undefined,
+    );
+    if (!created.created && 'refused' in created) {
+      throw new OperationRefusedError(created.refused.code, created.refused.message);
+    }
+    if (!created.created) {
+      return this.#repeat(created.existing, kind, attempt.gatewayOrderId, requested);
+    }
+    if (update) this.#d.kickOutbox();
+    this.#d.logger.info(
+      {
+        orderRef: attempt.orderRef,
+        gatewayOrderId: attempt.gatewayOrderId,
+        kind,
+        reason,
+        key,
+        amount: intent.amount,
+      },
+      'secondary operation stored: calling the gateway',
+    );
+    const done = await this.#single(created.intent, () => this.#call(created.intent));
+    return publicResult(done, false);
+  }
+
+  /** Compensation of a double charge: voids (a hold) or refunds `attempt`, exactly once. */
+  async compensate(attempt: AttemptRecord, keep: AttemptRecord): Promise<OperationResult> {
+    const kind: IntentKind = attempt.method === 'auth' ? 'void' : 'refund';
+    const update: NewPaymentUpdate = {
+      kind: 'duplicate_charge',
+      orderRef: attempt.orderRef,
+      attemptId: attempt.attemptId,
+      gatewayOrderId: attempt.gatewayOrderId,
+      state: 'success',
+      amount: attempt.amount,
+      currency: attempt.currency,
+      reason: 'duplicate_charge',
+      intentKey: `duplicate:${attempt.gatewayOrderId}`,
+      statusDescription: `charged twice: kept ${keep.gatewayOrderId}, ${kind === 'void' ? 'voiding' : 'refunding'} this one`,
+      source: 'reconcile',
+      at: new Date(this.#d.now()).toISOString(),
+    };
+    return this.#d.withOrderLock(attempt.orderRef, async () => {
+      const key = `duplicate:${attempt.gatewayOrderId}`;
+      const known = await this.#d.store.getIntent(attempt.orderRef, key);
+      if (known) return publicResult(await this.#settle(known), true);
+      return this.#start(attempt, kind, 'duplicate_charge', key, undefined, update);
+    });
+  }
+
+  #single(intent: OperationIntent, fn: () => Promise<OperationIntent>): Promise<OperationIntent> {
+    const id = `${intent.orderRef}\u0000${intent.key}`;
+    const running = this.#running.get(id);
+    if (running) return running;
+    const p = fn().finally(() => this.#running.delete(id));
+    this.#running.set(id, p);
+    return p;
+  }
+
+  /** The gateway call of a stored intent; its answer (or its absence) is stored. */
+  async #call(intent: OperationIntent): Promise<OperationIntent> {
+    const gateway = this.#gateway();
+    const order = {order_id: intent.gatewayOrderId, order_currency: intent.currency};
+    let record: OperationRecord;
+    try {
+      if (intent.kind === 'capture')
+        record = await gateway.capture({...order, order_amount: Number(intent.amount)});
+      else if (intent.kind === 'void') record = await gateway.void(order);
+      else record = await gateway.refund({...order, refund_amount: Number(intent.amount)});
+    } catch (error) {
+      const refused =
+        error instanceof GatewayValidationError ||
+        error instanceof GatewayAuthenticationError ||
+        error instanceof GatewayMethodError ||
+        error instanceof GatewayRateLimitError ||
+        error instanceof RequestValidationError;
+      const e = error as Error & {gatewayCode?: string; code?: string};
+      if (refused) {
+        this.#d.logger.warn(
+          {orderRef: intent.orderRef, kind: intent.kind, key: intent.key, error: e.message},
+          'the gateway refused the secondary operation',
+        );
+        return this.#finish(intent, {
+          status: 'failure',
+          statusCode: e.gatewayCode ?? e.code ?? 'refused',
+          statusDescription: e.message,
+        });
+      }
+      this.#d.logger.warn(
+        {orderRef: intent.orderRef, kind: intent.kind, key: intent.key, error: e.message},
+        'secondary operation outcome unknown: settling it through the order lookup',
+      );
+      await this.#d.store.updateIntent(intent.orderRef, intent.key, (c) =>
+        c.state === 'pending' ? {patch: {state: 'unknown', updatedAt: this.#d.now()}} : undefined,
+      );
+      return this.#lookup({...intent, state: 'unknown'});
+    }
+    return this.#finish(intent, {
+      status: record.status,
+      operationId: String(record.operation_id),
+      ...(record.status_code != null ? {statusCode: String(record.status_code)} : {}),
+      ...(record.status_description ? {statusDescription: record.status_description} : {}),
+    });
+  }
+
+  /** Settles an intent that is not final (a repeat, or the sweep): looks it up. */
+  #settle(intent: OperationIntent): Promise<OperationIntent> {
+    if (intent.state === 'success' || intent.state === 'failure') return Promise.resolve(intent);
+    return this.#single(intent, async () => {
+      const current = (await this.#d.store.getIntent(intent.orderRef, intent.key)) ?? intent;
+      if (current.state !== 'unknown') return current; // pending: another process calls
+      return this.#lookup(current);
+    });
+  }
+
+  /** Settles every `unknown` intent once (the sweep). */
+  async settleUnknown(limit: number): Promise<number> {
+    const open = (await this.#d.store.listIntentsInStates(['unknown'])).slice(0, limit);
+    for (const i of open) {
+      await this.#settle(i).catch((error: unknown) =>
+        this.#d.logger.warn({key: i.key, error: (error as Error).message}, 'intent lookup failed'),
+      );
+    }
+    return open.length;
+  }
+
+  /**
+   * After an unknown outcome: the operation happened when the order lookup shows one of
+   * its kind and amount that was not in the baseline and that no other intent claims.
+   */
+  async #lookup(intent: OperationIntent): Promise<OperationIntent> {
+    const gateway = this.#gateway();
+    let records: TransactionRecord[];
+    try {
+      records = await gateway.getOrder(intent.gatewayOrderId);
+    } catch (error) {
+      this.#d.logger.warn(
+        {orderRef: intent.orderRef, key: intent.key, error: (error as Error).message},
+        'order lookup failed: the operation stays unknown',
+      );
+      return intent;
+    }
+    const baseline = new Set(JSON.parse(intent.baseline ?? '[]') as string[]);
+    const others = await this.#d.store.listIntents(intent.orderRef);
+    const claimed = new Set(
+      others.filter((o) => o.key !== intent.key && o.operationId).map((o) => o.operationId),
+    );
+    const found = records
+      .filter(isOperationRecord)
+      .find(
+        (r) =>
+          r.method === intent.kind &&
+          !baseline.has(String(r.operation_id)) &&
+          !claimed.has(String(r.operation_id)) &&
+          (intent.kind === 'void' || minor(r.amount ?? undefined) === minor(intent.amount)),
+      );
+    if (!found) {
+      this.#d.logger.info(
+        {orderRef: intent.orderRef, key: intent.key},
+        'the gateway shows no such operation yet: it stays unknown (it is never sent twice)',
+      );
+      return intent;
+    }
+    return this.#finish(intent, {
+      status: found.status,
+      operationId: String(found.operation_id),
+      ...(found.status_code != null ? {statusCode: String(found.status_code)} : {}),
+      ...(found.status_description ? {statusDescription: found.status_description} : {}),
+    });
+  }
+
+  async #finish(
+    intent: OperationIntent,
+    answer: {status: string; operationId?: string; statusCode?: string; statusDescription?: string},
+  ): Promise<OperationIntent> {
+    const state =
+      answer.status === 'success' ? 'success' : answer.status === 'failure' ? 'failure' : 'unknown';
+    const now = this.#d.now();
+    const update = this.#d.notify({
+      kind: intent.kind,
+      orderRef: intent.orderRef,
+      attemptId: '',
+      gatewayOrderId: intent.gatewayOrderId,
+      state: state === 'unknown' ? 'pending' : state,
+      amount: intent.amount,
+      currency: intent.currency,
+      intentKey: intent.key,
+      reason: intent.reason,
+      source: 'operation',
+      at: new Date(now).toISOString(),
+      ...(answer.operationId ? {operationId: answer.operationId} : {}),
+      ...(answer.statusCode ? {statusCode: answer.statusCode} : {}),
+      ...(answer.statusDescription ? {statusDescription: answer.statusDescription} : {}),
+    });
+    const next = await this.#d.store.updateIntent(intent.orderRef, intent.key, (c) => {
+      if (c.state === 'success' || c.state === 'failure') return undefined;
+      return {
+        patch: {
+          state,
+          updatedAt: now,
+          ...(answer.operationId ? {operationId: answer.operationId} : {}),
+          ...(answer.statusCode ? {statusCode: answer.statusCode} : {}),
+          ...(answer.statusDescription ? {statusDescription: answer.statusDescription} : {}),
+        },
+        ...(update && state !== 'unknown' ? {update} : {}),
+      };
+    });
+    if (update) this.#d.kickOutbox();
+    const level = intent.reason === 'duplicate_charge' ? 'error' : 'info';
+    this.#d.logger[level](
+      {
+        orderRef: intent.orderRef,
+        gatewayOrderId: intent.gatewayOrderId,
+        kind: intent.kind,
+        key: intent.key,
+        state,
+        reason: intent.reason,
+      },
+      'secondary operation settled',
+    );
+    return next ?? intent;
+  }
+}
+
+function fingerprint(
+  kind: IntentKind,
+  gatewayOrderId: string,
+  requested: string | undefined,
+): string {
+  return `${kind}|${gatewayOrderId}|${requested === undefined ? 'all' : text(minor(requested))}`;
+}

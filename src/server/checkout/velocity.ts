@@ -1,0 +1,80 @@
+/**
+ * The card-testing defence: how many payment attempts one client address, one order and
+ * one card may make in a sliding window. Every attempt counts, declined or not, and it
+ * counts when it is reserved — before the gateway is called — in the payment store, in
+ * one transaction with the check (`PaymentStore.reserveAttempt`). So concurrent requests
+ * cannot all pass the same check, a restart forgets nothing, and several processes on one
+ * store share the counters. IPv6 clients are grouped by their /64 (one subscriber's
+ * network); a card is keyed by an HMAC of its number under a key derived from the API
+ * secret, so the number itself is never stored.
+ */
+import {createHmac} from 'node:crypto';
+import {isIPv6} from 'node:net';
+import {RateLimitedError} from './errors.js';
+import type {PaymentStore, VelocityKey} from './store.js';
+
+/** Attempts allowed per window; see the `rateLimit` option. */
+export interface VelocityLimits {
+  maxAttemptsPerIp: number;
+  maxAttemptsPerOrder: number;
+  maxAttemptsPerCard: number;
+  windowMs: number;
+}
+
+/** The group an address counts in: itself for IPv4, its /64 prefix for IPv6. */
+export function velocityAddress(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::') as [string, string?];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' || !ip.includes('::') ? [] : tail.split(':');
+  const groups = ip.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
+}
+
+/** Counts attempts per address, order and card in the payment store. */
+export class AttemptVelocity {
+  readonly #store: PaymentStore;
+  readonly #limits: VelocityLimits;
+  readonly #cardKey: Buffer;
+  readonly #now: () => number;
+
+  constructor(store: PaymentStore, limits: VelocityLimits, secret: string, now: () => number) {
+    this.#store = store;
+    this.#limits = limits;
+    // A key of its own, so the card hash is not a value anything else computes.
+    this.#cardKey = createHmac('sha256', secret).update('pg-checkout card velocity v1').digest();
+    this.#now = now;
+  }
+
+  /** The keyed hash a card number is counted under (never the number). */
+  cardKey(number: string): string {
+    return createHmac('sha256', this.#cardKey)
+      .update(number.replace(/\D/g, ''))
+      .digest('base64url')
+      .slice(0, 32);
+  }
+
+  /**
+   * Reserves one attempt for each of the given subjects, or throws `RateLimitedError`
+   * when any of them is at its limit (nothing is counted then).
+   */
+  async reserve(subject: {ip: string; orderRef?: string; cardNumber?: string}): Promise<void> {
+    const l = this.#limits;
+    const keys: VelocityKey[] = [
+      {scope: 'ip', key: velocityAddress(subject.ip), max: l.maxAttemptsPerIp},
+    ];
+    if (subject.orderRef !== undefined) {
+      keys.push({scope: 'order', key: subject.orderRef, max: l.maxAttemptsPerOrder});
+    }
+    if (subject.cardNumber !== undefined && /\d{6,}/.test(subject.cardNumber)) {
+      keys.push({scope: 'card', key: this.cardKey(subject.cardNumber), max: l.maxAttemptsPerCard});
+    }
+    const r = await this.#store.reserveAttempt(keys, this.#now(), l.windowMs);
+    if (!r.ok) throw new RateLimitedError(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
+  }
+}
