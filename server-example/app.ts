@@ -3,8 +3,8 @@
  * store, the checkout with `<pg-card-form>` (3-D Secure by redirect or in a modal), the
  * result page with `<pg-3ds-redirect>`, "pay on the gateway's page" (hosted), the CDN
  * page, and the back office — mounts the checkout companion under `/api/checkout`, and
- * answers `GET /healthz`. `main.ts` starts it; tests start it in-process with their own
- * config.
+ * answers `GET /healthz`. Every route has a body limit. `main.ts` starts it; tests start it
+ * in-process with their own config.
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -24,6 +24,8 @@ import {
   type ResolvedOrder,
 } from '../src/server/index.js';
 import {mountAdmin, type SandboxControl} from './admin.js';
+import {limitBodies} from './body-limits.js';
+import {socketAddress} from './client-address.js';
 import {
   DEFAULT_SUBSCRIPTION,
   DEMO_CUSTOMER,
@@ -147,6 +149,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const csp = contentSecurityPolicy(gatewayOrigin);
   const pageHeaders = {...SECURITY_HEADERS, 'Content-Security-Policy': csp};
   const app = new Hono();
+  // First of all: nothing below may read a body before its size is limited.
+  app.use('*', limitBodies(CHECKOUT_BASE));
 
   const page = (c: Context, name: string, slots: Record<string, string> = {}) =>
     c.html(
@@ -323,6 +327,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 
   // ---- the companion, with every webhook delivery logged for the back office ---------
 
+  // Runs after `limitBody`: the copy of the body it reads is within the limit.
   app.use(`${CHECKOUT_BASE}/webhook`, async function logWebhook(c, next) {
     if (c.req.method !== 'POST') return next();
     const receivedAt = Date.now();
@@ -335,9 +340,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     }
     await next();
     if (receipt) {
-      const socket = (c.env as {incoming?: {socket?: {remoteAddress?: string}}} | undefined)
-        ?.incoming?.socket?.remoteAddress;
-      webhookLog.record(receipt, socket ?? 'unknown', c.res.status, receivedAt);
+      webhookLog.record(receipt, socketAddress(c) ?? 'unknown', c.res.status, receivedAt);
     }
   });
   app.route(CHECKOUT_BASE, checkout);

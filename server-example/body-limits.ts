@@ -1,0 +1,38 @@
+/**
+ * The body limits of the example app, with Hono's `bodyLimit`: one middleware, registered
+ * before every route and every other middleware, picks the limit of the request's route
+ * group — the companion's routes (the webhook carries the gateway's signed form) or
+ * everything else (the shop's forms and order API, the back office's sign-in and JSON
+ * API). A declared `Content-Length` over the limit is refused before any byte is read; a
+ * body without one is counted as it streams and refused as soon as it passes the limit.
+ * The refusal is the companion's own 413 body, and closes the connection, so the rest of
+ * the body is not read.
+ */
+import type {Context, MiddlewareHandler} from 'hono';
+import {bodyLimit} from 'hono/body-limit';
+import {PayloadTooLargeError} from '../src/server/index.js';
+
+/** Largest request bodies, in bytes, per route group. */
+export const BODY_LIMITS = {
+  /** `/api/checkout/*`: the companion (which has its own, smaller limit for `pay`). */
+  checkout: 64 * 1024,
+  /** Every other route: small forms and JSON. */
+  other: 16 * 1024,
+} as const;
+
+function limitTo(maxSize: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: (c: Context) =>
+      c.json(new PayloadTooLargeError(maxSize).toBody(), 413, {Connection: 'close'}),
+  });
+}
+
+/** The app-wide body limit; `checkoutBase` is where the companion is mounted. */
+export function limitBodies(checkoutBase: string): MiddlewareHandler {
+  const checkout = limitTo(BODY_LIMITS.checkout);
+  const other = limitTo(BODY_LIMITS.other);
+  return function limitBody(c, next) {
+    return (c.req.path.startsWith(`${checkoutBase}/`) ? checkout : other)(c, next);
+  };
+}
