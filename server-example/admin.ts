@@ -1,14 +1,15 @@
 /**
- * The demo's back office: a login form (the `ADMIN_TOKEN` from the environment; the browser
- * keeps only a derived session value in an HttpOnly, SameSite=Strict cookie), the page,
- * and the JSON API behind it — orders with every gateway transaction, the webhook log,
+ * The demo's back office: a sign-in form (the `ADMIN_TOKEN` from the environment; each
+ * sign-in opens a server-side session whose random id the browser keeps in a signed,
+ * HttpOnly, SameSite=Strict cookie; wrong tokens are throttled per client address), the
+ * page, and the JSON API behind it — orders with every gateway transaction, the webhook log,
  * resend, cancel, capture, void, refund, subscriptions, period transactions, registers, and
  * the sandbox clock when the sandbox runs in-process. Every gateway call goes through the
  * same `GatewayClient` the companion uses.
  */
 import {createHmac, timingSafeEqual} from 'node:crypto';
 import type {Context, Hono, MiddlewareHandler} from 'hono';
-import {deleteCookie, getCookie, setCookie} from 'hono/cookie';
+import {deleteCookie, getSignedCookie, setSignedCookie} from 'hono/cookie';
 import * as z from 'zod';
 import {
   GatewayError,
@@ -23,7 +24,10 @@ import {
   type Logger,
   type SqlitePaymentStore,
 } from '../src/server/index.js';
+import type {AdminSessions} from './admin-sessions.js';
+import {clientKey, socketAddress} from './client-address.js';
 import type {ShopOrders} from './shop.js';
+import {waitText, type SqliteThrottle} from './throttle.js';
 import type {WebhookLog} from './webhook-log.js';
 import {PageTemplates, SECURITY_HEADERS, esc} from './pages.js';
 
@@ -42,6 +46,9 @@ export interface AdminDeps {
   store: SqlitePaymentStore;
   shop: ShopOrders;
   webhookLog: WebhookLog;
+  sessions: AdminSessions;
+  /** Counts wrong tokens (sign-in form and `Authorization: Bearer`) per client address. */
+  loginThrottle: SqliteThrottle;
   sandbox: SandboxControl | undefined;
   templates: PageTemplates;
   csp: string;
@@ -49,12 +56,11 @@ export interface AdminDeps {
 }
 
 const COOKIE = 'pg_admin';
-const SESSION_HOURS = 8;
 
-/** The cookie value: derived from the token, so the token itself never sits in the browser. */
-function sessionValue(token: string): string {
+/** The key that signs the session cookie, derived from the token (which stays on the server). */
+function cookieSecret(token: string): string {
   return createHmac('sha256', token)
-    .update('pg-checkout demo back office session')
+    .update('pg-checkout demo back office session cookie')
     .digest('base64url');
 }
 
@@ -175,19 +181,63 @@ function invalid(c: Context, error: z.ZodError) {
   );
 }
 
+/** Whether a request may use the back office; `retryAfter` (seconds) when its address is throttled. */
+interface Access {
+  ok: boolean;
+  retryAfter?: number;
+}
+
 /** Mounts the back office on `app` (under `/admin`). */
 export function mountAdmin(app: Hono, deps: AdminDeps): void {
-  const {client, store, shop, checkout, logger} = deps;
-  const expectedSession = deps.token ? sessionValue(deps.token) : undefined;
+  const {client, store, shop, checkout, logger, sessions, loginThrottle} = deps;
+  const secret = deps.token ? cookieSecret(deps.token) : undefined;
   const htmlHeaders = {...SECURITY_HEADERS, 'Content-Security-Policy': deps.csp};
 
-  const authed = (c: Context): boolean => {
-    if (!deps.token || !expectedSession) return false;
-    const header = c.req.header('authorization');
-    if (header?.startsWith('Bearer ')) return sameSecret(header.slice(7), deps.token);
-    const cookie = getCookie(c, COOKIE);
-    return cookie !== undefined && sameSecret(cookie, expectedSession);
+  /** Checks a token given by the sign-in form or a Bearer header, unless the address is throttled. */
+  const checkToken = (c: Context, given: string, via: 'form' | 'bearer'): Access => {
+    if (!deps.token) return {ok: false};
+    const from = clientKey(c);
+    const retryAfter = loginThrottle.retryAfter(from);
+    if (retryAfter !== undefined) {
+      logger.warn({client: from, via, retryAfter}, 'back office refused: too many wrong tokens');
+      return {ok: false, retryAfter};
+    }
+    if (sameSecret(given, deps.token)) return {ok: true};
+    loginThrottle.record(from);
+    logger.warn({client: from, via}, 'back office refused: wrong token');
+    return {ok: false};
   };
+
+  /** The session id in the request's cookie, when its signature holds. */
+  const cookieSession = async (c: Context): Promise<string | undefined> => {
+    if (!secret) return undefined;
+    const id = await getSignedCookie(c, secret, COOKIE);
+    return typeof id === 'string' && id !== '' ? id : undefined;
+  };
+
+  const access = async (c: Context): Promise<Access> => {
+    if (!deps.token) return {ok: false};
+    const header = c.req.header('authorization');
+    if (header?.startsWith('Bearer ')) return checkToken(c, header.slice(7), 'bearer');
+    const id = await cookieSession(c);
+    return {ok: id !== undefined && sessions.use(id)};
+  };
+
+  /** The JSON answer to a request without access. */
+  const refused = (c: Context, a: Access, message: string) =>
+    a.retryAfter === undefined
+      ? c.json({error: {code: 'forbidden', message}}, 403)
+      : c.json(
+          {
+            error: {
+              code: 'rate_limited',
+              message: `too many wrong tokens from this address: try again in ${waitText(a.retryAfter)}`,
+              retryAfter: a.retryAfter,
+            },
+          },
+          429,
+          {'Retry-After': String(a.retryAfter)},
+        );
 
   /** Cross-site requests are refused (the cookie is SameSite=Strict too). */
   const sameOrigin = (c: Context): boolean => {
@@ -197,7 +247,12 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
     return origin === undefined || origin === new URL(c.req.url).origin || site === 'same-origin';
   };
 
-  const loginPage = (c: Context, message: string, status: 200 | 401 | 403 = 200) =>
+  const loginPage = (
+    c: Context,
+    message: string,
+    status: 200 | 403 | 429 = 200,
+    headers: Record<string, string> = {},
+  ) =>
     c.html(
       deps.templates.render('login', {
         message: message ? `<p class="notice notice--error" role="alert">${esc(message)}</p>` : '',
@@ -206,48 +261,58 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
           : '<p class="notice notice--warn">The back office is off: start the server with <code>ADMIN_TOKEN</code> set (at least 16 characters).</p>',
       }),
       status,
-      htmlHeaders,
+      {...htmlHeaders, ...headers},
     );
 
-  app.get('/admin/login', function adminLoginPage(c) {
-    if (authed(c)) return c.redirect('/admin', 303);
+  app.get('/admin/login', async function adminLoginPage(c) {
+    if ((await access(c)).ok) return c.redirect('/admin', 303);
     return loginPage(c, c.req.query('error') ? 'That token is not right.' : '');
   });
 
   app.post('/admin/login', async function adminLogin(c) {
-    if (!deps.token || !expectedSession) return loginPage(c, '', 403);
+    if (!deps.token || !secret) return loginPage(c, '', 403);
     if (!sameOrigin(c)) return c.text('cross-site login refused', 403);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form['token'] === 'string' ? form['token'] : '';
-    if (!sameSecret(token, deps.token)) {
-      logger.warn('back office login refused');
-      return c.redirect('/admin/login?error=1', 303);
+    const checked = checkToken(c, token, 'form');
+    if (checked.retryAfter !== undefined) {
+      return loginPage(
+        c,
+        `Too many wrong tokens from your address: try again in ${waitText(checked.retryAfter)}.`,
+        429,
+        {'Retry-After': String(checked.retryAfter)},
+      );
     }
-    setCookie(c, COOKIE, expectedSession, {
+    if (!checked.ok) return c.redirect('/admin/login?error=1', 303);
+    loginThrottle.clear(clientKey(c));
+    const id = sessions.create(socketAddress(c) ?? 'unknown');
+    await setSignedCookie(c, COOKIE, id, secret, {
       path: '/admin',
       httpOnly: true,
       sameSite: 'Strict',
       secure: deps.secureCookies,
-      maxAge: SESSION_HOURS * 3600,
+      maxAge: Math.floor(sessions.maxAgeMs / 1000),
     });
     return c.redirect('/admin', 303);
   });
 
-  app.post('/admin/logout', function adminLogout(c) {
+  app.post('/admin/logout', async function adminLogout(c) {
     if (!sameOrigin(c)) return c.text('cross-site request refused', 403);
+    const id = await cookieSession(c);
+    if (id !== undefined) sessions.revoke(id);
     deleteCookie(c, COOKIE, {path: '/admin', secure: deps.secureCookies});
     return c.redirect('/admin/login', 303);
   });
 
-  app.get('/admin', function adminPage(c) {
-    if (!authed(c)) return c.redirect('/admin/login', 303);
+  app.get('/admin', async function adminPage(c) {
+    if (!(await access(c)).ok) return c.redirect('/admin/login', 303);
     return c.html(deps.templates.render('admin'), 200, htmlHeaders);
   });
 
   // The original API route of the example (Bearer token): one order, from the store.
   app.get('/admin/orders/:orderRef', async function adminOrder(c) {
-    if (!authed(c))
-      return c.json({error: {code: 'forbidden', message: 'admin token required'}}, 403);
+    const a = await access(c);
+    if (!a.ok) return refused(c, a, 'admin token required');
     const orderRef = c.req.param('orderRef');
     const order = shop.get(orderRef);
     if (!order) return c.json({error: {code: 'not_found', message: 'unknown order'}}, 404);
@@ -256,9 +321,8 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
   });
 
   const guard: MiddlewareHandler = async function adminGuard(c, next) {
-    if (!authed(c)) {
-      return c.json({error: {code: 'forbidden', message: 'sign in to the back office first'}}, 403);
-    }
+    const a = await access(c);
+    if (!a.ok) return refused(c, a, 'sign in to the back office first');
     if (c.req.method !== 'GET') {
       const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim();
       if (type !== 'application/json' || !sameOrigin(c)) {

@@ -3,8 +3,9 @@
  * store, the checkout with `<pg-card-form>` (3-D Secure by redirect or in a modal), the
  * result page with `<pg-3ds-redirect>`, "pay on the gateway's page" (hosted), the CDN
  * page, and the back office — mounts the checkout companion under `/api/checkout`, and
- * answers `GET /healthz`. Every route has a body limit. `main.ts` starts it; tests start it
- * in-process with their own config.
+ * answers `GET /healthz`. Every route has a body limit, and new orders are counted per
+ * client address (see `ExampleLimits`). `main.ts` starts it; tests start it in-process with
+ * their own config.
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -24,8 +25,9 @@ import {
   type ResolvedOrder,
 } from '../src/server/index.js';
 import {mountAdmin, type SandboxControl} from './admin.js';
+import {AdminSessions} from './admin-sessions.js';
 import {limitBodies} from './body-limits.js';
-import {socketAddress} from './client-address.js';
+import {clientKey, socketAddress} from './client-address.js';
 import {
   DEFAULT_SUBSCRIPTION,
   DEMO_CUSTOMER,
@@ -43,6 +45,7 @@ import {
   type Bundle,
 } from './pages.js';
 import {ShopOrders} from './shop.js';
+import {SqliteThrottle, waitText} from './throttle.js';
 import {WebhookLog, inspectWebhook} from './webhook-log.js';
 
 export {PRODUCTS} from './catalog.js';
@@ -76,6 +79,34 @@ export interface ExampleConfig {
   /** How long the gateway's hosted page stays payable, in seconds. */
   hostedOrderTimeoutSeconds?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
+  /** The throttles and the back office's sessions; each has a default. */
+  limits?: ExampleLimits;
+  /** The clock of the throttles and the sessions (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+}
+
+const positive = z.number().int().positive();
+const Limits = z.strictObject({
+  /** Orders one client address may create (by the form or the API) per `orderWindowMs`. */
+  orders: positive.default(30),
+  orderWindowMs: positive.default(10 * 60_000),
+  /** Wrong admin tokens from one client address per `loginWindowMs` before it is refused. */
+  loginFailures: positive.default(5),
+  loginWindowMs: positive.default(15 * 60_000),
+  /** A back-office session ends this long after its sign-in... */
+  sessionMaxAgeMs: positive.default(8 * 3600_000),
+  /** ...or after this long without a request. */
+  sessionIdleMs: positive.default(3600_000),
+});
+export type ExampleLimits = z.input<typeof Limits>;
+
+function parseLimits(input: ExampleLimits | undefined): z.output<typeof Limits> {
+  const parsed = Limits.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new TypeError(
+    `ExampleConfig.limits${issue.path.map((p) => `.${String(p)}`).join('')}: ${issue.message}`,
+  );
 }
 
 export interface ExampleApp {
@@ -93,6 +124,8 @@ const OrderRef = z.string().regex(/^ord-[0-9a-f]{12}$/);
 
 /** Builds the example app (nothing is started: call `start()`, then serve `app.fetch`). */
 export function createExampleApp(config: ExampleConfig): ExampleApp {
+  const limits = parseLimits(config.limits);
+  const now = config.now ?? Date.now;
   const dbFile = path.join(config.dataDir, 'payments.db');
   const store = new SqlitePaymentStore(dbFile);
   // The shop's own tables live in the same file, beside the companion's tables.
@@ -101,6 +134,12 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   db.pragma('busy_timeout = 5000');
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db);
+  const orderThrottle = new SqliteThrottle(
+    db,
+    'orders',
+    {max: limits.orders, windowMs: limits.orderWindowMs},
+    now,
+  );
   const subscription = config.subscription ?? DEFAULT_SUBSCRIPTION;
   const logger = config.logger ?? createCheckoutLogger();
 
@@ -197,10 +236,26 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const parsed = OrderBody.safeParse({productId: form['productId']});
     if (!parsed.success) return c.text('unknown product', 400);
+    const wait = takeOrderPlace(c);
+    if (wait !== undefined) {
+      return c.text(`Too many new orders from your address: try again in ${waitText(wait)}.`, 429, {
+        'Retry-After': String(wait),
+      });
+    }
     const order = shop.create(parsed.data.productId);
     const target = form['page'] === 'cdn' ? '/cdn' : '/checkout';
     return c.redirect(`${target}?order=${order.orderRef}`, 303);
   });
+
+  /** Counts a new order for the client's address; answers the seconds to wait when at the limit. */
+  function takeOrderPlace(c: Context): number | undefined {
+    const key = clientKey(c);
+    const wait = orderThrottle.take(key);
+    if (wait !== undefined) {
+      logger.warn({client: key, retryAfter: wait}, 'order refused: too many from one address');
+    }
+    return wait;
+  }
 
   app.get('/checkout', function checkoutPage(c) {
     return page(c, 'checkout');
@@ -299,6 +354,20 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
         400,
       );
     }
+    const wait = takeOrderPlace(c);
+    if (wait !== undefined) {
+      return c.json(
+        {
+          error: {
+            code: 'rate_limited',
+            message: `too many new orders from this address: try again in ${waitText(wait)}`,
+            retryAfter: wait,
+          },
+        },
+        429,
+        {'Retry-After': String(wait)},
+      );
+    }
     const o = shop.create(parsed.data.productId);
     return c.json(
       {orderRef: o.orderRef, amount: o.amount, currency: o.currency, description: o.description},
@@ -353,6 +422,17 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     store,
     shop,
     webhookLog,
+    sessions: new AdminSessions(
+      db,
+      {maxAgeMs: limits.sessionMaxAgeMs, idleMs: limits.sessionIdleMs},
+      now,
+    ),
+    loginThrottle: new SqliteThrottle(
+      db,
+      'admin-login',
+      {max: limits.loginFailures, windowMs: limits.loginWindowMs},
+      now,
+    ),
     sandbox: config.sandbox,
     templates,
     csp,

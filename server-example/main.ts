@@ -33,6 +33,7 @@ const Env = z
     SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
     HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
     RECONCILE_NOT_FOUND_AFTER_MS: optionalInt(0, 3_600_000),
+    ORDER_LIMIT: optionalInt(1, 1_000_000),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
   })
@@ -119,6 +120,7 @@ const built = createExampleApp({
   ...(env.RECONCILE_NOT_FOUND_AFTER_MS !== undefined
     ? {notFoundAfterMs: env.RECONCILE_NOT_FOUND_AFTER_MS}
     : {}),
+  ...(env.ORDER_LIMIT !== undefined ? {limits: {orders: env.ORDER_LIMIT}} : {}),
   ...(sandbox
     ? {
         sandbox: {

@@ -2,7 +2,10 @@
  * The example merchant app's own defences, over real HTTP on 127.0.0.1 with its SQLite
  * database in a temporary folder: every POST route refuses an oversized body with 413
  * before reading it (declared or streamed without a length) and the process's memory stays
- * flat.
+ * flat; back-office sessions are random, server-side, revoked by sign-out, expired by the
+ * server's clock, and their cookie cannot be forged; wrong tokens and new orders are
+ * throttled per client address (other addresses are bound with `localAddress`), and the
+ * throttles outlive a restart on the same database.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,10 +16,17 @@ import path from 'node:path';
 import type {AddressInfo} from 'node:net';
 import {Writable} from 'node:stream';
 import {createAdaptorServer} from '@hono/node-server';
+import type {Context} from 'hono';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {createCheckoutLogger, type GatewayClientOptions} from '../../../src/server/index.js';
-import {CHECKOUT_BASE, createExampleApp, type ExampleApp} from '../../../server-example/app.js';
+import {
+  CHECKOUT_BASE,
+  createExampleApp,
+  type ExampleApp,
+  type ExampleLimits,
+} from '../../../server-example/app.js';
 import {BODY_LIMITS} from '../../../server-example/body-limits.js';
+import {clientKey} from '../../../server-example/client-address.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const MiB = 1024 * 1024;
@@ -39,6 +49,12 @@ function dataDir(): string {
   return dir;
 }
 
+/** A clock the test moves. */
+function testClock(start = Date.parse('2031-03-01T09:00:00Z')) {
+  const clock = {ms: start, now: () => clock.ms, advance: (ms: number) => void (clock.ms += ms)};
+  return clock;
+}
+
 function gatewayOptions(): GatewayClientOptions {
   return {
     baseUrl: sandbox.url,
@@ -59,7 +75,10 @@ interface Served {
 }
 
 /** Starts the example app on 127.0.0.1 over its data folder. */
-async function serve(dir: string): Promise<Served> {
+async function serve(
+  dir: string,
+  opts: {limits?: ExampleLimits; now?: () => number} = {},
+): Promise<Served> {
   const logLines: string[] = [];
   const logger = createCheckoutLogger(
     {level: 'debug'},
@@ -82,6 +101,8 @@ async function serve(dir: string): Promise<Served> {
     logger,
     bundlePath: path.join(dir, 'no-bundle.js'),
     gateway: gatewayOptions(),
+    ...(opts.limits ? {limits: opts.limits} : {}),
+    ...(opts.now ? {now: opts.now} : {}),
   });
   await example.start();
   handler = example.app.fetch;
@@ -137,6 +158,29 @@ function call(
 
 const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
 const JSON_TYPE = {'Content-Type': 'application/json'};
+
+/** The `pg_admin=...` pair the answer sets, if any. */
+function sessionCookie(answer: Answer): string | undefined {
+  for (const line of answer.headers['set-cookie'] ?? []) {
+    const pair = line.split(';')[0]!;
+    if (pair.startsWith('pg_admin=') && pair !== 'pg_admin=') return pair;
+  }
+  return undefined;
+}
+
+function signIn(base: string, token: string, from?: string): Promise<Answer> {
+  return call(base, '/admin/login', {
+    method: 'POST',
+    headers: FORM,
+    body: new URLSearchParams({token}).toString(),
+    ...(from ? {from} : {}),
+  });
+}
+
+/** The back office's JSON API with a cookie: 200 when the session is live. */
+function adminApi(base: string, cookie: string, from?: string): Promise<Answer> {
+  return call(base, '/admin/api/orders', {headers: {Cookie: cookie}, ...(from ? {from} : {})});
+}
 
 function newOrder(base: string, from: string, via: 'api' | 'form' = 'api'): Promise<Answer> {
   return via === 'api'
@@ -367,5 +411,307 @@ describe('body limits', () => {
     const form = await chunked('/orders', FORM, 'productId=mug&page=cdn');
     assert.equal(form.status, 303);
     assert.match(String(form.headers.location), /^\/cdn\?order=ord-/);
+  });
+});
+
+// ---- back-office sessions ----------------------------------------------------------------
+
+describe('back-office sessions', () => {
+  test('each sign-in gets its own random session; the cookie is signed, HttpOnly, SameSite=Strict, path /admin', async () => {
+    const app = await serve(dataDir());
+    try {
+      const first = await signIn(app.base, ADMIN);
+      const second = await signIn(app.base, ADMIN);
+      assert.equal(first.status, 303);
+      assert.equal(first.headers.location, '/admin');
+      const a = sessionCookie(first);
+      const b = sessionCookie(second);
+      assert.ok(a && b, 'both sign-ins set the session cookie');
+      assert.notEqual(a, b, 'two sign-ins, two sessions');
+      // A 32-byte random id (43 base64url characters) and its signature.
+      assert.match(decodeURIComponent(a.slice('pg_admin='.length)), /^[\w-]{43}\.[\w+/=-]+$/);
+      const line = first.headers['set-cookie']!.find((l) => l.startsWith('pg_admin='))!;
+      assert.match(line, /; HttpOnly/);
+      assert.match(line, /; SameSite=Strict/);
+      assert.match(line, /; Path=\/admin/);
+      assert.match(line, /; Max-Age=28800/);
+      assert.doesNotMatch(line, /; Secure/, 'not Secure over plain http');
+      assert.equal((await adminApi(app.base, a)).status, 200);
+      assert.equal((await adminApi(app.base, b)).status, 200);
+    } finally {
+      await app.close();
+    }
+    // Served over https, the cookie is Secure.
+    const secure = createExampleApp({
+      publicUrl: 'https://shop.example',
+      dataDir: dataDir(),
+      adminToken: ADMIN,
+      logger: createCheckoutLogger({level: 'silent'}),
+      gateway: gatewayOptions(),
+    });
+    try {
+      const res = await secure.app.request('/admin/login', {
+        method: 'POST',
+        headers: FORM,
+        body: new URLSearchParams({token: ADMIN}),
+      });
+      assert.equal(res.status, 303);
+      assert.match(res.headers.get('set-cookie') ?? '', /^pg_admin=[^;]+;.*; Secure/);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  test('sign-out revokes the session on the server: the old cookie, replayed, is refused', async () => {
+    const app = await serve(dataDir());
+    try {
+      const cookie = sessionCookie(await signIn(app.base, ADMIN))!;
+      const other = sessionCookie(await signIn(app.base, ADMIN))!;
+      assert.equal((await adminApi(app.base, cookie)).status, 200);
+      const out = await call(app.base, '/admin/logout', {
+        method: 'POST',
+        headers: {...FORM, Cookie: cookie},
+      });
+      assert.equal(out.status, 303);
+      assert.equal((await adminApi(app.base, cookie)).status, 403);
+      const page = await call(app.base, '/admin', {headers: {Cookie: cookie}});
+      assert.equal(page.status, 303);
+      assert.equal(page.headers.location, '/admin/login');
+      assert.equal((await adminApi(app.base, other)).status, 200, 'other sessions live on');
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a session ends on the server after an hour unused and after 8 hours in all, whatever the browser keeps', async () => {
+    const clock = testClock();
+    const app = await serve(dataDir(), {now: clock.now});
+    try {
+      const idle = sessionCookie(await signIn(app.base, ADMIN))!;
+      const busy = sessionCookie(await signIn(app.base, ADMIN))!;
+      // Used every 50 minutes, `busy` stays open past the idle time, up to 8 hours.
+      for (let i = 0; i < 9; i++) {
+        clock.advance(50 * 60_000);
+        assert.equal((await adminApi(app.base, busy)).status, 200, `use ${i + 1}`);
+      }
+      assert.equal((await adminApi(app.base, idle)).status, 403, 'idle for over an hour');
+      clock.advance(30 * 60_000); // 8 h after the sign-in
+      assert.equal((await adminApi(app.base, busy)).status, 403, 'older than 8 hours');
+      // And a fresh sign-in works on the same clock.
+      assert.equal(
+        (await adminApi(app.base, sessionCookie(await signIn(app.base, ADMIN))!)).status,
+        200,
+      );
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('a cookie with a changed id or signature, or a bare id, is refused', async () => {
+    const app = await serve(dataDir());
+    try {
+      const good = sessionCookie(await signIn(app.base, ADMIN))!;
+      const other = sessionCookie(await signIn(app.base, ADMIN))!;
+      const [id, signature] = decodeURIComponent(good.slice('pg_admin='.length)).split('.');
+      const [otherId] = decodeURIComponent(other.slice('pg_admin='.length)).split('.');
+      assert.ok(id && signature && otherId);
+      const flip = (s: string) => (s[0] === 'A' ? 'B' : 'A') + s.slice(1);
+      const forged = [
+        `${flip(id)}.${signature}`,
+        `${id}.${flip(signature)}`,
+        `${otherId}.${signature}`,
+        id,
+        `${id}.`,
+      ];
+      assert.equal((await adminApi(app.base, good)).status, 200);
+      for (const value of forged) {
+        const res = await adminApi(app.base, `pg_admin=${encodeURIComponent(value)}`);
+        assert.equal(res.status, 403, value);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+// ---- throttles -------------------------------------------------------------------------
+
+describe('sign-in throttle', () => {
+  const limits = {loginFailures: 5, loginWindowMs: 15 * 60_000};
+
+  test('the 6th wrong token from one address gets 429 with Retry-After, so does the right one; another address is unaffected', async () => {
+    const clock = testClock();
+    const app = await serve(dataDir(), {limits, now: clock.now});
+    try {
+      for (let i = 1; i <= 5; i++) {
+        const wrong = await signIn(app.base, `wrong-token-${i}-0123456789`, '127.0.0.2');
+        assert.equal(wrong.status, 303, `wrong token ${i}`);
+        assert.equal(wrong.headers.location, '/admin/login?error=1');
+      }
+      const sixth = await signIn(app.base, 'wrong-token-6-0123456789', '127.0.0.2');
+      assert.equal(sixth.status, 429);
+      assert.equal(sixth.headers['retry-after'], String(15 * 60));
+      assert.match(sixth.text, /Too many wrong tokens from your address/);
+      const right = await signIn(app.base, ADMIN, '127.0.0.2');
+      assert.equal(right.status, 429, 'the right token is refused while throttled');
+      assert.equal(sessionCookie(right), undefined);
+      // A Bearer token is checked by the same throttle.
+      const api = await call(app.base, '/admin/api/orders', {
+        headers: {Authorization: `Bearer ${ADMIN}`},
+        from: '127.0.0.2',
+      });
+      assert.equal(api.status, 429);
+      assert.ok(Number(api.headers['retry-after']) > 0);
+      assert.equal((JSON.parse(api.text) as {error: {code: string}}).error.code, 'rate_limited');
+      // Another address signs in.
+      const elsewhere = await signIn(app.base, ADMIN, '127.0.0.3');
+      assert.equal(elsewhere.status, 303);
+      assert.ok(sessionCookie(elsewhere));
+      // The refusals are logged at warn, without the tokens.
+      const warnings = app.logLines.filter((l) => /"level":40/.test(l));
+      assert.ok(warnings.some((l) => /too many wrong tokens/.test(l)));
+      assert.ok(warnings.some((l) => /wrong token/.test(l) && /127\.0\.0\.2/.test(l)));
+      for (const line of app.logLines) {
+        assert.doesNotMatch(line, /wrong-token-|admin-token-/, 'no token in the log');
+      }
+      // After the window the address may sign in again.
+      clock.advance(15 * 60_000);
+      assert.equal((await signIn(app.base, ADMIN, '127.0.0.2')).status, 303);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('wrong Bearer tokens count too', async () => {
+    const app = await serve(dataDir(), {limits});
+    try {
+      for (let i = 1; i <= 5; i++) {
+        const res = await call(app.base, '/admin/api/orders', {
+          headers: {Authorization: `Bearer guess-${i}-0123456789abcdef`},
+          from: '127.0.0.4',
+        });
+        assert.equal(res.status, 403, `guess ${i}`);
+      }
+      const res = await call(app.base, '/admin/orders/ord-000000000000', {
+        headers: {Authorization: 'Bearer guess-6-0123456789abcdef'},
+        from: '127.0.0.4',
+      });
+      assert.equal(res.status, 429);
+      assert.equal((await signIn(app.base, ADMIN, '127.0.0.4')).status, 429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('the throttle survives a restart on the same database', async () => {
+    const dir = dataDir();
+    const clock = testClock();
+    const first = await serve(dir, {limits, now: clock.now});
+    try {
+      for (let i = 1; i <= 5; i++)
+        await signIn(first.base, `wrong-token-${i}-0123456789`, '127.0.0.5');
+    } finally {
+      await first.close();
+    }
+    const second = await serve(dir, {limits, now: clock.now});
+    try {
+      assert.equal((await signIn(second.base, ADMIN, '127.0.0.5')).status, 429);
+      assert.equal((await signIn(second.base, ADMIN, '127.0.0.6')).status, 303);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('order limit', () => {
+  const limits = {orders: 3, orderWindowMs: 10 * 60_000};
+
+  test('the 4th order in the window from one address gets 429 with Retry-After (form and API count together); another address is unaffected', async () => {
+    const clock = testClock();
+    const app = await serve(dataDir(), {limits, now: clock.now});
+    try {
+      assert.equal((await newOrder(app.base, '127.0.0.7', 'api')).status, 201);
+      clock.advance(60_000);
+      assert.equal((await newOrder(app.base, '127.0.0.7', 'form')).status, 303);
+      assert.equal((await newOrder(app.base, '127.0.0.7', 'api')).status, 201);
+      const api = await newOrder(app.base, '127.0.0.7', 'api');
+      assert.equal(api.status, 429);
+      assert.equal(api.headers['retry-after'], String(9 * 60));
+      const body = JSON.parse(api.text) as {
+        error: {code: string; message: string; retryAfter: number};
+      };
+      assert.equal(body.error.code, 'rate_limited');
+      assert.match(
+        body.error.message,
+        /too many new orders from this address: try again in 9 minutes/,
+      );
+      assert.equal(body.error.retryAfter, 9 * 60);
+      const form = await newOrder(app.base, '127.0.0.7', 'form');
+      assert.equal(form.status, 429);
+      assert.equal(form.headers['retry-after'], String(9 * 60));
+      assert.match(form.text, /Too many new orders from your address/);
+      // Refused orders are not created.
+      const orders = JSON.parse(
+        (await call(app.base, '/admin/api/orders', {headers: {Authorization: `Bearer ${ADMIN}`}}))
+          .text,
+      ) as {orders: unknown[]};
+      assert.equal(orders.orders.length, 3);
+      assert.equal((await newOrder(app.base, '127.0.0.8', 'api')).status, 201);
+      // The first order leaves the window: one more place.
+      clock.advance(9 * 60_000);
+      assert.equal((await newOrder(app.base, '127.0.0.7', 'form')).status, 303);
+      assert.equal((await newOrder(app.base, '127.0.0.7', 'api')).status, 429);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test('the order limit survives a restart on the same database', async () => {
+    const dir = dataDir();
+    const clock = testClock();
+    const first = await serve(dir, {limits, now: clock.now});
+    try {
+      for (let i = 0; i < 3; i++)
+        assert.equal((await newOrder(first.base, '127.0.0.9')).status, 201);
+    } finally {
+      await first.close();
+    }
+    const second = await serve(dir, {limits, now: clock.now});
+    try {
+      assert.equal((await newOrder(second.base, '127.0.0.9')).status, 429);
+      assert.equal((await newOrder(second.base, '127.0.0.10')).status, 201);
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('unknown keys in the limits are refused at start-up, by name', async () => {
+    assert.throws(
+      () =>
+        createExampleApp({
+          publicUrl: 'http://127.0.0.1:1',
+          dataDir: dataDir(),
+          gateway: gatewayOptions(),
+          limits: {orderz: 3} as unknown as ExampleLimits,
+        }),
+      /limits.*orderz/,
+    );
+  });
+});
+
+describe('client addresses', () => {
+  const keyOf = (remoteAddress: string | undefined) =>
+    clientKey({env: {incoming: {socket: {remoteAddress}}}} as unknown as Context);
+
+  test('an IPv6 client is counted by its /64; an IPv4-mapped one as IPv4; no socket is one key', () => {
+    assert.equal(keyOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd'), '2001:db8:1:2::/64');
+    assert.equal(keyOf('2001:db8:1:2::1'), '2001:db8:1:2::/64');
+    assert.equal(keyOf('2001:0db8:0001:0002:ffff::'), '2001:db8:1:2::/64');
+    assert.notEqual(keyOf('2001:db8:1:3::1'), keyOf('2001:db8:1:2::1'));
+    assert.equal(keyOf('fe80::1%eth0'), 'fe80:0:0:0::/64');
+    assert.equal(keyOf('::1'), '0:0:0:0::/64');
+    assert.equal(keyOf('::ffff:192.0.2.7'), '192.0.2.7');
+    assert.equal(keyOf('192.0.2.7'), '192.0.2.7');
+    assert.equal(keyOf(undefined), 'unknown');
   });
 });
