@@ -418,16 +418,5 @@ describe('SqlitePaymentStore specifics', () => {
     await s.close();
   });
 
-  test('two connections to one file cannot both start a live attempt for an order', async () => {
-    const file = path.join(tmp, 'two.db');
-    const a = new SqlitePaymentStore(file);
-    const b = new SqlitePaymentStore(file);
-    const [ra, rb] = await Promise.all([
-      a.insertAttempt(attempt('x1', 'o1')),
-      b.insertAttempt(attempt('x2', 'o1', {gatewayOrderId: 'o1-x2'})),
-    ]);
-    assert.equal([ra.inserted, rb.inserted].filter(Boolean).length, 1);
-    await a.close();
-    await b.close();
-  });
+  // Several writers on one file (real processes, one live attempt per order): multiprocess.test.ts.
 });
