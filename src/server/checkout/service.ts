@@ -161,6 +161,12 @@ const PROCESSING_UNKNOWN =
   'We could not confirm the payment with the bank yet. Do not pay again: the status will be updated shortly.';
 const PROCESSING_PENDING = 'The payment is being processed.';
 const NOT_CREATED_CODE = 'not_created';
+/**
+ * How long another process's create may stay `creating` before a lookup that does not
+ * find it makes it `unknown` (and so open to a re-send with the same `order_id`): longer
+ * than a gateway client's timeout (30 s by default).
+ */
+const CREATE_GRACE_MS = 60_000;
 const NOT_CREATED_MESSAGE = 'The payment was not made and no money was taken. You can try again.';
 
 function infoFromRecord(
@@ -931,7 +937,11 @@ export class PaymentService {
           'payment lookup failed',
         );
       }
-      if (current.state === 'creating') {
+      // A `creating` attempt here is another process's create in flight (this process's
+      // are skipped, and a crash's were made `unknown` by recovery): leave it to that
+      // process for a while, so paying again does not re-send what is still being sent.
+      const sentAt = current.createSentAt ?? current.createdAt;
+      if (current.state === 'creating' && now - sentAt >= CREATE_GRACE_MS) {
         current =
           (await this.updateAttempt(current.attemptId, (c) => markUnknown(c, now))) ?? current;
       }
