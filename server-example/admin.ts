@@ -12,6 +12,7 @@ import type {Context, Hono, MiddlewareHandler} from 'hono';
 import {deleteCookie, getSignedCookie, setSignedCookie} from 'hono/cookie';
 import * as z from 'zod';
 import {
+  CheckoutError,
   GatewayError,
   GatewayValidationError,
   REGISTER_FIELDS,
@@ -123,10 +124,25 @@ const Amount = z
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
+/** An idempotency key: the page makes one per action and sends it again on a retry. */
+const Key = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, {
+  message: 'must be an idempotency key (1-100 characters A-Z a-z 0-9 _ . : -)',
+});
+
 const ActionBody = z.discriminatedUnion('action', [
-  z.strictObject({action: z.literal('capture'), gatewayOrderId: z.string(), amount: Amount}),
-  z.strictObject({action: z.literal('void'), gatewayOrderId: z.string()}),
-  z.strictObject({action: z.literal('refund'), gatewayOrderId: z.string(), amount: Amount}),
+  z.strictObject({
+    action: z.literal('capture'),
+    gatewayOrderId: z.string(),
+    amount: Amount,
+    key: Key,
+  }),
+  z.strictObject({action: z.literal('void'), gatewayOrderId: z.string(), key: Key}),
+  z.strictObject({
+    action: z.literal('refund'),
+    gatewayOrderId: z.string(),
+    amount: Amount,
+    key: Key,
+  }),
   z.strictObject({action: z.literal('cancel'), gatewayOrderId: z.string()}),
   z.strictObject({
     action: z.literal('resend'),
@@ -181,7 +197,7 @@ function invalid(c: Context, error: z.ZodError) {
   );
 }
 
-/** Whether a request may use the back office; `retryAfter` (seconds) when its address is throttled. */
+/** Whether a request may use the back office; `retryAfter` (s) when its address is throttled. */
 interface Access {
   ok: boolean;
   retryAfter?: number;
@@ -193,7 +209,7 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
   const secret = deps.token ? cookieSecret(deps.token) : undefined;
   const htmlHeaders = {...SECURITY_HEADERS, 'Content-Security-Policy': deps.csp};
 
-  /** Checks a token given by the sign-in form or a Bearer header, unless the address is throttled. */
+  /** Checks a token from the sign-in form or a Bearer header, unless the address is throttled. */
   const checkToken = (c: Context, given: string, via: 'form' | 'bearer'): Access => {
     if (!deps.token) return {ok: false};
     const from = clientKey(c);
@@ -389,6 +405,11 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
       order,
       attempts: attempts.map(publicAttempt),
       operations: (await store.listOperations(orderRef)).map(({raw: _raw, ...op}) => op),
+      // Captures, voids and refunds as the companion stored them (reason `duplicate_charge`:
+      // an automatic refund of a double charge).
+      intents: (await store.listIntents(orderRef)).map(
+        ({baseline: _b, fingerprint: _f, ...intent}) => intent,
+      ),
       gateway,
     });
   });
@@ -404,23 +425,25 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
     if (!attempt) {
       return c.json({error: {code: 'not_found', message: 'no such payment for this order'}}, 404);
     }
-    const order = {order_id: attempt.gatewayOrderId, order_currency: attempt.currency};
     try {
       let result: unknown;
       switch (body.action) {
+        // Money moves through the companion: exactly once per key, serialised per order,
+        // never more than was paid or held (see the README's "Never lose, never double").
         case 'capture':
-          result = await client.capture({
-            ...order,
-            ...(body.amount ? {order_amount: body.amount} : {}),
+        case 'refund':
+          result = await checkout[body.action]({
+            orderRef,
+            key: body.key,
+            gatewayOrderId: attempt.gatewayOrderId,
+            ...(body.amount ? {amount: body.amount} : {}),
           });
           break;
         case 'void':
-          result = await client.void(order);
-          break;
-        case 'refund':
-          result = await client.refund({
-            ...order,
-            ...(body.amount ? {refund_amount: body.amount} : {}),
+          result = await checkout.void({
+            orderRef,
+            key: body.key,
+            gatewayOrderId: attempt.gatewayOrderId,
           });
           break;
         case 'cancel':
@@ -439,10 +462,15 @@ export function mountAdmin(app: Hono, deps: AdminDeps): void {
         {orderRef, action: body.action, gatewayOrderId: attempt.gatewayOrderId},
         'back office action',
       );
-      // Update the companion's view at once; the gateway's webhook confirms it too.
-      await checkout.service.reconcile(attempt, {force: true}).catch(() => undefined);
+      if (body.action === 'cancel' || body.action === 'resend') {
+        // Update the companion's view at once; the gateway's webhook confirms it too.
+        await checkout.sweep({force: true}).catch(() => undefined);
+      }
       return c.json({ok: true, result});
     } catch (error) {
+      if (error instanceof CheckoutError) {
+        return c.json(error.toBody(), error.status as 400, {'Cache-Control': 'no-store'});
+      }
       return gatewayFailure(c, error, logger);
     }
   });

@@ -74,8 +74,6 @@ export interface ExampleConfig {
   subscription?: InitRecurringInput;
   /** The embedded sandbox, when there is one: the back office can move its clock. */
   sandbox?: SandboxControl;
-  /** After an unknown outcome, a 404 from the gateway means "not created" only after this long. */
-  notFoundAfterMs?: number;
   /** How long the gateway's hosted page stays payable, in seconds. */
   hostedOrderTimeoutSeconds?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
@@ -114,8 +112,11 @@ export interface ExampleApp {
   checkout: CheckoutApp;
   store: SqlitePaymentStore;
   client: GatewayClient;
-  /** Reconciles what a crash left open and delivers pending updates; run before serving. */
-  start(): Promise<void>;
+  /**
+   * Starts the companion's background work and returns at once: recovery of what a crash
+   * left open (`/healthz` says `recovering` meanwhile), then the periodic sweep.
+   */
+  start(): void;
   close(): Promise<void>;
 }
 
@@ -153,9 +154,6 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     returnPage: '/thanks',
     allowedOrigins: [new URL(base).origin, ...(config.extraOrigins ?? [])],
     logger,
-    ...(config.notFoundAfterMs !== undefined
-      ? {reconcile: {notFoundAfterMs: config.notFoundAfterMs}}
-      : {}),
     ...(config.hostedOrderTimeoutSeconds
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
@@ -201,9 +199,13 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       pageHeaders,
     );
 
+  // Answers at once, also while start-up recovery waits on a slow gateway: `state` tells
+  // `ready` from `recovering`; only a store that does not answer makes it 503.
   app.get('/healthz', async function healthz(c) {
-    const ok = await store.ping();
-    return c.json({ok}, ok ? 200 : 503);
+    const health = await checkout.health();
+    return c.json({ok: health.store, state: health.state}, health.store ? 200 : 503, {
+      'Cache-Control': 'no-store',
+    });
   });
 
   // ---- pages -------------------------------------------------------------------------
@@ -444,8 +446,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     checkout,
     store,
     client,
-    async start() {
-      await checkout.recover();
+    start() {
+      checkout.start();
     },
     async close() {
       await checkout.close();

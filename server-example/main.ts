@@ -32,7 +32,6 @@ const Env = z
     SUBSCRIPTION_INTERVAL_UNIT: z.enum(INTERVAL_UNITS).default('month'),
     SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
     HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
-    RECONCILE_NOT_FOUND_AFTER_MS: optionalInt(0, 3_600_000),
     ORDER_LIMIT: optionalInt(1, 1_000_000),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
@@ -117,9 +116,6 @@ const built = createExampleApp({
   ...(env.HOSTED_ORDER_TIMEOUT_SECONDS
     ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
     : {}),
-  ...(env.RECONCILE_NOT_FOUND_AFTER_MS !== undefined
-    ? {notFoundAfterMs: env.RECONCILE_NOT_FOUND_AFTER_MS}
-    : {}),
   ...(env.ORDER_LIMIT !== undefined ? {limits: {orders: env.ORDER_LIMIT}} : {}),
   ...(sandbox
     ? {
@@ -131,8 +127,9 @@ const built = createExampleApp({
       }
     : {}),
 });
-await built.start();
+// Serve at once: recovery (which may wait on a slow gateway) runs in the background.
 serving.example = built;
+built.start();
 
 const lines = [
   '',
@@ -164,20 +161,11 @@ if (sandbox) {
 }
 console.log(lines.join('\n'));
 
-// A lost webhook must not strand a payment: look open attempts up now and then.
-const sweep = setInterval(() => {
-  built.checkout
-    .reconcileOpen()
-    .catch((error: unknown) => console.error('reconcile failed', error));
-}, 30_000);
-sweep.unref();
-
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   console.log(`${signal}: shutting down`);
-  clearInterval(sweep);
   server.close();
   await built.close();
   await sandbox?.close();
