@@ -3,7 +3,9 @@
  * (capture, void, refund, cancel, resend webhook), the webhook log, subscriptions with
  * their transactions and cancel, transactions over a period, registers, and the sandbox
  * clock. Everything goes through the server's `/admin/api` (the session cookie is
- * HttpOnly; the browser never sees the gateway credentials).
+ * HttpOnly; the browser never sees the gateway credentials). A button is disabled while
+ * its request runs; a capture, void or refund carries an idempotency key, kept for a
+ * retry until the server has answered it.
  */
 import {byId, fill, h, type Child} from './dom.js';
 
@@ -11,7 +13,14 @@ interface ApiError {
   error?: {code?: string; message?: string};
 }
 
-class ApiFailure extends Error {}
+/** The server answered with an error (a fetch that got no answer throws a `TypeError`). */
+class ApiFailure extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 async function api<T>(path: string, body?: unknown): Promise<T> {
   const res = await fetch(path, {
@@ -23,9 +32,42 @@ async function api<T>(path: string, body?: unknown): Promise<T> {
   if (res.status === 403 && json.error?.code === 'forbidden') {
     location.assign('/admin/login');
   }
-  if (!res.ok) throw new ApiFailure(json.error?.message ?? `The server answered ${res.status}.`);
+  if (!res.ok) {
+    throw new ApiFailure(json.error?.message ?? `The server answered ${res.status}.`, res.status);
+  }
   return json;
 }
+
+/** Runs `work` with `buttons` disabled, so that a second click cannot send it again. */
+async function whileBusy<T>(
+  buttons: Iterable<HTMLButtonElement>,
+  work: () => Promise<T>,
+): Promise<T> {
+  const list = [...buttons];
+  for (const b of list) b.disabled = true;
+  try {
+    return await work();
+  } finally {
+    for (const b of list) b.disabled = false;
+  }
+}
+
+/** A random UUID; `crypto.randomUUID` exists only on secure origins (https, localhost). */
+function newKey(): string {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Idempotency keys of captures, voids and refunds whose outcome is not known yet, by
+ * action, payment and amount: the same action sent again after a lost answer carries the
+ * same key, so the server makes it once; an answered action frees its key.
+ */
+const pendingKeys = new Map<string, string>();
 
 const announce = (text: string) => {
   const region = byId('announce');
@@ -95,6 +137,8 @@ interface OrderRow {
 
 interface Attempt {
   attemptId: string;
+  /** Set when the companion gave up on the attempt (the customer left, or it timed out). */
+  writtenOff?: 'abandoned' | 'expired';
   gatewayOrderId: string;
   seq: number;
   method: string;
@@ -122,10 +166,25 @@ interface GatewayTxn {
   created_at?: string;
 }
 
+/** A capture, void or refund the server made, stored before it called the gateway. */
+interface Intent {
+  key: string;
+  kind: string;
+  amount?: string;
+  currency?: string;
+  state: string;
+  /** `duplicate_charge`: the server refunded a second payment of the order by itself. */
+  reason?: string;
+  operationId?: string;
+  createdAt: number;
+}
+
 interface OrderDetail {
   order: OrderRow & {paid: boolean};
   attempts: Attempt[];
   gateway: {gatewayOrderId: string; transactions?: GatewayTxn[]; error?: string}[];
+  /** Absent from servers that do not store intents. */
+  intents?: Intent[];
 }
 
 let selectedOrder: string | undefined;
@@ -201,12 +260,52 @@ function renderOrder(detail: OrderDetail): Child[] {
       order.paid ? badge('paid') : badge('unpaid'),
     ),
   ];
+  const intents = detail.intents ?? [];
+  for (const i of intents.filter((i) => i.reason === 'duplicate_charge')) {
+    out.push(duplicateChargeNotice(i));
+  }
   if (detail.attempts.length === 0) out.push(h('p', {class: 'empty'}, 'No payment attempt yet.'));
   for (const a of detail.attempts) {
     const gw = detail.gateway.find((g) => g.gatewayOrderId === a.gatewayOrderId);
     out.push(renderAttempt(order.orderRef, a, gw));
   }
+  if (intents.length > 0) {
+    out.push(
+      h('h4', null, 'Captures, voids and refunds made by the server'),
+      table(
+        `Captures, voids and refunds of ${order.orderRef}`,
+        ['Operation', 'Amount', 'State', 'Reason', 'Gateway operation', 'Created', 'Key'],
+        intents.map((i) => [
+          i.kind,
+          i.amount ? `${i.amount} ${i.currency ?? order.currency}` : '',
+          badge(i.state),
+          i.reason === 'duplicate_charge' ? 'charged twice' : (i.reason ?? ''),
+          h('span', {class: 'mono'}, i.operationId ?? ''),
+          when(i.createdAt),
+          h('span', {class: 'mono'}, i.key),
+        ]),
+        '',
+      ),
+    );
+  }
   return out;
+}
+
+/** The order was paid twice and the server refunds the later payment by itself. */
+function duplicateChargeNotice(i: Intent): HTMLElement {
+  const what =
+    i.state === 'success'
+      ? 'the later payment was refunded automatically.'
+      : i.state === 'failure'
+        ? 'the automatic refund of the later payment failed: refund it by hand.'
+        : 'the later payment is being refunded automatically.';
+  return h(
+    'p',
+    {class: 'notice notice--warn', role: 'alert', 'data-duplicate-charge': i.key},
+    h('strong', null, 'Charged twice: '),
+    what,
+    i.amount ? ` (${i.amount})` : '',
+  );
 }
 
 function renderAttempt(
@@ -240,6 +339,13 @@ function renderAttempt(
       {class: 'attempt__head'},
       h('strong', null, `Attempt ${a.seq}`),
       badge(a.state),
+      a.writtenOff
+        ? h(
+            'span',
+            {class: 'tag', 'data-written-off': a.writtenOff},
+            a.writtenOff === 'abandoned' ? 'written off: abandoned' : 'written off: expired',
+          )
+        : null,
       h('span', {class: 'mono'}, a.gatewayOrderId),
       h('span', null, `${a.method}${a.hosted ? ' · gateway page' : ' · card form'}`),
       a.cardMask ? h('span', {class: 'mono'}, a.cardMask) : null,
@@ -269,15 +375,29 @@ function renderAttempt(
     ),
   );
   const actions = h('div', {class: 'inline-form'});
-  const act = async (action: string, extra: Record<string, unknown> = {}) => {
+  const act = async (action: string, extra: Record<string, string> = {}) => {
+    const moneyMoves = action === 'capture' || action === 'void' || action === 'refund';
+    const slot = `${action}|${a.gatewayOrderId}|${extra['amount'] ?? ''}`;
+    let key: string | undefined;
+    if (moneyMoves) {
+      key = pendingKeys.get(slot) ?? newKey();
+      pendingKeys.set(slot, key);
+    }
     try {
-      await api(`/admin/api/orders/${encodeURIComponent(orderRef)}/actions`, {
-        action,
-        gatewayOrderId: a.gatewayOrderId,
-        ...extra,
-      });
+      await whileBusy(actions.querySelectorAll('button'), () =>
+        api(`/admin/api/orders/${encodeURIComponent(orderRef)}/actions`, {
+          action,
+          gatewayOrderId: a.gatewayOrderId,
+          ...extra,
+          ...(key ? {key} : {}),
+        }),
+      );
+      pendingKeys.delete(slot);
       announce(`${action}: done.`);
     } catch (error) {
+      // An answer below 500 settles the action. Without one (the network failed) or with a
+      // 5xx, its outcome is unknown: the key stays, and the same action sent again reuses it.
+      if (error instanceof ApiFailure && error.status < 500) pendingKeys.delete(slot);
       announce(error instanceof Error ? error.message : `${action} failed.`);
       section.append(errorText(error));
       return;
@@ -475,7 +595,8 @@ async function loadSubscriptions(): Promise<void> {
                 type: 'button',
                 class: 'button button--small button--secondary',
                 'aria-label': `Transactions of subscription ${s.recurringId}`,
-                onclick: () => void openSubscription(s),
+                onclick: (e: Event) =>
+                  void whileBusy([e.currentTarget as HTMLButtonElement], () => openSubscription(s)),
               },
               'Transactions',
             ),
@@ -722,26 +843,39 @@ async function main(): Promise<void> {
   };
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-refresh]')) {
     b.addEventListener('click', () => {
-      void refreshers[b.dataset['refresh'] ?? '']?.();
-      if (b.dataset['refresh'] === 'orders' && selectedOrder) void openOrder(selectedOrder, false);
+      const which = b.dataset['refresh'] ?? '';
+      void whileBusy([b], () =>
+        Promise.all([
+          refreshers[which]?.(),
+          which === 'orders' && selectedOrder ? openOrder(selectedOrder, false) : undefined,
+        ]),
+      );
     });
   }
+  const submitButtons = (form: Element) =>
+    form.querySelectorAll<HTMLButtonElement>('button[type="submit"]');
   byId('sub-filter').addEventListener('submit', (e) => {
     e.preventDefault();
-    void loadSubscriptionTxns();
+    void whileBusy(submitButtons(byId('sub-filter')), loadSubscriptionTxns);
   });
-  byId('sub-cancel').addEventListener('click', () => {
+  const subCancel = byId('sub-cancel') as HTMLButtonElement;
+  subCancel.addEventListener('click', () => {
     if (!selectedSub) return;
     const s = selectedSub;
-    void api(`/admin/api/subscriptions/${encodeURIComponent(s.recurringId)}/cancel`, {})
+    void whileBusy([subCancel], () =>
+      api(`/admin/api/subscriptions/${encodeURIComponent(s.recurringId)}/cancel`, {}),
+    )
       .then(async () => {
         announce(`Subscription ${s.recurringId} cancelled.`);
-        (byId('sub-cancel') as HTMLButtonElement).disabled = true;
+        subCancel.disabled = true;
         await loadSubscriptions();
       })
       .catch((error: unknown) => fill(byId('sub-transactions'), errorText(error)));
   });
-  byId('period-form').addEventListener('submit', (e) => void loadPeriod(e as SubmitEvent));
+  byId('period-form').addEventListener(
+    'submit',
+    (e) => void whileBusy(submitButtons(byId('period-form')), () => loadPeriod(e as SubmitEvent)),
+  );
   byId('register-form').addEventListener('submit', (e) => void generateRegister(e as SubmitEvent));
   await Promise.all([loadOrders(), loadWebhooks(), loadSubscriptions()]);
   const open = new URLSearchParams(location.search).get('order');
