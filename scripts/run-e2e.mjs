@@ -38,10 +38,12 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'server-example/main.
     PORT: '0',
     DATA_DIR: dataDir,
     ADMIN_TOKEN: adminToken,
-    // After an unknown outcome (the fault test), "not found" means "not created" sooner.
-    RECONCILE_NOT_FOUND_AFTER_MS: '2000',
     // Every order of the suite comes from 127.0.0.1: more than the default 30 per 10 minutes.
     ORDER_LIMIT: '10000',
+    // ...and every payment attempt: more than the companion's default card-testing limits.
+    PAY_ATTEMPTS_PER_IP: '10000',
+    PAY_ATTEMPTS_PER_ORDER: '1000',
+    PAY_ATTEMPTS_PER_CARD: '10000',
     SANDBOX_REPORT_DELAY_MS: '2500',
     SANDBOX_WEBHOOK_DUPLICATE_RATE: '0.1',
     GATEWAY_BASE_URL: '',

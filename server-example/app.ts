@@ -18,6 +18,7 @@ import {
   createCheckoutApp,
   createCheckoutLogger,
   type CheckoutApp,
+  type CheckoutAppOptions,
   type GatewayClientOptions,
   type InitRecurringInput,
   type Logger,
@@ -76,6 +77,8 @@ export interface ExampleConfig {
   sandbox?: SandboxControl;
   /** How long the gateway's hosted page stays payable, in seconds. */
   hostedOrderTimeoutSeconds?: number;
+  /** The companion's card-testing limits (`rateLimit`); its defaults where not given. */
+  payAttempts?: CheckoutAppOptions['rateLimit'];
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
   /** The throttles and the back office's sessions; each has a default. */
   limits?: ExampleLimits;
@@ -157,6 +160,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.hostedOrderTimeoutSeconds
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
+    ...(config.payAttempts ? {rateLimit: config.payAttempts} : {}),
     resolveOrder(orderRef): ResolvedOrder | null {
       const order = shop.get(orderRef);
       if (!order) return null;

@@ -33,6 +33,9 @@ const Env = z
     SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
     HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
     ORDER_LIMIT: optionalInt(1, 1_000_000),
+    PAY_ATTEMPTS_PER_IP: optionalInt(1, 1_000_000),
+    PAY_ATTEMPTS_PER_ORDER: optionalInt(1, 1_000_000),
+    PAY_ATTEMPTS_PER_CARD: optionalInt(1, 1_000_000),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
   })
@@ -117,6 +120,11 @@ const built = createExampleApp({
     ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
     : {}),
   ...(env.ORDER_LIMIT !== undefined ? {limits: {orders: env.ORDER_LIMIT}} : {}),
+  payAttempts: {
+    ...(env.PAY_ATTEMPTS_PER_IP ? {maxAttemptsPerIp: env.PAY_ATTEMPTS_PER_IP} : {}),
+    ...(env.PAY_ATTEMPTS_PER_ORDER ? {maxAttemptsPerOrder: env.PAY_ATTEMPTS_PER_ORDER} : {}),
+    ...(env.PAY_ATTEMPTS_PER_CARD ? {maxAttemptsPerCard: env.PAY_ATTEMPTS_PER_CARD} : {}),
+  },
   ...(sandbox
     ? {
         sandbox: {

@@ -196,9 +196,10 @@ describe('paying as a customer', () => {
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.faulty);
     await payButton(page).click();
-    // The outcome is unknown at first ("do not pay again"), then the server learns from the
-    // gateway that nothing was created, and says so.
-    await formStatus(page).filter({hasText: 'no money was taken'}).waitFor();
+    // The outcome is unknown: the customer is told it was not confirmed and may try again
+    // (never "no money was taken": the gateway may still create it). The retry re-sends the
+    // create with the same order id, so it cannot charge twice.
+    await formStatus(page).filter({hasText: 'did not confirm the payment'}).waitFor();
     assert.equal(await chargesOf(orderRef), 0);
     await page.locator('input[name="cc-csc"]').fill(CARDS.faulty.cvv);
     await payButton(page).click();

@@ -158,9 +158,12 @@ export interface PayResult {
 }
 
 const PROCESSING_UNKNOWN =
-  'We could not confirm the payment with the bank yet. Do not pay again: the status will be updated shortly.';
+  'We could not confirm the payment with the bank yet: the status will be updated shortly.';
 const PROCESSING_PENDING = 'The payment is being processed.';
 const NOT_CREATED_CODE = 'not_created';
+const NOT_CONFIRMED_CODE = 'not_confirmed';
+const NOT_CONFIRMED_MESSAGE =
+  'The bank did not confirm the payment in time. You can try again: this order cannot be charged twice.';
 /**
  * How long another process's create may stay `creating` before a lookup that does not
  * find it makes it `unknown` (and so open to a re-send with the same `order_id`): longer
@@ -223,6 +226,15 @@ export function answerFor(a: AttemptRecord): PayResponse {
       return a.userActionUrl
         ? {outcome: '3ds_required', orderRef: a.orderRef, userActionUrl: a.userActionUrl}
         : {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_PENDING};
+    case 'unknown':
+      // Safe to retry: paying again re-sends the create with this attempt's order id, and
+      // the gateway charges at most one of them. (Not "no money was taken": it may be.)
+      return {
+        outcome: 'failure',
+        orderRef: a.orderRef,
+        code: NOT_CONFIRMED_CODE,
+        message: NOT_CONFIRMED_MESSAGE,
+      };
     default:
       return {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_UNKNOWN};
   }

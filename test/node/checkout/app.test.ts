@@ -367,7 +367,8 @@ describe('pay: never double', () => {
       statusCheck: {afterMs: 0, minIntervalMs: 1_000},
     });
     const answer = await json(await pay(app, payBody('ord-l', 'att-l1')));
-    assert.equal(answer['outcome'], 'processing');
+    assert.equal(answer['outcome'], 'failure');
+    assert.equal(answer['code'], 'not_confirmed', 'retryable, never "no money was taken"');
     // However long the gateway keeps not knowing it, the order is never "not created".
     now += 7 * 24 * 3600_000;
     const status = await json(await app.request('/status?order=ord-l'));

@@ -102,10 +102,10 @@ describe('a late create is charged once', () => {
       if (fault) sandbox.addFault({match: {card_last4: '4242'}, fault, times: 1});
       try {
         const first = await payHttp(c.url, payBody(ref, `${ref}-1`));
-        assert.equal(first.json['outcome'], 'processing', 'the client gave up: unknown');
+        assert.equal(first.json['code'], 'not_confirmed', 'the client gave up: unknown');
         // The customer pays again while the gateway still holds the first create.
         const during = await payHttp(c.url, payBody(ref, `${ref}-2`));
-        assert.equal(during.json['outcome'], 'processing');
+        assert.equal(during.json['code'], 'not_confirmed', 'P-409, not found yet: still unknown');
         await sleep(1_700);
         // Hours later — longer than any window — the customer pays once more.
         skew += 3 * 3600_000;

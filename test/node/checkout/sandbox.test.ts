@@ -186,7 +186,7 @@ describe('faults on creation', () => {
       if (charged) {
         assert.equal(r.json['outcome'], 'success', 'found by the lookup');
       } else {
-        assert.equal(r.json['outcome'], 'processing');
+        assert.equal(r.json['code'], 'not_confirmed', 'retryable: the order id is kept');
         // The gateway does not know the order: it is never taken for "not created"...
         const status = await statusHttp(companion.url, ref);
         assert.equal(status.json['state'], 'processing');
@@ -209,9 +209,9 @@ describe('faults on creation', () => {
       sandbox.clearFaults();
       sandbox.addFault({match: {card_last4: '4242'}, fault: 'delay=900', times: 1});
       const r = await payHttp(c.url, body('fault-delay', 'fd-1'));
-      assert.equal(r.json['outcome'], 'processing');
+      assert.equal(r.json['code'], 'not_confirmed');
       const blocked = await payHttp(c.url, body('fault-delay', 'fd-2'));
-      assert.equal(blocked.json['outcome'], 'processing');
+      assert.equal(blocked.json['code'], 'not_confirmed');
       const settled = await eventually(
         async () => {
           const st = await statusHttp(c.url, 'fault-delay');

@@ -61,7 +61,7 @@ after(async () => {
 test('GET /healthz answers 200 when the app and its store are ready', async () => {
   const res = await fetch(`${base}/healthz`);
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), {ok: true});
+  assert.deepEqual(await res.json(), {ok: true, state: 'ready'});
 });
 
 test('the checkout page has the card form, and the pages say when the bundle is not built', async () => {

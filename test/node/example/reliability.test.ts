@@ -48,8 +48,8 @@ const gateway = (baseUrl = sandbox.url): GatewayClientOptions => ({
 });
 
 async function serve(dir: string, gw = gateway()) {
-  let handler: ((req: Request, env: unknown) => Response | Promise<Response>) | undefined;
-  const server = createAdaptorServer({fetch: (req, env) => handler!(req, env)});
+  const route: {fetch?: (req: Request, env: unknown) => Response | Promise<Response>} = {};
+  const server = createAdaptorServer({fetch: (req, env) => route.fetch!(req, env)});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const example: ExampleApp = createExampleApp({
@@ -60,7 +60,7 @@ async function serve(dir: string, gw = gateway()) {
     bundlePath: path.join(dir, 'no-bundle.js'),
     gateway: gw,
   });
-  handler = example.app.fetch;
+  route.fetch = example.app.fetch;
   return {
     base,
     example,
