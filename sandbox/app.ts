@@ -4,7 +4,8 @@
  * error answers, the customer pages (3-D Secure challenge, hosted checkout), and the
  * unauthenticated inspection endpoints under `/sandbox/`. Faults on demand are applied
  * here, around the engine: before the work (delay, 5xx, drop) or after it
- * (`*-after-charge`, `malformed-json`).
+ * (`*-after-charge`, `malformed-json`). A create takes its `order_id` as it arrives,
+ * before any of them, and gives it back when it is answered without a payment made.
  */
 import {Hono} from 'hono';
 import type {Context} from 'hono';
@@ -13,7 +14,7 @@ import {GATEWAY_ENDPOINTS, verifyRequestAuth} from '../src/server/gateway/index.
 import type {Credentials, GatewayEndpoint} from '../src/server/gateway/index.js';
 import {SANDBOX_CODES, TEST_CARDS} from './cards.js';
 import type {SandboxClock} from './clock.js';
-import type {SandboxEngine} from './engine.js';
+import type {OrderClaim, SandboxEngine} from './engine.js';
 import {REGISTER_DEFAULT_FIELDS, validate} from './engine.js';
 import {ERROR_CODES, SandboxError, authError} from './errors.js';
 import {FAULTS, FaultRuleInput, parseFaultHeader, splitFaults} from './faults.js';
@@ -82,11 +83,15 @@ function html(status: number, body: string, headers: Record<string, string> = {}
 /** A fault delay; unref'd so a closed sandbox never keeps the process alive. */
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
-/** What a gateway handler gets: the parsed body (JSON endpoints) and the request's faults. */
+/**
+ * What a gateway handler gets: the parsed body (JSON endpoints), the request's faults and,
+ * for a create, its hold on the order id.
+ */
 interface GatewayCall {
   c: Context;
   body: unknown;
   faults: Fault[];
+  claim: OrderClaim | undefined;
 }
 
 interface RouteSpec {
@@ -97,6 +102,8 @@ interface RouteSpec {
   posField?: 'pos_id' | 'project_id';
   /** Money-moving: fault rules matching its order/card apply. */
   moneyMoving?: boolean;
+  /** Creates an order: its `order_id` is taken on arrival (see `SandboxEngine.claimOrderId`). */
+  claimsOrderId?: boolean;
 }
 
 const AdvanceBody = z
@@ -178,44 +185,66 @@ export function createApp(deps: AppDeps): Hono {
           }
         }
       }
-      if (spec.moneyMoving) {
-        faults = [...faults, ...deps.faults.take('request', engine.faultSubject(body))];
-      }
-      const req = splitFaults(faults).request;
-      for (const f of req) if (f.kind === 'delay') await sleep(f.ms);
-      for (const f of req) {
-        if (f.kind === 'drop' && !f.afterCharge) return Response.error();
-        if (f.kind === 'error' && !f.afterCharge) return faultError(f.status);
-      }
-      let res: Response;
+      // Taken as the request arrives, before any fault delay, and given back in `finally`:
+      // a claim cannot outlive its request, whichever way the request ends.
+      const claim = spec.claimsOrderId ? engine.claimOrderId(body) : undefined;
       try {
-        res = await handler({c, body, faults});
-      } catch (err) {
-        if (err instanceof SandboxError) return errorResponse(err);
-        throw err;
+        return await faulted(spec, {c, body, faults, claim}, handler);
+      } finally {
+        claim?.release();
       }
-      if (res.status >= 400) return res;
-      for (const f of req) {
-        if (f.kind === 'drop' && f.afterCharge) return Response.error();
-        if (f.kind === 'error' && f.afterCharge) return faultError(f.status);
-        if (f.kind === 'malformed-json') {
-          const good = await res.text();
-          return new Response(good.slice(0, Math.max(1, Math.floor(good.length / 2))), {
-            status: 200,
-            headers: {'content-type': JSON_TYPE},
-          });
-        }
-      }
-      return res;
     });
   };
+
+  /** Runs a gateway handler inside its request's faults (and the matching fault rules). */
+  async function faulted(
+    spec: RouteSpec,
+    call: GatewayCall,
+    handler: (call: GatewayCall) => Response | Promise<Response>,
+  ): Promise<Response> {
+    const faults = spec.moneyMoving
+      ? [...call.faults, ...deps.faults.take('request', engine.faultSubject(call.body))]
+      : call.faults;
+    const req = splitFaults(faults).request;
+    for (const f of req) if (f.kind === 'delay') await sleep(f.ms);
+    for (const f of req) {
+      if (f.kind === 'drop' && !f.afterCharge) return Response.error();
+      if (f.kind === 'error' && !f.afterCharge) return faultError(f.status);
+    }
+    let res: Response;
+    try {
+      res = await handler({...call, faults});
+    } catch (err) {
+      if (err instanceof SandboxError) return errorResponse(err);
+      throw err;
+    }
+    if (res.status >= 400) return res;
+    for (const f of req) {
+      if (f.kind === 'drop' && f.afterCharge) return Response.error();
+      if (f.kind === 'error' && f.afterCharge) return faultError(f.status);
+      if (f.kind === 'malformed-json') {
+        const good = await res.text();
+        return new Response(good.slice(0, Math.max(1, Math.floor(good.length / 2))), {
+          status: 200,
+          headers: {'content-type': JSON_TYPE},
+        });
+      }
+    }
+    return res;
+  }
 
   // --- Gateway endpoints ---------------------------------------------------------------
 
   gateway(
-    {endpoint: 'createPayment', jsonBody: true, posField: 'pos_id', moneyMoving: true},
-    ({body, faults}) => {
-      const {record, location} = engine.createPayment(body, faults);
+    {
+      endpoint: 'createPayment',
+      jsonBody: true,
+      posField: 'pos_id',
+      moneyMoving: true,
+      claimsOrderId: true,
+    },
+    ({body, faults, claim}) => {
+      const {record, location} = engine.createPayment(body, faults, claim);
       if (location) return json(303, record, {location});
       return json(200, record);
     },

@@ -11,6 +11,7 @@ import {randomUUID} from 'node:crypto';
 import type * as z from 'zod';
 import {
   CaptureRequest,
+  HostedPaymentRequest,
   PaymentRequest,
   PeriodQuery,
   REGISTER_FIELDS,
@@ -244,6 +245,22 @@ export interface EngineOptions {
   publicUrl: () => string;
 }
 
+/** The rule of a create request's `order_id` (both modes share it). */
+const CreateOrderId = HostedPaymentRequest.shape.order_id;
+
+/**
+ * A create request's hold on its `order_id`, from the request's arrival until it is
+ * answered: the live gateway takes the id when the request arrives, so a second create
+ * with the same id meanwhile is refused, however long the first one takes.
+ */
+export interface OrderClaim {
+  readonly orderId: string;
+  /** False when the id was already used or held at arrival: the create answers P-409. */
+  readonly granted: boolean;
+  /** Frees the id if no payment was created with it (a no-op otherwise); idempotent. */
+  release(): void;
+}
+
 /** What creating a payment answered. */
 export interface CreateResult {
   record: Record<string, unknown>;
@@ -254,6 +271,8 @@ export interface CreateResult {
 export class SandboxEngine {
   readonly #o: EngineOptions;
   readonly #orders = new Map<string, Txn>();
+  /** Order ids held by create requests in flight, not created yet. */
+  readonly #held = new Map<string, OrderClaim>();
   readonly #byPaymentId = new Map<string, Txn>();
   readonly #ledger: (Txn | Operation)[] = [];
   readonly #primaries: Txn[] = [];
@@ -311,12 +330,48 @@ export class SandboxEngine {
   // -------------------------------------------------------------------------------------
 
   /**
+   * Takes the `order_id` of a create request as it arrives, before any fault delay;
+   * `undefined` when the body has no usable `order_id` (validation will refuse it). The
+   * caller must `release()` the claim once the request is answered, whatever happened.
+   * Lookups do not see a held id: the order does not exist until it is created.
+   */
+  claimOrderId(body: unknown): OrderClaim | undefined {
+    const given =
+      typeof body === 'object' && body !== null
+        ? (body as Record<string, unknown>)['order_id']
+        : undefined;
+    const parsed = CreateOrderId.safeParse(given);
+    if (!parsed.success) return undefined;
+    const orderId = parsed.data;
+    const granted = !this.#orders.has(orderId) && !this.#held.has(orderId);
+    const claim: OrderClaim = {
+      orderId,
+      granted,
+      release: () => {
+        if (this.#held.get(orderId) === claim) this.#held.delete(orderId);
+      },
+    };
+    if (granted) this.#held.set(orderId, claim);
+    return claim;
+  }
+
+  /**
    * Creates a payment from a request body. `faults` are the request's `X-Sandbox-Fault`
    * faults (webhook and decline ones are used here; the HTTP layer handles the rest).
+   * `claim` is the request's {@link claimOrderId}: without one, an id held by another
+   * request in flight counts as used.
    */
-  createPayment(body: unknown, faults: readonly Fault[]): CreateResult {
+  createPayment(body: unknown, faults: readonly Fault[], claim?: OrderClaim): CreateResult {
     const req = validate(PaymentRequest, body, 'payment request');
-    if (this.#orders.has(req.order_id)) {
+    // Decided as the request arrived: an id refused then stays refused, even if its holder
+    // has since given it back.
+    const mine = claim?.orderId === req.order_id ? claim : undefined;
+    const holder = this.#held.get(req.order_id);
+    if (
+      this.#orders.has(req.order_id) ||
+      mine?.granted === false ||
+      (holder !== undefined && holder !== mine)
+    ) {
       throw new SandboxError(
         'P-409',
         'order_id: was already used by an earlier payment; every payment attempt needs a fresh order_id',
@@ -359,6 +414,7 @@ export class SandboxEngine {
     const split = splitFaults(faults);
     txn.webhookCopies = webhookCopies(split.webhook);
     this.#orders.set(txn.orderId, txn);
+    this.#held.delete(txn.orderId);
     this.#byPaymentId.set(txn.paymentId, txn);
     this.#primaries.push(txn);
     this.#ledger.push(txn);
