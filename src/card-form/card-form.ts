@@ -44,7 +44,7 @@ import {
   validateNumber,
   type CardBrand,
 } from '../validation/card.js';
-import {sendPay, type PayError, type PayResult} from './pay.js';
+import {sendAbandon, sendPay, type PayError, type PayResult} from './pay.js';
 import {cardFormStyles} from './card-form.styles.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
@@ -212,6 +212,8 @@ export class PgCardForm extends LitElement {
   private expiryDigits = '';
   /** Kept after a retryable error, so trying again resends the same attempt. */
   private retryAttemptId: string | undefined;
+  /** The attempt whose answer the form shows last (the one a 3-D Secure challenge is for). */
+  private answeredAttemptId: string | undefined;
   private handoff: AbortController | undefined;
 
   constructor() {
@@ -654,6 +656,7 @@ export class PgCardForm extends LitElement {
     }
     this.retryAttemptId = undefined;
     this.retryable = false;
+    this.answeredAttemptId = attemptId;
     this.handleResponse(result, t);
   }
 
@@ -763,11 +766,15 @@ export class PgCardForm extends LitElement {
   }
 
   private resolvedStatusEndpoint(): string {
-    if (this.statusEndpoint) return this.statusEndpoint;
+    return this.statusEndpoint || this.sibling(CHECKOUT_ROUTES.status);
+  }
+
+  /** Another route of the companion: `endpoint` with `/pay` replaced by `route`. */
+  private sibling(route: string): string {
     const pay = CHECKOUT_ROUTES.pay;
     return this.endpoint.endsWith(pay)
-      ? this.endpoint.slice(0, -pay.length) + CHECKOUT_ROUTES.status
-      : this.endpoint.replace(/\/?$/, CHECKOUT_ROUTES.status);
+      ? this.endpoint.slice(0, -pay.length) + route
+      : this.endpoint.replace(/\/?$/, route);
   }
 
   /** Mirrors the redirect element's outcome in this form's own state. */
@@ -785,11 +792,31 @@ export class PgCardForm extends LitElement {
       },
       {signal},
     );
+    // The customer cancelled the challenge: the server writes the attempt off before the
+    // status check, so paying again (this card or another) starts a new attempt at once.
+    const attemptId = this.answeredAttemptId;
+    redirect.addEventListener(
+      'pg-3ds-cancel',
+      (e) => {
+        if (attemptId) {
+          e.waitUntil(
+            sendAbandon(this.sibling(CHECKOUT_ROUTES.abandon), {
+              orderRef: e.detail.orderRef || this.orderRef,
+              attemptId,
+            }),
+          );
+        }
+      },
+      {signal},
+    );
     redirect.addEventListener(
       'pg-failure',
       (e) => {
         this.phase = 'failure';
-        this.statusMessage = [t().failure, e.detail.message].filter(Boolean).join(' ');
+        this.statusMessage =
+          e.detail.code === 'abandoned'
+            ? t().threeDSCancelled
+            : [t().failure, e.detail.message].filter(Boolean).join(' ');
         handoff.abort();
       },
       {signal},

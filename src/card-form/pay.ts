@@ -104,3 +104,35 @@ export async function sendPay(
     retrySameAttempt: RETRY_SAME_ATTEMPT.includes(code) || response.status >= 500,
   });
 }
+
+/**
+ * Tells the merchant's abandon route that the customer cancelled the 3-D Secure challenge
+ * of `attemptId`, so the order may be paid again at once. Best effort: resolves `false`
+ * when the server could not be told (the challenge then simply blocks the order until it
+ * is settled or expires on the server); never throws.
+ */
+export async function sendAbandon(
+  endpoint: string,
+  body: {orderRef: string; attemptId: string},
+): Promise<boolean> {
+  const limit = timeoutSignal(new AbortController().signal, 15_000);
+  try {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+      },
+      body: JSON.stringify(body),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: limit.signal,
+    });
+    return response.ok;
+  } catch {
+    return false;
+  } finally {
+    limit.done();
+  }
+}

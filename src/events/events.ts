@@ -121,6 +121,35 @@ export class PgThreeDSRequiredEvent extends Event {
   }
 }
 
+export interface PgThreeDSCancelDetail {
+  readonly orderRef: string;
+}
+
+/**
+ * `pg-3ds-cancel`: the customer cancelled the 3-D Secure challenge (the modal's Cancel
+ * button or Escape). `<pg-3ds-redirect>` then asks the status route how the order stands;
+ * a listener that must act first (the card form tells the server the attempt was
+ * abandoned) passes its promise to `waitUntil`.
+ */
+export class PgThreeDSCancelEvent extends Event {
+  readonly detail: PgThreeDSCancelDetail;
+  readonly #pending: Promise<unknown>[] = [];
+  constructor(detail: PgThreeDSCancelDetail) {
+    super('pg-3ds-cancel', init());
+    this.detail = Object.freeze({...detail});
+  }
+
+  /** Delays the status check until `promise` settles (its outcome does not matter). */
+  waitUntil(promise: Promise<unknown>): void {
+    this.#pending.push(promise);
+  }
+
+  /** Settles once every `waitUntil` promise has. */
+  settled(): Promise<unknown> {
+    return Promise.allSettled(this.#pending);
+  }
+}
+
 /** Codes of `pg-error`: the server's codes plus what can go wrong in the browser. */
 export type PgErrorCode =
   CheckoutErrorCode | 'network' | 'bad_response' | 'timeout' | 'missing_order' | 'misconfigured';
@@ -152,6 +181,7 @@ declare global {
     'pg-success': PgSuccessEvent;
     'pg-failure': PgFailureEvent;
     'pg-3ds-required': PgThreeDSRequiredEvent;
+    'pg-3ds-cancel': PgThreeDSCancelEvent;
     'pg-error': PgErrorEvent;
   }
 }

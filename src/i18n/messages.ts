@@ -46,6 +46,8 @@ export interface CheckoutMessages {
   threeDSRedirecting: string;
   threeDSTitle: string;
   cancel: string;
+  /** After the customer cancelled the 3-D Secure challenge. */
+  threeDSCancelled: string;
   checking: string;
   timeout: string;
   checkAgain: string;
@@ -85,6 +87,7 @@ export const en: CheckoutMessages = {
   threeDSRedirecting: 'Redirecting to your bank for confirmation…',
   threeDSTitle: 'Confirm the payment with your bank',
   cancel: 'Cancel',
+  threeDSCancelled: 'Payment cancelled. You can pay again, with this card or another.',
   checking: 'Checking the payment status…',
   timeout: 'We could not confirm the payment yet. Check again in a moment.',
   checkAgain: 'Check again',
@@ -124,6 +127,7 @@ export const uk: CheckoutMessages = {
   threeDSRedirecting: 'Переходимо до вашого банку для підтвердження…',
   threeDSTitle: 'Підтвердьте оплату у своєму банку',
   cancel: 'Скасувати',
+  threeDSCancelled: 'Оплату скасовано. Можна сплатити ще раз цією або іншою карткою.',
   checking: 'Перевіряємо статус оплати…',
   timeout: 'Поки не вдалося підтвердити оплату. Перевірте ще раз за хвилину.',
   checkAgain: 'Перевірити ще раз',

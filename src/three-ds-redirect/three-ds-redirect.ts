@@ -8,7 +8,12 @@
 import {LitElement, html, nothing} from 'lit';
 import {customElement, property, query, state} from 'lit/decorators.js';
 import {ORDER_QUERY_PARAM, PENDING_ORDER_KEY, type StatusResponse} from '../protocol/checkout.js';
-import {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../events/events.js';
+import {
+  PgErrorEvent,
+  PgFailureEvent,
+  PgSuccessEvent,
+  PgThreeDSCancelEvent,
+} from '../events/events.js';
 import {AsyncController} from '../internal/async-controller.js';
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
@@ -94,6 +99,7 @@ function pageScriptsRan(): Promise<void> {
  * @event {PgSuccessEvent} pg-success - The status route reports the payment succeeded.
  * @event {PgFailureEvent} pg-failure - The status route reports the payment failed.
  * @event {PgErrorEvent} pg-error - The status could not be learned before the deadline, or the order is unknown.
+ * @event {PgThreeDSCancelEvent} pg-3ds-cancel - The customer cancelled the challenge (Cancel or Escape); the status is checked once its `waitUntil` promises settle.
  *
  * @csspart dialog - The modal `<dialog>` of iframe mode.
  * @csspart frame - The challenge `<iframe>`.
@@ -331,8 +337,12 @@ export class PgThreeDSRedirect extends LitElement {
     event?.preventDefault();
     this.dialog?.close();
     this.frameUrl = '';
-    // The customer may have finished before cancelling: ask rather than assume.
-    void this.check();
+    this.state = 'checking';
+    const cancel = new PgThreeDSCancelEvent({orderRef: this.orderRef});
+    this.dispatchEvent(cancel);
+    // The customer may have finished before cancelling: ask rather than assume — once
+    // whoever listens (the card form) has told the server the challenge was abandoned.
+    void cancel.settled().then(() => this.check());
   }
 
   private statusText(t: CheckoutMessages): string {

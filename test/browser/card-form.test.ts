@@ -613,6 +613,65 @@ describe('pg-card-form submit', () => {
     expect(redirect!.statusEndpoint).to.equal('/checkout/status');
   });
 
+  it('a cancelled challenge tells the server the attempt was abandoned, then offers paying again', async () => {
+    let abandoned: (() => void) | undefined;
+    stub = stubFetch((r) => {
+      if (r.url.endsWith('/pay')) {
+        return json({
+          outcome: '3ds_required',
+          orderRef: 'order-42',
+          userActionUrl: 'https://acs.example/challenge?id=2',
+        });
+      }
+      if (r.url.endsWith('/abandon')) {
+        // The status check must wait for this answer.
+        return new Promise<Response>((resolve) => {
+          abandoned = () =>
+            resolve(json({orderRef: 'order-42', state: 'failure', final: true, code: 'abandoned'}));
+        });
+      }
+      return json({
+        orderRef: 'order-42',
+        state: 'failure',
+        final: true,
+        code: 'abandoned',
+        message: 'The payment was cancelled. You can try again.',
+      });
+    });
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form
+        endpoint="/checkout/pay"
+        order-ref="order-42"
+        three-ds-mode="iframe"
+      ></pg-card-form>`,
+    );
+    let redirect: PgThreeDSRedirect | undefined;
+    onBuiltInRedirect(el, (r) => (redirect = r));
+    const cancelled = new Promise<Event>((r) =>
+      el.addEventListener('pg-3ds-cancel', r, {once: true}),
+    );
+    await fillCard(el);
+    buttonOf(el).click();
+    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 3000, 'the modal');
+    const payId = (stub.calls[0]!.body as {attemptId: string}).attemptId;
+    redirect!.shadowRoot!.querySelector<HTMLButtonElement>('[part="cancel"]')!.click();
+    await cancelled;
+    await until(() => stub!.calls.length === 2, 3000, 'the abandon request');
+    const abandon = stub.calls[1]!;
+    expect(abandon.method).to.equal('POST');
+    expect(abandon.url).to.equal('/checkout/abandon');
+    expect(abandon.headers.get('content-type')).to.equal('application/json');
+    expect(abandon.body).to.deep.equal({orderRef: 'order-42', attemptId: payId});
+    await tick(50);
+    expect(stub.calls.length, 'no status check before the server answered').to.equal(2);
+    abandoned!();
+    await until(() => statusOf(el).includes('Payment cancelled'), 3000, 'the cancelled text');
+    expect(stub.calls[2]!.url).to.match(/\/checkout\/status\?order=order-42$/);
+    // The form is ready for another card at once.
+    expect(buttonOf(el).disabled).to.equal(false);
+    expect(inputOf(el, 'number').readOnly).to.equal(false);
+  });
+
   it('uses a merchant-provided <pg-3ds-redirect> child when there is one', async () => {
     stub = stubFetch(() =>
       json({outcome: '3ds_required', orderRef: 'order-42', userActionUrl: 'https://acs.example/x'}),

@@ -122,6 +122,7 @@ export const ALL_EVENTS = [
   'pg-success',
   'pg-failure',
   'pg-3ds-required',
+  'pg-3ds-cancel',
   'pg-error',
 ];
 

@@ -410,8 +410,13 @@ export class PaymentService {
    */
   abandon(orderRef: string, attemptId: string): Promise<StatusResponse> {
     return this.withOrderLock(orderRef, async () => {
-      const a = await this.cfg.store.getAttempt(attemptId);
-      if (!a || a.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
+      const stored = await this.cfg.store.getAttempt(attemptId);
+      if (!stored || stored.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
+      // The customer may have finished the challenge just before cancelling: ask first.
+      const a =
+        stored.state === 'init' || stored.state === 'pending'
+          ? await this.reconcile(stored, {force: true}).catch(() => stored)
+          : stored;
       const now = this.cfg.now();
       const written = await this.updateAttempt(a.attemptId, (c) =>
         markWrittenOff(c, now, 'abandoned'),

@@ -184,6 +184,36 @@ describe('abandoned 3-D Secure', () => {
     assert.equal(payments(ref).find((p) => p.orderId === a1!.gatewayOrderId)!.operations.length, 1);
   });
 
+  test('a challenge finished just before the customer cancelled is found paid, not written off', async () => {
+    // Webhooks refused (by address): the companion learns only by asking the gateway.
+    const c = await companion('abandon-late', {webhookAllowedIps: ['192.0.2.1']});
+    const ref = 'abandon-2';
+    const first = await payHttp(c.url, payBody(ref, 'abl-1', CARDS.threeDS));
+    // Approved at the bank; the customer presses Cancel before being handed back.
+    const approved = await fetch(first.json['userActionUrl'] as string, {
+      method: 'POST',
+      headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+      body: new URLSearchParams({decision: 'approve'}).toString(),
+      redirect: 'manual',
+    });
+    assert.ok(approved.status < 400);
+    assert.equal((await c.store.getAttempt('abl-1'))!.state, 'pending');
+    const res = await fetch(`${c.url}/abandon`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+        Origin: c.url,
+      },
+      body: JSON.stringify({orderRef: ref, attemptId: 'abl-1'}),
+    });
+    const status = (await res.json()) as Record<string, unknown>;
+    assert.equal(status['state'], 'success');
+    const [a] = await c.store.listAttempts(ref);
+    assert.equal(a!.writtenOff, undefined);
+    assert.equal(charges(ref).length, 1);
+  });
+
   test('a 3-D Secure attempt without news past abandonAfterMs no longer blocks the order', async () => {
     let skew = 0;
     const c = await companion('stale', {
