@@ -11,13 +11,7 @@
  * and amount that is in neither the baseline nor another intent).
  */
 import type {Logger} from 'pino';
-import {
-  GatewayAuthenticationError,
-  GatewayMethodError,
-  GatewayRateLimitError,
-  GatewayValidationError,
-  RequestValidationError,
-} from '../gateway/errors.js';
+import {isRefusal} from '../gateway/errors.js';
 import {amountText, amountToMinor} from '../gateway/primitives.js';
 import {
   isOperationRecord,
@@ -380,14 +374,8 @@ export class SecondaryOperations {
       else if (intent.kind === 'void') record = await gateway.void(order);
       else record = await gateway.refund({...order, refund_amount: Number(intent.amount)});
     } catch (error) {
-      const refused =
-        error instanceof GatewayValidationError ||
-        error instanceof GatewayAuthenticationError ||
-        error instanceof GatewayMethodError ||
-        error instanceof GatewayRateLimitError ||
-        error instanceof RequestValidationError;
       const e = error as Error & {gatewayCode?: string; code?: string};
-      if (refused) {
+      if (isRefusal(error)) {
         this.#d.logger.warn(
           {orderRef: intent.orderRef, kind: intent.kind, key: intent.key, error: e.message},
           'the gateway refused the secondary operation',

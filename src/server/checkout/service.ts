@@ -28,15 +28,13 @@ import {createHash} from 'node:crypto';
 import type {Logger} from 'pino';
 import type {PayFailure, PayRequest, PayResponse, StatusResponse} from '../../protocol/checkout.js';
 import {
-  GatewayAuthenticationError,
   GatewayConflictError,
-  GatewayMethodError,
   GatewayNotFoundError,
   GatewayRateLimitError,
   GatewayValidationError,
-  RequestValidationError,
   WebhookDecodeError,
   WebhookSignatureError,
+  isRefusal,
 } from '../gateway/errors.js';
 import type {CheckedPaymentRequest, CreatePaymentResult} from '../gateway/client.js';
 import type {
@@ -836,13 +834,7 @@ export class PaymentService {
   /** A create call failed: decide between "not created" and "unknown", and answer. */
   private async createFailed(attempt: AttemptRecord, error: unknown): Promise<PayResult> {
     const {gatewayOrderId, orderRef} = attempt;
-    const refused =
-      error instanceof GatewayValidationError ||
-      error instanceof GatewayAuthenticationError ||
-      error instanceof GatewayMethodError ||
-      error instanceof GatewayRateLimitError ||
-      error instanceof RequestValidationError;
-    if (refused) {
+    if (isRefusal(error)) {
       const code = (error as {gatewayCode?: string}).gatewayCode ?? (error as {code: string}).code;
       const fields = {orderRef, gatewayOrderId, error: errorSummary(error)};
       // A refusal speaks for this request only: when an earlier create with this order id

@@ -127,3 +127,19 @@ export class WebhookDecodeError extends GatewayError {
     this.issues = issues;
   }
 }
+
+/**
+ * True when a request was refused before anything happened: invalid (by our own check or
+ * the gateway's), unauthenticated, the wrong method, or rate-limited. Any other failure —
+ * a 5xx, a timeout, a dropped connection, an unreadable answer — leaves the outcome
+ * unknown: the operation may have happened.
+ */
+export function isRefusal(error: unknown): boolean {
+  return (
+    error instanceof GatewayValidationError ||
+    error instanceof GatewayAuthenticationError ||
+    error instanceof GatewayMethodError ||
+    error instanceof GatewayRateLimitError ||
+    error instanceof RequestValidationError
+  );
+}

@@ -71,6 +71,19 @@ const charges = (orderRef: string) => payments(orderRef).filter((p) => p.status 
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `POST /abandon` as the card form sends it (`{orderRef, attemptId}`), from `origin`. */
+function abandonHttp(base: string, body: unknown, origin = base) {
+  return fetch(`${base}/abandon`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+      Origin: origin,
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 before(async () => {
   sandbox = await startSandbox({webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]}});
 });
@@ -138,15 +151,7 @@ describe('abandoned 3-D Secure', () => {
     const again = await payHttp(c.url, payBody(ref, 'ab-2', CARDS.success));
     assert.equal(again.json['outcome'], '3ds_required');
     // ...the customer cancels the challenge...
-    const res = await fetch(`${c.url}/abandon`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-        Origin: c.url,
-      },
-      body: JSON.stringify({orderRef: ref, attemptId: 'ab-1'}),
-    });
+    const res = await abandonHttp(c.url, {orderRef: ref, attemptId: 'ab-1'});
     assert.equal(res.status, 200);
     const abandoned = (await res.json()) as Record<string, unknown>;
     assert.equal(abandoned['code'], 'abandoned');
@@ -198,15 +203,7 @@ describe('abandoned 3-D Secure', () => {
     });
     assert.ok(approved.status < 400);
     assert.equal((await c.store.getAttempt('abl-1'))!.state, 'pending');
-    const res = await fetch(`${c.url}/abandon`, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-        Origin: c.url,
-      },
-      body: JSON.stringify({orderRef: ref, attemptId: 'abl-1'}),
-    });
+    const res = await abandonHttp(c.url, {orderRef: ref, attemptId: 'abl-1'});
     const status = (await res.json()) as Record<string, unknown>;
     assert.equal(status['state'], 'success');
     const [a] = await c.store.listAttempts(ref);
@@ -235,16 +232,7 @@ describe('abandoned 3-D Secure', () => {
   test('abandon is refused for an attempt of another order and from another origin', async () => {
     const c = await companion('abandon-bad');
     await payHttp(c.url, payBody('ab-x', 'abx-1', CARDS.threeDS));
-    const post = (body: unknown, origin = c.url) =>
-      fetch(`${c.url}/abandon`, {
-        method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-          Origin: origin,
-        },
-        body: JSON.stringify(body),
-      });
+    const post = (body: unknown, origin = c.url) => abandonHttp(c.url, body, origin);
     assert.equal((await post({orderRef: 'ab-y', attemptId: 'abx-1'})).status, 404);
     assert.equal(
       (await post({orderRef: 'ab-x', attemptId: 'abx-1'}, 'https://evil.example')).status,

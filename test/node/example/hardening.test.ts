@@ -10,15 +10,13 @@
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import {mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {AddressInfo} from 'node:net';
 import {Writable} from 'node:stream';
 import {createAdaptorServer} from '@hono/node-server';
 import type {Context} from 'hono';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {createCheckoutLogger, type GatewayClientOptions} from '../../../src/server/index.js';
+import {createCheckoutLogger} from '../../../src/server/index.js';
 import {
   CHECKOUT_BASE,
   createExampleApp,
@@ -27,12 +25,12 @@ import {
 } from '../../../server-example/app.js';
 import {BODY_LIMITS} from '../../../server-example/body-limits.js';
 import {clientKey} from '../../../server-example/client-address.js';
+import {dataDirs, sandboxGateway} from './helpers.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const MiB = 1024 * 1024;
 
 let sandbox: Sandbox;
-const dirs: string[] = [];
 
 before(async () => {
   sandbox = await startSandbox({});
@@ -40,14 +38,11 @@ before(async () => {
 
 after(async () => {
   await sandbox?.close();
-  for (const dir of dirs) rmSync(dir, {recursive: true, force: true});
+  dirs.removeAll();
 });
 
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pg-hardening-'));
-  dirs.push(dir);
-  return dir;
-}
+const dirs = dataDirs('pg-hardening-');
+const dataDir = () => dirs.make();
 
 /** A clock the test moves. */
 function testClock(start = Date.parse('2031-03-01T09:00:00Z')) {
@@ -55,17 +50,7 @@ function testClock(start = Date.parse('2031-03-01T09:00:00Z')) {
   return clock;
 }
 
-function gatewayOptions(): GatewayClientOptions {
-  return {
-    baseUrl: sandbox.url,
-    posId: sandbox.credentials.posId,
-    credentials: {
-      apiKey: sandbox.credentials.apiKey,
-      apiSecret: sandbox.credentials.apiSecret,
-      endpointsKey: sandbox.credentials.endpointsKey,
-    },
-  };
-}
+const gatewayOptions = () => sandboxGateway(sandbox);
 
 interface Served {
   base: string;

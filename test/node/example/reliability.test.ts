@@ -6,46 +6,32 @@
  */
 import {after, before, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
 import {createServer, type Server, type Socket} from 'node:net';
-import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {AddressInfo} from 'node:net';
 import {createAdaptorServer} from '@hono/node-server';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {SqlitePaymentStore, type GatewayClientOptions} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {CHECKOUT_BASE, createExampleApp, type ExampleApp} from '../../../server-example/app.js';
 import {CARDS, PAY_HEADERS, captureLogger, payBody} from '../checkout/helpers.js';
+import {dataDirs, sandboxGateway} from './helpers.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 let sandbox: Sandbox;
-const dirs: string[] = [];
 
 before(async () => {
   sandbox = await startSandbox({});
 });
 after(async () => {
   await sandbox?.close();
-  for (const dir of dirs) rmSync(dir, {recursive: true, force: true});
+  dirs.removeAll();
 });
 
-function dataDir(): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pg-example-rel-'));
-  dirs.push(dir);
-  return dir;
-}
+const dirs = dataDirs('pg-example-rel-');
+const dataDir = () => dirs.make();
 
-const gateway = (baseUrl = sandbox.url): GatewayClientOptions => ({
-  baseUrl,
-  posId: sandbox.credentials.posId,
-  credentials: {
-    apiKey: sandbox.credentials.apiKey,
-    apiSecret: sandbox.credentials.apiSecret,
-    endpointsKey: sandbox.credentials.endpointsKey,
-  },
-  timeoutMs: 2_000,
-  retries: 0,
-});
+const gateway = (baseUrl = sandbox.url) =>
+  sandboxGateway(sandbox, {baseUrl, timeoutMs: 2_000, retries: 0});
 
 async function serve(dir: string, gw = gateway()) {
   const route: {fetch?: (req: Request, env: unknown) => Response | Promise<Response>} = {};
