@@ -476,10 +476,11 @@ export class SecondaryOperations {
     const state =
       answer.status === 'success' ? 'success' : answer.status === 'failure' ? 'failure' : 'unknown';
     const now = this.#d.now();
+    const attempt = await this.#d.store.getAttemptByGatewayOrderId(intent.gatewayOrderId);
     const update = this.#d.notify({
       kind: intent.kind,
       orderRef: intent.orderRef,
-      attemptId: '',
+      attemptId: attempt?.attemptId ?? '',
       gatewayOrderId: intent.gatewayOrderId,
       state: state === 'unknown' ? 'pending' : state,
       amount: intent.amount,

@@ -177,11 +177,12 @@ describe('abandoned 3-D Secure', () => {
       'logged at error level',
     );
     await eventually(() => c.updates.find((u) => u.kind === 'duplicate_charge'));
-    await eventually(() =>
+    const refundUpdate = await eventually(() =>
       c.updates.find(
         (u) => u.kind === 'refund' && u.reason === 'duplicate_charge' && u.state === 'success',
       ),
     );
+    assert.equal(refundUpdate.attemptId, 'ab-1', 'the refunded payment is named');
     // Detected again (a duplicate webhook, a sweep, another process): no second refund.
     await c.app.service.checkDuplicates(ref);
     await c.app.recover();
