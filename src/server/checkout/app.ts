@@ -119,20 +119,35 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   };
 
   const app = new Hono<Env>();
+  /** The error each refused request was answered with, for its log line (set by `onError`). */
+  const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 
+  // One line per request: info when served, warn when refused (4xx: a bad request, a
+  // customer field the gateway requires, a limit; with the code, the field and the rule,
+  // never a value — error messages carry none), error on a 5xx.
   app.use('*', async function requestLog(c, next) {
     const started = performance.now();
     await next();
     const status = c.res.status;
-    logger[status >= 500 ? 'error' : 'info'](
-      {
-        method: c.req.method,
-        path: c.req.path,
-        status,
-        ms: Math.round((performance.now() - started) * 10) / 10,
-      },
-      'request',
-    );
+    const line = {
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    };
+    if (status >= 500) {
+      logger.error(line, 'request failed');
+    } else if (status >= 400) {
+      const e = answeredWith.get(c);
+      const refusal = e && {
+        code: e.code,
+        ...(e.field === undefined ? {} : {field: e.field}),
+        message: e.message,
+      };
+      logger.warn({...line, ...refusal}, 'request refused');
+    } else {
+      logger.info(line, 'request');
+    }
   });
 
   const cors: MiddlewareHandler<Env> = async function checkoutCors(c, next) {
@@ -302,9 +317,16 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return c.body(null, 303, {Location: location, ...NO_STORE});
   });
 
-  app.notFound(() => {
-    throw new NotFoundError('no such route');
-  });
+  /** Answers `e` as a `CheckoutErrorBody`, and keeps it for the request's log line. */
+  const answer = (c: Context<Env>, e: CheckoutError): Response => {
+    answeredWith.set(c, e);
+    const headers: Record<string, string> = {...NO_STORE};
+    if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    return c.json(e.toBody(), e.status as 400, headers);
+  };
+
+  // Answered here rather than thrown: a throw would skip the request log's line.
+  app.notFound((c) => answer(c, new NotFoundError('no such route')));
 
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
@@ -319,9 +341,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
       e = new InternalCheckoutError();
     }
-    const headers: Record<string, string> = {...NO_STORE};
-    if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
-    return c.json(e.toBody(), e.status as 400, headers);
+    return answer(c, e);
   });
 
   return Object.assign(app, {
