@@ -1,11 +1,14 @@
 // Browser half of `npm run build`:
 //   1. dist/browser/  unbundled ES modules (Vite library mode, vite.config.ts; `lit` and
-//      `card-validator` stay imports) + .d.ts (tsc),
-//      including the Lit-free subpath entries `pg-checkout/fingerprint` and `pg-checkout/validation`
+//      `card-validator` stay imports) + .d.ts (tsc), for every browser subpath of package.json
+//      "exports" (`pg-checkout`, the Lit-free `pg-checkout/fingerprint` and `pg-checkout/validation`).
+//      Built twice: dist/browser with the development checks and warnings compiled out (the
+//      default), dist/browser/development with them (the `development` export condition).
 //   2. dist/cdn/pg-checkout.js  one minified ES module with Lit and card-validator inside
-//      (Lit templates minified too: scripts/minify-templates.mjs),
+//      (Lit templates minified too: scripts/minify-templates.mjs), production mode,
 //      its sha384 SRI hash (printed, and written to .sri and .integrity.json), size budget check
-//   3. custom-elements.json from the JSDoc (@custom-elements-manifest/analyzer --litelement)
+//   3. custom-elements.json from the JSDoc (@custom-elements-manifest/analyzer, configured in
+//      custom-elements-manifest.config.mjs to describe dist/browser)
 // `--cdn-only` does step 2 alone (the browser tests use it).
 import {execFileSync} from 'node:child_process';
 import {createHash} from 'node:crypto';
@@ -25,11 +28,12 @@ if (!cdnOnly) {
   // Declarations from tsc, the modules from Vite's library mode (vite.config.ts).
   run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.browser.json', '--emitDeclarationOnly']);
   run(['node_modules/vite/bin/vite.js', 'build', '--logLevel', 'warn']);
-  // Every browser entry of package.json "exports" (`.`, `./fingerprint`, `./validation`)
-  // must have been emitted, with its types.
+  run(['node_modules/vite/bin/vite.js', 'build', '--mode', 'development', '--logLevel', 'warn']);
+  // Every browser file package.json "exports" names (types, development and default builds)
+  // must have been emitted.
   const {exports} = JSON.parse(readFileSync('package.json', 'utf8'));
   for (const [subpath, target] of Object.entries(exports)) {
-    for (const file of typeof target === 'object' ? Object.values(target) : []) {
+    for (const file of typeof target === 'object' ? Object.values(target) : [target]) {
       if (file.startsWith('./dist/browser/') && !existsSync(file)) {
         console.error(
           `package.json exports["${subpath}"] names ${file}, which the build did not emit`,
@@ -38,7 +42,10 @@ if (!cdnOnly) {
       }
     }
   }
-  console.log('built dist/browser (pg-checkout, pg-checkout/fingerprint, pg-checkout/validation)');
+  const subpaths = Object.entries(exports)
+    .filter(([, t]) => JSON.stringify(t).includes('./dist/browser/'))
+    .map(([subpath]) => (subpath === '.' ? 'pg-checkout' : `pg-checkout/${subpath.slice(2)}`));
+  console.log(`built dist/browser and dist/browser/development (${subpaths.join(', ')})`);
 }
 
 rmSync('dist/cdn', {recursive: true, force: true});
@@ -80,19 +87,7 @@ if (gzip > CDN_BUDGET_GZIP) {
 }
 
 if (!cdnOnly) {
-  run([
-    'node_modules/@custom-elements-manifest/analyzer/cem.js',
-    'analyze',
-    '--litelement',
-    '--globs',
-    'src/card-form/*.ts',
-    'src/fingerprint/*.ts',
-    'src/three-ds-redirect/*.ts',
-    'src/events/*.ts',
-    '--exclude',
-    'src/**/*.styles.ts',
-    '--outdir',
-    '.',
-  ]);
+  // Globs, plugins and output: custom-elements-manifest.config.mjs.
+  run(['node_modules/@custom-elements-manifest/analyzer/cem.js', 'analyze', '--quiet']);
   console.log('wrote custom-elements.json');
 }

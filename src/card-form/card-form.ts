@@ -7,7 +7,8 @@
  * elements and the request body only.
  */
 import {LitElement, html, nothing, type PropertyValues} from 'lit';
-import {customElement, property, state} from 'lit/decorators.js';
+import {property, state} from 'lit/decorators.js';
+import {defineElement} from '../internal/define-element.js';
 import {
   CHECKOUT_ROUTES,
   type CardInput,
@@ -149,7 +150,7 @@ interface FieldCheck {
  * @cssproperty --pg-max-width - Maximum width of the form.
  * @cssproperty --pg-backdrop - Backdrop behind the 3-D Secure dialog.
  */
-@customElement('pg-card-form')
+@defineElement('pg-card-form')
 export class PgCardForm extends LitElement {
   static override styles = [sharedStyles, cardFormStyles];
   static override shadowRootOptions: ShadowRootInit = {

@@ -4,7 +4,8 @@
  * and only need the 3-D Secure browser data.
  */
 import {LitElement, css} from 'lit';
-import {customElement, property} from 'lit/decorators.js';
+import {property} from 'lit/decorators.js';
+import {defineElement} from '../internal/define-element.js';
 import {collectBrowserFingerprint} from './collect.js';
 import type {ClientFingerprint} from '../protocol/checkout.js';
 import {issueWarning} from '../internal/dev-mode.js';
@@ -22,7 +23,7 @@ import {issueWarning} from '../internal/dev-mode.js';
  * </form>
  * ```
  */
-@customElement('pg-fingerprint')
+@defineElement('pg-fingerprint')
 export class PgFingerprint extends LitElement {
   static formAssociated = true;
   static override styles = css`

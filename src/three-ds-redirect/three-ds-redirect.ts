@@ -6,7 +6,8 @@
  * for the final state, never trusting the query string, and shows and emits the outcome.
  */
 import {LitElement, html, nothing} from 'lit';
-import {customElement, property, query, state} from 'lit/decorators.js';
+import {property, query, state} from 'lit/decorators.js';
+import {defineElement} from '../internal/define-element.js';
 import {ORDER_QUERY_PARAM, PENDING_ORDER_KEY, type StatusResponse} from '../protocol/checkout.js';
 import {
   PgErrorEvent,
@@ -119,7 +120,7 @@ function pageScriptsRan(): Promise<void> {
  * @cssproperty --pg-spacing - Space above the status line.
  * @cssproperty --pg-backdrop - Backdrop behind the dialog.
  */
-@customElement('pg-3ds-redirect')
+@defineElement('pg-3ds-redirect')
 export class PgThreeDSRedirect extends LitElement {
   static override styles = [sharedStyles, threeDSRedirectStyles];
 
