@@ -1,37 +1,96 @@
+#!/usr/bin/env node
 /**
- * `npm run sandbox`: starts the gateway sandbox on loopback and prints what a developer
- * needs to try it by hand: the base URL, the test credentials, the test cards, the
- * inspection endpoints and the faults. Port and credentials come from `SANDBOX_PORT`,
- * `SANDBOX_POS_ID`, `SANDBOX_API_KEY`, `SANDBOX_API_SECRET`, `SANDBOX_ENDPOINTS_KEY`. It
- * stops cleanly on SIGINT and SIGTERM.
+ * `pg-checkout-sandbox` (the package's bin) and `npm run sandbox`: starts the gateway
+ * sandbox on loopback and prints what a developer needs to try it by hand: the base URL,
+ * the test credentials, the test cards, the inspection endpoints and the faults. Port and
+ * credentials come from flags (`--port`, `--pos-id`, `--api-key`, `--api-secret`,
+ * `--endpoints-key`, `--public-url`; `--help` lists them), else from `SANDBOX_PORT`,
+ * `SANDBOX_POS_ID`, `SANDBOX_API_KEY`, `SANDBOX_API_SECRET`, `SANDBOX_ENDPOINTS_KEY`,
+ * `SANDBOX_PUBLIC_URL`. It stops cleanly on SIGINT and SIGTERM. The sandbox's packages
+ * (hono, @hono/node-server, zod) are optional peers of pg-checkout: a missing one is named,
+ * with the command that installs it, before anything starts.
  */
-import {ADMIN_ENDPOINTS, DEFAULT_CREDENTIALS, FAULTS, TEST_CARDS, startSandbox} from './index.js';
+import {parseArgs} from 'node:util';
+import {requirePeers} from '../src/server/optional-peers.js';
+import type {Sandbox} from './index.js';
+
+const USAGE = `Usage: pg-checkout-sandbox [options]
+
+Starts the pg-checkout gateway sandbox on 127.0.0.1 and prints its URL, credentials,
+test cards, inspection endpoints and faults.
+
+Options (each falls back to the environment variable in brackets):
+  --port <n>             TCP port, 0 for any free one [SANDBOX_PORT] (default 4010)
+  --pos-id <uuid>        POS id [SANDBOX_POS_ID]
+  --api-key <key>        API key [SANDBOX_API_KEY]
+  --api-secret <secret>  API secret, also signs webhooks [SANDBOX_API_SECRET]
+  --endpoints-key <key>  X-API-Key of the endpoints [SANDBOX_ENDPOINTS_KEY]
+  --public-url <url>     base of the URLs it hands out, behind a proxy [SANDBOX_PUBLIC_URL]
+  -h, --help             this text`;
+
+let flags;
+try {
+  flags = parseArgs({
+    options: {
+      port: {type: 'string'},
+      'pos-id': {type: 'string'},
+      'api-key': {type: 'string'},
+      'api-secret': {type: 'string'},
+      'endpoints-key': {type: 'string'},
+      'public-url': {type: 'string'},
+      help: {type: 'boolean', short: 'h'},
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+} catch (err) {
+  console.error(`pg-checkout-sandbox: ${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+
+try {
+  await requirePeers('pg-checkout-sandbox', ['hono', '@hono/node-server', 'zod']);
+} catch (err) {
+  console.error(`pg-checkout-sandbox: ${(err as Error).message}`);
+  process.exit(1);
+}
+const {ADMIN_ENDPOINTS, DEFAULT_CREDENTIALS, FAULTS, TEST_CARDS, startSandbox} =
+  await import('./index.js');
 
 const env = process.env;
-const port = Number(env['SANDBOX_PORT'] ?? 4010);
-if (!Number.isInteger(port) || port < 0 || port > 65535) {
-  console.error(`SANDBOX_PORT must be a port number from 0 to 65535, got ${env['SANDBOX_PORT']}`);
+const portText = flags.port ?? env['SANDBOX_PORT'] ?? '4010';
+const port = Number(portText);
+if (!/^\d+$/.test(portText) || port > 65535) {
+  console.error(
+    `pg-checkout-sandbox: --port must be a port number from 0 to 65535, got ${portText}`,
+  );
   process.exit(2);
 }
 
 const credentials = {
-  posId: env['SANDBOX_POS_ID'] || DEFAULT_CREDENTIALS.posId,
-  apiKey: env['SANDBOX_API_KEY'] || DEFAULT_CREDENTIALS.apiKey,
-  apiSecret: env['SANDBOX_API_SECRET'] || DEFAULT_CREDENTIALS.apiSecret,
-  endpointsKey: env['SANDBOX_ENDPOINTS_KEY'] || DEFAULT_CREDENTIALS.endpointsKey,
+  posId: flags['pos-id'] || env['SANDBOX_POS_ID'] || DEFAULT_CREDENTIALS.posId,
+  apiKey: flags['api-key'] || env['SANDBOX_API_KEY'] || DEFAULT_CREDENTIALS.apiKey,
+  apiSecret: flags['api-secret'] || env['SANDBOX_API_SECRET'] || DEFAULT_CREDENTIALS.apiSecret,
+  endpointsKey:
+    flags['endpoints-key'] || env['SANDBOX_ENDPOINTS_KEY'] || DEFAULT_CREDENTIALS.endpointsKey,
 };
+const publicUrl = flags['public-url'] || env['SANDBOX_PUBLIC_URL'];
 
-let sandbox;
+let sandbox: Sandbox;
 try {
   sandbox = await startSandbox({
     port,
     host: '127.0.0.1',
     credentials,
     webhook: {duplicateRate: 0.2, reverseOrderRate: 0.05, seed: Date.now() % 2 ** 31},
-    ...(env['SANDBOX_PUBLIC_URL'] ? {publicUrl: env['SANDBOX_PUBLIC_URL']} : {}),
+    ...(publicUrl ? {publicUrl} : {}),
   });
 } catch (err) {
-  console.error(`sandbox: could not start: ${(err as Error).message}`);
+  console.error(`pg-checkout-sandbox: could not start: ${(err as Error).message}`);
   process.exit(1);
 }
 

@@ -20,9 +20,10 @@
  * better-sqlite3 is synchronous; the methods return Promises to keep the interface the
  * same as any networked store.
  */
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {closeSync, fdatasync, fsyncSync, mkdirSync, openSync} from 'node:fs';
 import path from 'node:path';
+import {loadBetterSqlite3} from '../optional-peers.js';
 import {
   LIVE_STATES,
   type AttemptMutation,
@@ -289,7 +290,7 @@ export class SqlitePaymentStore implements PaymentStore {
     if (opts.filename !== ':memory:' && opts.filename !== '') {
       mkdirSync(path.dirname(path.resolve(opts.filename)), {recursive: true});
     }
-    this.db = new Database(opts.filename);
+    this.db = new (loadBetterSqlite3())(opts.filename);
     this.db.pragma('journal_mode = WAL');
     this.synchronous = opts.synchronous ?? 'NORMAL';
     this.syncInserts = opts.syncAttemptInserts ?? true;
