@@ -24,6 +24,7 @@ export default tseslint.config(
       'scripts/**',
       'sandbox/cli.ts',
       'server-example/**',
+      'docs/snippets/**',
       'bench/**',
       'web-test-runner.config.mjs',
     ],

@@ -1,0 +1,7 @@
+// checkout-page.ts — your checkout page's script, bundled with Vite, webpack, esbuild...
+import 'pg-checkout'; // defines <pg-card-form>, <pg-3ds-redirect>, <pg-fingerprint>
+
+const form = document.querySelector('pg-card-form');
+form?.addEventListener('pg-success', (event) => {
+  location.assign(`/order/result?order=${encodeURIComponent(event.detail.orderRef)}`);
+});

@@ -1,0 +1,14 @@
+// server.ts — your shop's server (Node), with the companion under /checkout.
+import {serve} from '@hono/node-server';
+import {Hono} from 'hono';
+import {createCheckout} from './checkout.js';
+
+const checkout = createCheckout();
+const app = new Hono();
+app.route('/checkout', checkout); // POST /checkout/pay, GET /checkout/status, ...
+// app.get('/', ...): your own pages and routes
+
+checkout.start(); // recovery and the sweep run in the background; it serves at once
+serve({fetch: app.fetch, port: Number(process.env.PORT) || 3000}, (info) => {
+  console.log(`listening on http://localhost:${info.port}`);
+});

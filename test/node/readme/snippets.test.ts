@@ -1,0 +1,282 @@
+/**
+ * The README is executable: each block a merchant copies is a file of docs/snippets/,
+ * shown byte for byte (scripts/readme-snippets.mjs), and here those files are put in a
+ * merchant's project with pg-checkout installed from this package, type-checked with
+ * `strict`, and run as written: the minimal setup (orders.ts, checkout.ts, server.ts)
+ * takes a payment from the gateway sandbox over HTTP, the Next.js route handler takes one
+ * from a `Request`, and the gateway client reads it back.
+ */
+import {after, before, describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {spawn, type ChildProcess} from 'node:child_process';
+import {createHash, randomUUID} from 'node:crypto';
+import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {createServer} from 'node:net';
+import type {AddressInfo} from 'node:net';
+import path from 'node:path';
+import {pathToFileURL} from 'node:url';
+import {checkSnippets} from '../../../scripts/readme-snippets.mjs';
+import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
+import type {GatewayClient} from '../../../src/server/index.js';
+import {CARDS, PAY_HEADERS, nextCvv, payBody} from '../checkout/helpers.js';
+import {
+  ROOT,
+  SNIPPETS,
+  bareImports,
+  installedBy,
+  merchantProject,
+  packageJson,
+  typecheck,
+  type MerchantProject,
+} from './merchant-project.js';
+
+const snippet = (name: string) => readFileSync(path.join(SNIPPETS, name), 'utf8');
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+const INSTALL = installedBy(snippet('install-server.sh'));
+/** The snippets that run on the merchant's server. */
+const SERVER_SNIPPETS = ['orders.ts', 'checkout.ts', 'server.ts', 'next-route.ts', 'gateway.ts'];
+const TSX = import.meta.resolve('tsx');
+
+/** A pay request as `<pg-card-form>` sends it with no customer fields: its default. */
+function formPayBody(orderRef: string, cvv: string) {
+  const body = payBody(orderRef, `att-${randomUUID()}`, CARDS.success, cvv);
+  delete body.customer;
+  return body;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const {port} = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** The settings the snippets read, for `sandbox`; nothing else from this process leaks in. */
+function snippetEnv(sandbox: Sandbox, publicUrl: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const key of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
+    if (process.env[key] !== undefined) env[key] = process.env[key];
+  }
+  return {
+    ...env,
+    GATEWAY_BASE_URL: sandbox.url,
+    POS_ID: sandbox.credentials.posId,
+    API_KEY: sandbox.credentials.apiKey,
+    API_SECRET: sandbox.credentials.apiSecret,
+    ENDPOINTS_KEY: sandbox.credentials.endpointsKey,
+    PUBLIC_URL: publicUrl,
+  };
+}
+
+/** `node server.ts` in the project, as the README runs it, with its output collected. */
+function run(project: MerchantProject, file: string, env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', TSX, file], {cwd: project.dir, env});
+  let output = '';
+  child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = async (text: string, timeoutMs = 20_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!output.includes(text)) {
+      if (child.exitCode !== null)
+        throw new Error(`${file} exited (${child.exitCode}):\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no "${text}" from ${file} in time:\n${output}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  };
+  return {child, exited, waitFor, output: () => output};
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+describe('README snippets are the files', () => {
+  test('every marked README block is its file, byte for byte, and every snippet is shown', () => {
+    const {problems, blocks} = checkSnippets(README);
+    assert.deepEqual(problems, []);
+    assert.ok(blocks >= 8, `only ${blocks} marked blocks`);
+  });
+
+  test('a block that drifts from its file is named, and --write puts the file back', () => {
+    const drifted = README.replace("posId: env('POS_ID'),", 'posId: process.env.POS_ID!,');
+    assert.notEqual(drifted, README);
+    const known = new Set(checkSnippets(README).problems);
+    const {problems, written} = checkSnippets(drifted);
+    const added = problems.filter((p) => !known.has(p));
+    assert.equal(added.length, 1, added.join('\n'));
+    assert.match(added[0]!, /differs from docs\/snippets\/(checkout|gateway)\.ts/);
+    assert.equal(written, README);
+  });
+
+  test('the install line names every package the server snippets import', () => {
+    const imported = new Set(SERVER_SNIPPETS.flatMap((f) => bareImports(snippet(f))));
+    assert.ok(imported.has('pg-checkout') && imported.has('@hono/node-server'));
+    for (const name of imported) assert.ok(INSTALL.includes(name), `${name} is not installed`);
+    // SqlitePaymentStore runs on better-sqlite3.
+    assert.ok(snippet('checkout.ts').includes('SqlitePaymentStore'));
+    assert.ok(INSTALL.includes('better-sqlite3'));
+  });
+});
+
+describe('README snippets in a merchant project', () => {
+  let project: MerchantProject;
+  let sandbox: Sandbox;
+  before(async () => {
+    project = merchantProject(INSTALL);
+    sandbox = await startSandbox();
+  });
+  after(async () => {
+    await sandbox?.close();
+    project?.remove();
+  });
+
+  test('the server snippets type-check with strict, pg-checkout resolved through its exports', () => {
+    const {ok, output} = typecheck(project.dir, 'tsconfig.json');
+    assert.ok(ok, output);
+    const files = (JSON.parse(snippet('tsconfig.json')) as {files: string[]}).files;
+    assert.deepEqual([...files].sort(), [...SERVER_SNIPPETS].sort());
+  });
+
+  test('the npm page script type-checks with strict and DOM types from pg-checkout', () => {
+    const {ok, output} = typecheck(project.dir, 'tsconfig.browser.json');
+    assert.ok(ok, output);
+  });
+
+  test('a snippet reading process.env without a check fails the strict type-check', () => {
+    // The check above can fail: the README's old `posId: process.env.POS_ID` did.
+    writeFileSync(
+      path.join(project.dir, 'checkout.ts'),
+      snippet('checkout.ts').replace("posId: env('POS_ID')", 'posId: process.env.POS_ID'),
+    );
+    try {
+      const {ok, output} = typecheck(project.dir, 'tsconfig.json');
+      assert.equal(ok, false);
+      assert.match(output, /checkout\.ts.*TS2322/);
+    } finally {
+      writeFileSync(path.join(project.dir, 'checkout.ts'), snippet('checkout.ts'));
+    }
+  });
+
+  test('the minimal setup stops at start-up naming a setting that is missing', async () => {
+    const env = snippetEnv(sandbox, 'http://127.0.0.1:9');
+    delete env.API_SECRET;
+    const server = run(project, 'server.ts', env);
+    assert.notEqual(await server.exited, 0);
+    assert.match(server.output(), /API_SECRET is not set/);
+  });
+
+  test('the minimal setup takes a payment as written: server.ts paid by 4242 4242 4242 4242', async () => {
+    const port = await freePort();
+    const publicUrl = `http://127.0.0.1:${port}`;
+    const server = run(project, 'server.ts', {
+      ...snippetEnv(sandbox, publicUrl),
+      PORT: String(port),
+    });
+    const cvv = nextCvv();
+    try {
+      await server.waitFor(`listening on http://localhost:${port}`);
+      const charges = sandbox.chargeCount();
+      // What <pg-card-form endpoint="/checkout/pay" order-ref="ORDER-1001"> sends.
+      const res = await fetch(`${publicUrl}/checkout/pay`, {
+        method: 'POST',
+        headers: {...PAY_HEADERS, Origin: publicUrl},
+        body: JSON.stringify(formPayBody('ORDER-1001', cvv)),
+      });
+      const answer = (await res.json()) as Record<string, unknown>;
+      assert.equal(res.status, 200, JSON.stringify(answer));
+      assert.equal(answer.outcome, 'success', JSON.stringify(answer));
+      await server.waitFor('order ORDER-1001 paid'); // orders.ts, from onPaymentUpdate
+      assert.equal(sandbox.chargeCount(), charges + 1);
+
+      // The customer the gateway required came from the order, on the server.
+      const paid = sandbox.payments().find((p) => p.orderId.startsWith('ORDER-1001-'));
+      assert.ok(paid);
+      assert.equal(paid.status, 'success');
+      await sandbox.webhooksIdle();
+    } finally {
+      await stop(server.child);
+    }
+    const log = server.output();
+    assert.doesNotMatch(log, /"level":(40|50|60)/, 'nothing logged at warn or above');
+    assert.ok(!log.includes(CARDS.success) && !log.includes(`"${cvv}"`), 'card data in the log');
+  });
+
+  test('the Next.js route handler takes a payment from a Request, and the client reads it back', async (t) => {
+    const publicUrl = `http://127.0.0.1:${await freePort()}`; // nothing listens: no webhooks
+    const saved = {cwd: process.cwd(), env: {...process.env}};
+    const paidLines: string[] = [];
+    t.mock.method(console, 'log', (line: string) => void paidLines.push(line));
+    Object.assign(process.env, snippetEnv(sandbox, publicUrl));
+    process.chdir(mkdtempSync(path.join(project.dir, 'next-')));
+    type Handler = (request: Request) => Response | Promise<Response>;
+    let route: {GET: Handler; POST: Handler; runtime: string};
+    let client: {gateway: GatewayClient};
+    try {
+      route = await import(pathToFileURL(path.join(project.dir, 'next-route.ts')).href);
+      client = await import(pathToFileURL(path.join(project.dir, 'gateway.ts')).href);
+    } finally {
+      process.chdir(saved.cwd);
+      process.env = saved.env;
+    }
+    assert.equal(route.runtime, 'nodejs');
+
+    const res = await route.POST(
+      new Request(`${publicUrl}/checkout/pay`, {
+        method: 'POST',
+        headers: {...PAY_HEADERS, Origin: publicUrl, 'X-Real-IP': '203.0.113.9'},
+        body: JSON.stringify(formPayBody('ORDER-1001', nextCvv())),
+      }),
+    );
+    const answer = (await res.json()) as Record<string, unknown>;
+    assert.equal(answer.outcome, 'success', JSON.stringify(answer));
+    assert.deepEqual(paidLines, ['order ORDER-1001 paid']);
+
+    const status = await route.GET(new Request(`${publicUrl}/checkout/status?order=ORDER-1001`));
+    assert.equal(status.status, 200);
+    assert.equal(((await status.json()) as {state: string}).state, 'success');
+
+    const orderId = sandbox
+      .payments()
+      .map((p) => p.orderId)
+      .filter((id) => id.startsWith('ORDER-1001-'))
+      .at(-1)!;
+    const [primary] = await client.gateway.getOrder(orderId);
+    assert.equal(primary?.status, 'success');
+    assert.equal(primary?.customer_fname, 'Olena'); // from orders.ts, not from the browser
+    assert.equal(primary?.customer_phone, '+380501234567');
+  });
+
+  test('the CDN page loads the version, file and hash kind the build makes', () => {
+    const pkg = packageJson();
+    const page = snippet('page-cdn.html');
+    const tag = /<script\s([^>]*)>\s*<\/script>/.exec(page);
+    assert.ok(tag, 'no script tag');
+    const attrs = Object.fromEntries(
+      [...tag[1]!.matchAll(/([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    assert.equal(attrs.type, 'module');
+    assert.equal(attrs.crossorigin, 'anonymous');
+    const src = /^https:\/\/[^/]+\/pg-checkout@([^/]+)\/(.+)$/.exec(attrs.src ?? '');
+    assert.ok(src, `src ${attrs.src}`);
+    assert.equal(src[1], pkg.version, 'the version the package has');
+    const file = path.join(project.dir, 'node_modules/pg-checkout', src[2]!);
+    const sriFile = `${file}.sri`;
+    const sri = readFileSync(sriFile, 'utf8').trim();
+    const [algorithm, hash] = sri.split(/-(.*)/s);
+    assert.equal(
+      hash,
+      createHash(algorithm!).update(readFileSync(file)).digest('base64'),
+      'the .sri file is the hash of the published file',
+    );
+    assert.ok(attrs.integrity?.startsWith(`${algorithm}-`), `integrity ${attrs.integrity}`);
+    assert.match(attrs.integrity ?? '', new RegExp(`${path.basename(sriFile)}`));
+    const form = /<pg-card-form\s([^>]*)>/.exec(page)?.[1] ?? '';
+    assert.match(form, /endpoint="\/checkout\/pay"/, 'the pay route of server.ts');
+  });
+});
