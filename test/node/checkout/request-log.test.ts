@@ -39,7 +39,7 @@ describe('request log', () => {
     assert.equal(line?.path, '/pay');
     assert.equal(line?.code, 'invalid_request');
     assert.equal(line?.field, 'customer.firstName');
-    assert.equal(line?.message, 'customer.firstName: is required');
+    assert.match(String(line?.message), /^customer\.firstName: \S/); // the rule, e.g. "is required"
   });
 
   test('an invalid card is logged at warn by field and rule, and no card value appears anywhere', async () => {
