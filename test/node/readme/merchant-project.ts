@@ -32,6 +32,7 @@ interface PackageJson {
   version: string;
   exports: unknown;
   files: string[];
+  bin?: Record<string, string>;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, {optional?: boolean}>;

@@ -16,7 +16,7 @@ import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {checkSnippets} from '../../../scripts/readme-snippets.mjs';
-import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
+import {DEFAULT_CREDENTIALS, startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import type {GatewayClient} from '../../../src/server/index.js';
 import {CARDS, PAY_HEADERS, nextCvv, payBody} from '../checkout/helpers.js';
 import {
@@ -52,21 +52,24 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** The settings the snippets read, for `sandbox`; nothing else from this process leaks in. */
+/** The variables the README's sandbox command sets (docs/snippets/try-sandbox.sh). */
+const TRY_SANDBOX: Record<string, string> = Object.fromEntries(
+  [...snippet('try-sandbox.sh').matchAll(/(?:^|\s)([A-Z][A-Z_]*)=(\S+)/g)].map((m) => [
+    m[1]!,
+    m[2]!,
+  ]),
+);
+
+/**
+ * The README's sandbox command's settings, with `sandbox`'s address (the test cannot count
+ * on port 4010) and `publicUrl` in place of its own; nothing else from this process leaks in.
+ */
 function snippetEnv(sandbox: Sandbox, publicUrl: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const key of ['PATH', 'HOME', 'TMPDIR', 'SystemRoot']) {
     if (process.env[key] !== undefined) env[key] = process.env[key];
   }
-  return {
-    ...env,
-    GATEWAY_BASE_URL: sandbox.url,
-    POS_ID: sandbox.credentials.posId,
-    API_KEY: sandbox.credentials.apiKey,
-    API_SECRET: sandbox.credentials.apiSecret,
-    ENDPOINTS_KEY: sandbox.credentials.endpointsKey,
-    PUBLIC_URL: publicUrl,
-  };
+  return {...env, ...TRY_SANDBOX, GATEWAY_BASE_URL: sandbox.url, PUBLIC_URL: publicUrl};
 }
 
 /** `node server.ts` in the project, as the README runs it, with its output collected. */
@@ -112,6 +115,28 @@ describe('README snippets are the files', () => {
     assert.equal(added.length, 1, added.join('\n'));
     assert.match(added[0]!, /differs from docs\/snippets\/(checkout|gateway)\.ts/);
     assert.ok(written === README, '--write does not restore the README');
+  });
+
+  test("the sandbox command sets every variable checkout.ts reads, at the sandbox's defaults", () => {
+    const read = [...snippet('checkout.ts').matchAll(/env\('([A-Z_]+)'\)/g)].map((m) => m[1]!);
+    for (const name of [...read, 'GATEWAY_BASE_URL']) assert.ok(TRY_SANDBOX[name], `${name} unset`);
+    assert.deepEqual(
+      {
+        posId: TRY_SANDBOX.POS_ID,
+        apiKey: TRY_SANDBOX.API_KEY,
+        apiSecret: TRY_SANDBOX.API_SECRET,
+        endpointsKey: TRY_SANDBOX.ENDPOINTS_KEY,
+      },
+      {...DEFAULT_CREDENTIALS},
+    );
+    // `npx pg-checkout-sandbox` listens on 4010 unless told otherwise; server.ts on 3000.
+    const cli = readFileSync(path.join(ROOT, 'sandbox/cli.ts'), 'utf8');
+    const port = /env\['SANDBOX_PORT'\] \?\? '(\d+)'/.exec(cli)?.[1];
+    assert.equal(TRY_SANDBOX.GATEWAY_BASE_URL, `http://127.0.0.1:${port}`);
+    assert.match(snippet('server.ts'), /Number\(process\.env\.PORT\) \|\| 3000/);
+    assert.equal(TRY_SANDBOX.PUBLIC_URL, 'http://localhost:3000');
+    assert.match(snippet('try-sandbox.sh'), /^npx pg-checkout-sandbox\b/);
+    assert.ok(packageJson().bin?.['pg-checkout-sandbox'], 'the package has that bin');
   });
 
   test('the install line names every package the server snippets import', () => {
