@@ -40,11 +40,17 @@ import {
   formatNumber,
   maxNumberLength,
   normaliseNumber,
-  validateCvv,
   validateExpiry,
   validateNumber,
   type CardBrand,
 } from '../validation/card.js';
+import {
+  checkField,
+  fieldValue,
+  formFieldOf,
+  likeliestMessage,
+  type FieldCheck,
+} from './field-check.js';
 import {sendAbandon, sendPay, type PayError, type PayResult} from './pay.js';
 import {cardFormStyles} from './card-form.styles.js';
 import '../three-ds-redirect/three-ds-redirect.js';
@@ -96,13 +102,6 @@ const FIELDS: Readonly<Record<OptionalField, FieldSpec>> = {
   email: {inputName: 'email', autocomplete: 'email', type: 'email'},
   phone: {inputName: 'tel', autocomplete: 'tel', type: 'tel'},
 };
-
-interface FieldCheck {
-  valid: boolean;
-  /** Still typing towards something valid: no error shown while the field has focus. */
-  potentiallyValid: boolean;
-  message: string;
-}
 
 /**
  * A complete card form for the gateway's direct mode: card number, expiry (`MM / YY`) and
@@ -338,61 +337,9 @@ export class PgCardForm extends LitElement {
     return fields;
   }
 
+  /** The field's verdict under the project's field rules (see `field-check.ts`). */
   private check(name: CardField, t: CheckoutMessages): FieldCheck {
-    const raw = this.value(name);
-    const ok: FieldCheck = {valid: true, potentiallyValid: true, message: ''};
-    const empty = (message: string): FieldCheck => ({
-      valid: false,
-      potentiallyValid: true,
-      message,
-    });
-    switch (name) {
-      case 'number': {
-        const digits = digitsOnly(raw);
-        if (!digits) return empty(t.numberRequired);
-        const v = validateNumber(digits);
-        return v.isValid
-          ? ok
-          : {valid: false, potentiallyValid: v.isPotentiallyValid, message: t.numberInvalid};
-      }
-      case 'expiry': {
-        if (!raw.trim()) return empty(t.expiryRequired);
-        const v = validateExpiry(raw);
-        if (v.isValid) return ok;
-        return {
-          valid: false,
-          potentiallyValid: v.isPotentiallyValid,
-          message:
-            v.problem === 'past'
-              ? t.expiryPast
-              : v.problem === 'too-far'
-                ? t.expiryFar
-                : t.expiryInvalid,
-        };
-      }
-      case 'cvv': {
-        if (!raw) return empty(t.cvvRequired);
-        const v = validateCvv(raw, this.currentBrand);
-        const message = fill(
-          t.cvvInvalid,
-          cvvLength(this.currentBrand) === 4 && this.currentBrand ? 4 : 3,
-        );
-        return v.isValid ? ok : {valid: false, potentiallyValid: v.isPotentiallyValid, message};
-      }
-      case 'email': {
-        if (!raw.trim()) return empty(t.required);
-        const valid = /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(raw.trim());
-        return valid ? ok : {valid: false, potentiallyValid: true, message: t.emailInvalid};
-      }
-      case 'phone': {
-        if (!raw.trim()) return empty(t.required);
-        const digits = digitsOnly(raw).length;
-        const valid = /^\+?[\d\s().-]+$/.test(raw.trim()) && digits >= 7 && digits <= 15;
-        return valid ? ok : {valid: false, potentiallyValid: true, message: t.phoneInvalid};
-      }
-      default:
-        return raw.trim() ? ok : empty(t.required);
-    }
+    return checkField(name, this.value(name), t, this.currentBrand);
   }
 
   private invalidFields(): CardField[] {
@@ -626,20 +573,21 @@ export class PgCardForm extends LitElement {
 
   private buildRequest(attemptId: string): PayRequest {
     const expiry = validateExpiry(this.value('expiry'));
+    // Every value as the field rules normalise it: what the server and the gateway check.
     const card: CardInput = {
-      number: digitsOnly(this.value('number')),
+      number: fieldValue('number', this.value('number')),
       expMonth: expiry.month ?? 0,
       expYear: expiry.year ?? 0,
-      cvv: this.value('cvv'),
+      cvv: fieldValue('cvv', this.value('cvv')),
     };
-    if (this.holderName) card.holder = this.value('holder').trim();
+    if (this.holderName) card.holder = fieldValue('holder', this.value('holder'));
     const customer: CustomerInput = {};
     if (this.customerName) {
-      customer.firstName = this.value('firstName').trim();
-      customer.lastName = this.value('lastName').trim();
+      customer.firstName = fieldValue('firstName', this.value('firstName'));
+      customer.lastName = fieldValue('lastName', this.value('lastName'));
     }
-    if (this.customerEmail) customer.email = this.value('email').trim();
-    if (this.customerPhone) customer.phone = this.value('phone').trim();
+    if (this.customerEmail) customer.email = fieldValue('email', this.value('email'));
+    if (this.customerPhone) customer.phone = fieldValue('phone', this.value('phone'));
     return {
       orderRef: this.orderRef,
       attemptId,
@@ -729,13 +677,15 @@ export class PgCardForm extends LitElement {
       error.code === 'network' || error.code === 'timeout' ? t.networkError : t.serverError;
     this.statusMessage =
       error.message && error.status && error.status < 500 ? `${base} ${error.message}` : base;
-    const field = error.field?.replace(/^card\./, '');
-    if (field && (field === 'number' || field === 'expiry' || field === 'cvv')) {
-      // The gateway refused it: say what is wrong locally, else the likeliest reason (the
+    const field = formFieldOf(error.field);
+    if (field && this.shownFields().includes(field)) {
+      // The server refused it: say what is wrong locally, else the likeliest reason (the
       // CVV is always cleared by now, so it asks for the code again).
       const local = this.check(field, t);
-      const likeliest = field === 'number' ? t.numberInvalid : t.expiryPast;
-      this.errors = {...this.errors, [field]: local.valid ? likeliest : local.message};
+      this.errors = {
+        ...this.errors,
+        [field]: local.valid ? likeliestMessage(field, t) : local.message,
+      };
     }
     this.dispatchEvent(
       new PgErrorEvent({

@@ -28,14 +28,20 @@ export interface CheckoutMessages {
   expiryInvalid: string;
   /** The expiry month is over. */
   expiryPast: string;
-  /** The expiry lies more than 20 years ahead. */
-  expiryFar: string;
   cvvRequired: string;
   /** `{n}` is replaced by the number of digits. */
   cvvInvalid: string;
   required: string;
+  /** `{n}` is replaced by the most characters the field takes. */
+  tooLong: string;
+  /** Not an email address (`ada@example.c`). */
   emailInvalid: string;
+  /** An email address with letters outside ASCII (`оля@приклад.укр`): the gateway takes none. */
+  emailLatin: string;
+  /** A phone number with something other than digits, separators and a leading `+`. */
   phoneInvalid: string;
+  phoneTooShort: string;
+  phoneTooLong: string;
   /** `{n}` is replaced by the number of fields to correct. */
   fixFields: string;
   success: string;
@@ -73,12 +79,15 @@ export const en: CheckoutMessages = {
   expiryRequired: 'Enter the date.',
   expiryInvalid: 'Use MM / YY.',
   expiryPast: 'Card has expired.',
-  expiryFar: 'Too far ahead.',
   cvvRequired: 'Enter the code.',
   cvvInvalid: 'Enter {n} digits.',
   required: 'Required.',
-  emailInvalid: 'Enter a valid email address.',
-  phoneInvalid: 'Enter a valid phone number.',
+  tooLong: 'Too long: at most {n} characters.',
+  emailInvalid: 'Enter a valid email address, like name@example.com.',
+  emailLatin: 'Write the email address in Latin letters, like name@example.com.',
+  phoneInvalid: 'Enter the phone number in digits, with + only at the start.',
+  phoneTooShort: 'This phone number is too short.',
+  phoneTooLong: 'This phone number is too long.',
   fixFields: 'Please correct {n} field(s).',
   success: 'Payment successful.',
   failure: 'Payment declined.',
@@ -113,12 +122,15 @@ export const uk: CheckoutMessages = {
   expiryRequired: 'Введіть дату.',
   expiryInvalid: 'Формат ММ / РР.',
   expiryPast: 'Термін минув.',
-  expiryFar: 'Задалека дата.',
   cvvRequired: 'Введіть код.',
   cvvInvalid: 'Введіть {n} цифри.',
   required: "Обов'язкове поле.",
-  emailInvalid: 'Введіть дійсну адресу електронної пошти.',
-  phoneInvalid: 'Введіть дійсний номер телефону.',
+  tooLong: 'Задовго: не більше {n} символів.',
+  emailInvalid: 'Введіть дійсну адресу електронної пошти, як-от name@example.com.',
+  emailLatin: 'Напишіть адресу електронної пошти латиницею, як-от name@example.com.',
+  phoneInvalid: 'Введіть номер телефону цифрами, + лише на початку.',
+  phoneTooShort: 'Номер телефону закороткий.',
+  phoneTooLong: 'Номер телефону задовгий.',
   fixFields: 'Виправте поля: {n}.',
   success: 'Оплата пройшла успішно.',
   failure: 'Оплату відхилено.',

@@ -2,7 +2,12 @@
  * Zod schemas for the bodies of the checkout protocol (`./checkout.ts`), used by the
  * merchant's server to validate what the card form sends. Each schema is checked at
  * compile time against its type in `checkout.ts`, so the protocol cannot drift between the
- * two sides. Error messages name the rule and never contain the value (card data is never
+ * two sides. Card and customer fields are checked with the field rules of `src/protocol/rules/`,
+ * the ones the card form and the gateway model use: a body passes exactly when the form
+ * would have sent it and the gateway model will take what the server builds from it.
+ * What the rules normalise (spaces in a card number, separators in a phone, white space
+ * around a name or address) is normalised here too, so the parsed body holds what goes on
+ * the wire. Error messages name the rule and never contain the value (card data is never
  * echoed).
  *
  * Server-side only: the browser bundle never imports this module (it would pull zod in).
@@ -15,7 +20,23 @@ import type {
   CustomerInput,
   PayRequest,
 } from './checkout.js';
-import {luhnValid} from './luhn.js';
+import {
+  checkCardNumber,
+  checkCvv,
+  EXP_YEAR_MAX,
+  EXP_YEAR_MIN,
+  cardNotExpired,
+  type RuleResult,
+} from './rules/card.js';
+import {
+  checkEmail,
+  checkName,
+  checkPhone,
+  HOLDER_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  PHONE_MAX_DIGITS,
+  PHONE_MIN_DIGITS,
+} from './rules/customer.js';
 
 /** Order references and attempt ids: short, URL-safe text (they end up in gateway ids and URLs). */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
@@ -36,43 +57,94 @@ const reference = (max: number, what: string) =>
 export const OrderRefSchema = reference(MAX_ORDER_REF_LENGTH, 'an order reference');
 export const AttemptIdSchema = reference(MAX_ATTEMPT_ID_LENGTH, 'an attempt id');
 
+/**
+ * A string field checked by a rule of `src/protocol/rules/`: parsed to the rule's normalised value,
+ * or refused with the message for the rule's problem (never the value).
+ */
+const ruled = <P extends string>(
+  check: (text: string) => RuleResult<string, P>,
+  messages: Readonly<Record<P, string>>,
+  typeMessage: string,
+) =>
+  z.string({error: typeMessage}).transform((text, ctx) => {
+    const result = check(text);
+    if (result.ok) return result.value;
+    ctx.addIssue({code: 'custom', message: messages[result.problem]});
+    return z.NEVER;
+  });
+
 const CARD_NUMBER_RULE = 'must be a card number of 12 to 19 digits';
+const MONTH_RULE = 'must be a month from 1 to 12';
+const YEAR_RULE = `must be a four-digit year from ${EXP_YEAR_MIN} to ${EXP_YEAR_MAX}`;
+const CVV_RULE = 'must be 3 or 4 digits';
 
-export const CardInputSchema = z.strictObject({
-  number: z
-    .string({error: CARD_NUMBER_RULE})
-    .regex(/^\d{12,19}$/, {message: CARD_NUMBER_RULE})
-    .refine(luhnValid, {message: 'is not a valid card number (Luhn check)'}),
-  expMonth: z
-    .number({error: 'must be a month from 1 to 12'})
-    .int({message: 'must be a month from 1 to 12'})
-    .min(1, {message: 'must be a month from 1 to 12'})
-    .max(12, {message: 'must be a month from 1 to 12'}),
-  expYear: z
-    .number({error: 'must be a four-digit year'})
-    .int({message: 'must be a four-digit year'})
-    .min(1000, {message: 'must be a four-digit year'})
-    .max(9999, {message: 'must be a four-digit year'}),
-  cvv: z.string({error: 'must be 3 or 4 digits'}).regex(/^\d{3,4}$/, {
-    message: 'must be 3 or 4 digits',
-  }),
-  holder: z
-    .string({error: 'must be text'})
-    .max(128, {message: 'must be at most 128 characters'})
-    .optional(),
-}) satisfies z.ZodType<CardInput>;
+const nameMessages = (max: number) => ({
+  required: 'must not be empty',
+  'too-long': `must be at most ${max} characters`,
+});
 
-const optionalText = (max: number) =>
-  z
-    .string({error: 'must be text'})
-    .max(max, {message: `must be at most ${max} characters`})
-    .optional();
+export const CardInputSchema = z
+  .strictObject({
+    number: ruled(
+      checkCardNumber,
+      {
+        required: CARD_NUMBER_RULE,
+        characters: `${CARD_NUMBER_RULE} (spaces and dashes between them are allowed)`,
+        length: CARD_NUMBER_RULE,
+        luhn: 'is not a valid card number (Luhn check)',
+      },
+      CARD_NUMBER_RULE,
+    ),
+    expMonth: z
+      .number({error: MONTH_RULE})
+      .int({message: MONTH_RULE})
+      .min(1, {message: MONTH_RULE})
+      .max(12, {message: MONTH_RULE}),
+    expYear: z
+      .number({error: YEAR_RULE})
+      .int({message: YEAR_RULE})
+      .min(EXP_YEAR_MIN, {message: YEAR_RULE})
+      .max(EXP_YEAR_MAX, {message: YEAR_RULE}),
+    cvv: ruled(checkCvv, {required: CVV_RULE, invalid: CVV_RULE}, CVV_RULE),
+    holder: ruled(
+      (text) => checkName(text, HOLDER_MAX_LENGTH),
+      nameMessages(HOLDER_MAX_LENGTH),
+      'must be text',
+    ).optional(),
+  })
+  .superRefine((card, ctx) => {
+    // The card is usable through the last day of its month, in the earliest time zone.
+    if (!cardNotExpired(card.expMonth, card.expYear)) {
+      ctx.addIssue({code: 'custom', path: ['expYear'], message: 'the card has expired'});
+    }
+  }) satisfies z.ZodType<CardInput>;
+
+const customerName = () =>
+  ruled(checkName, nameMessages(NAME_MAX_LENGTH), 'must be text').optional();
 
 export const CustomerInputSchema = z.strictObject({
-  firstName: optionalText(256),
-  lastName: optionalText(256),
-  email: optionalText(256),
-  phone: optionalText(32),
+  firstName: customerName(),
+  lastName: customerName(),
+  email: ruled(
+    checkEmail,
+    {
+      required: 'must not be empty',
+      latin: "must be an email address in ASCII (Latin letters, digits, . _ ' + -)",
+      format: 'must be an email address (name@example.com)',
+    },
+    'must be text',
+  ).optional(),
+  phone: ruled(
+    checkPhone,
+    {
+      required: 'must not be empty',
+      characters:
+        'must be a phone number: digits with an optional leading + (spaces, dots, dashes and parentheses are removed)',
+      'too-short': `must have at least ${PHONE_MIN_DIGITS} digits`,
+      'too-long': `must have at most ${PHONE_MAX_DIGITS} digits`,
+    },
+    'must be text',
+  ).optional(),
 }) satisfies z.ZodType<CustomerInput>;
 
 const fingerprintValue = (max: number) =>

@@ -1,14 +1,21 @@
 /**
  * Pure card-field helpers for `<pg-card-form>`: brand detection, validation and
- * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. Number and
- * CVV validation is card-validator's (Luhn, lengths per brand); each of its modules is
- * imported on its own so bundles carry only what is used. The expiry window (not past,
- * at most 20 years ahead) is checked here: card-validator's `expirationDate` cannot say
- * which end was missed, and its date parser is dead weight once `parseExpiry` has run.
- * No DOM, no state.
+ * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. What is
+ * valid is decided by the project's field rules (`src/protocol/rules/card.ts`), the same ones the
+ * checkout protocol and the gateway model apply: 12 to 19 digits passing Luhn, a real
+ * month of a year from 2000 to 2099 that is not over, a code of 3 or 4 digits. The brand
+ * (card-validator's `card-number` module, imported on its own so bundles carry only what
+ * is used) shapes the input only: grouping, how many digits may be typed, the name and
+ * length of the code, and when a number can no longer become valid. No DOM, no state.
  */
 import {cardNumber} from 'card-validator/dist/card-number.js';
-import {cvv as cvvValidator} from 'card-validator/dist/cvv.js';
+import {
+  CARD_NUMBER_MAX_LENGTH,
+  cardNumberProblem,
+  cvvProblem,
+  earliestMonth,
+  expiryProblem,
+} from '../protocol/rules/card.js';
 
 /** What the form needs to know about a card brand. */
 export interface CardBrand {
@@ -37,8 +44,8 @@ export interface NumberValidity extends Validity {
   brand: CardBrand | null;
 }
 
-/** Why an expiry is not valid: no real month, a past month, or too many years ahead. */
-export type ExpiryProblem = 'month' | 'past' | 'too-far';
+/** Why an expiry is not valid: no real month, or a month that is over everywhere. */
+export type ExpiryProblem = 'month' | 'past';
 
 export interface ExpiryValidity extends Validity {
   /** 1–12, when the expiry is valid. */
@@ -51,19 +58,21 @@ export interface ExpiryValidity extends Validity {
 
 const DEFAULT_GAPS = [4, 8, 12] as const;
 /** Longest card number of any brand. */
-export const MAX_NUMBER_LENGTH = 19;
-/** How many years ahead an expiry may lie. */
-export const MAX_EXPIRY_YEARS_AHEAD = 20;
+export const MAX_NUMBER_LENGTH = CARD_NUMBER_MAX_LENGTH;
 
 /** Keeps the ASCII digits of `value`. */
 export function digitsOnly(value: string): string {
   return value.replace(/\D+/g, '');
 }
 
-/** Validates a card number (digits only) and detects its brand. */
+/**
+ * Validates a card number (digits only) and detects its brand. Valid: the card number
+ * rule (12 to 19 digits, Luhn), whatever the brand, so a card card-validator does not
+ * know (a domestic scheme, a new range) is not refused. Potentially valid: digits that
+ * more typing could still make valid, up to the brand's longest number.
+ */
 export function validateNumber(digits: string): NumberValidity {
-  const result = cardNumber(digits);
-  const card = result.card;
+  const card = cardNumber(digits).card;
   const brand: CardBrand | null = card
     ? {
         type: card.type,
@@ -74,7 +83,10 @@ export function validateNumber(digits: string): NumberValidity {
         codeSize: card.code.size,
       }
     : null;
-  return {isValid: result.isValid, isPotentiallyValid: result.isPotentiallyValid, brand};
+  const isValid = cardNumberProblem(digits) === undefined;
+  const isPotentiallyValid =
+    isValid || (/^\d*$/.test(digits) && digits.length < maxNumberLength(brand));
+  return {isValid, isPotentiallyValid, brand};
 }
 
 /** The most digits a number of `brand` can have (19 while the brand is unknown). */
@@ -155,8 +167,10 @@ export function formatExpiry(raw: string, trailing = true): string {
 }
 
 /**
- * Validates `MM / YY` text: a real month, not before the current month (the card is valid
- * through the end of its month), at most 20 years ahead. `now` is for tests.
+ * Validates `MM / YY` text with the expiry rule: a real month, not over (the card is
+ * valid through the end of its month, and while that month lasts in the earliest time
+ * zone, UTC−12). A two-digit year is 2000–2099, the years the rule takes. `now` is for
+ * tests.
  */
 export function validateExpiry(text: string, now: Date = new Date()): ExpiryValidity {
   const {month, year} = parseExpiry(text);
@@ -165,28 +179,35 @@ export function validateExpiry(text: string, now: Date = new Date()): ExpiryVali
     return {isValid: false, isPotentiallyValid: false, problem: 'month'};
   }
   if (month.length < 2 || year === '') return {isValid: false, isPotentiallyValid: true};
-  const thisYear = now.getFullYear();
-  const lastYear = thisYear + MAX_EXPIRY_YEARS_AHEAD;
   if (year.length === 1) {
-    // Could a second digit still land the year inside the window?
-    const first = 2000 + Number(year) * 10;
-    if (first + 9 < thisYear) return {isValid: false, isPotentiallyValid: false, problem: 'past'};
-    if (first > lastYear) return {isValid: false, isPotentiallyValid: false, problem: 'too-far'};
+    // Could a second digit still make the year one that is not over?
+    if (2000 + Number(year) * 10 + 9 < earliestMonth(now).year) {
+      return {isValid: false, isPotentiallyValid: false, problem: 'past'};
+    }
     return {isValid: false, isPotentiallyValid: true};
   }
   const fullYear = 2000 + Number(year);
-  if (fullYear < thisYear || (fullYear === thisYear && m < now.getMonth() + 1)) {
-    return {isValid: false, isPotentiallyValid: false, problem: 'past'};
+  const problem = expiryProblem(m, fullYear, now);
+  if (problem) {
+    // The month is real and a two-digit year is always in 2000–2099: only 'past' is left.
+    return {
+      isValid: false,
+      isPotentiallyValid: false,
+      problem: problem === 'month' ? 'month' : 'past',
+    };
   }
-  if (fullYear > lastYear) return {isValid: false, isPotentiallyValid: false, problem: 'too-far'};
   return {isValid: true, isPotentiallyValid: true, month: m, year: fullYear};
 }
 
-/** Validates a CVV: digits only, the brand's length (3, or 4 for Amex; 3–4 when unknown). */
+/**
+ * Validates a CVV with the security code rule: 3 or 4 digits, whatever the brand (the
+ * gateway takes either). Potentially valid while it is digits shorter than the brand's
+ * code (3, or 4 for Amex; 4 when the brand is unknown).
+ */
 export function validateCvv(value: string, brand: CardBrand | null): Validity {
-  if (/\D/.test(value)) return {isValid: false, isPotentiallyValid: false};
-  const result = cvvValidator(value, brand ? brand.codeSize : [3, 4]);
-  return {isValid: result.isValid, isPotentiallyValid: result.isPotentiallyValid};
+  const isValid = cvvProblem(value) === undefined;
+  const isPotentiallyValid = isValid || (/^\d*$/.test(value) && value.length < cvvLength(brand));
+  return {isValid, isPotentiallyValid};
 }
 
 /** Digits a CVV of `brand` can have. */

@@ -57,6 +57,21 @@ describe('card number validation', () => {
     expect(validateNumber('9999').brand).to.equal(null);
   });
 
+  it('accepts a Luhn-valid number of a scheme card-validator does not know (Prostir 9804…)', () => {
+    // The gateway takes any 12 to 19 digits passing Luhn; no brand table decides.
+    const prostir = validateNumber('9804000000000009');
+    expect(prostir.brand).to.equal(null);
+    expect(prostir.isValid).to.equal(true);
+    expect(validateNumber('980400000000').isPotentiallyValid).to.equal(true);
+  });
+
+  it('accepts any length from 12 to 19 digits that passes Luhn, and holds UnionPay to Luhn too', () => {
+    expect(validateNumber('4222222222222').isValid, 'a 13-digit Visa').to.equal(true);
+    expect(validateNumber('6200000000000005').isValid).to.equal(true);
+    expect(validateNumber('6200000000000006').isValid, 'UnionPay failing Luhn').to.equal(false);
+    expect(validateNumber('42424242424').isValid, '11 digits').to.equal(false);
+  });
+
   it('gives Amex a 4-digit code and Visa a 3-digit one', () => {
     expect(validateNumber('378282246310005').brand?.codeSize).to.equal(4);
     expect(validateNumber('4242424242424242').brand?.codeSize).to.equal(3);
@@ -82,16 +97,25 @@ describe('expiry validation', () => {
     expect(result.year).to.equal(now.getFullYear());
   });
 
-  it('rejects last month', () => {
-    const last = new Date(now.getFullYear(), now.getMonth() - 1, 1);
-    const result = validateExpiry(`${mm(last.getMonth() + 1)} / ${yy(last.getFullYear())}`);
+  it('rejects a month that is over everywhere', () => {
+    // Today in UTC−12, the earliest time zone, then the month before it.
+    const earliest = new Date(Date.now() - 12 * 3600_000);
+    const last = new Date(Date.UTC(earliest.getUTCFullYear(), earliest.getUTCMonth() - 1, 1));
+    const result = validateExpiry(`${mm(last.getUTCMonth() + 1)} / ${yy(last.getUTCFullYear())}`);
     expect(result.isValid).to.equal(false);
     expect(result.isPotentiallyValid).to.equal(false);
+    expect(result.problem).to.equal('past');
   });
 
-  it('rejects a date more than 20 years ahead and accepts one 19 years ahead', () => {
-    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 21)}`).isValid).to.equal(false);
-    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 19)}`).isValid).to.equal(true);
+  it('accepts last month while it lasts in UTC−12, and refuses it after', () => {
+    // 1 March 2030, 11:00 UTC: still 28 February in UTC−12.
+    expect(validateExpiry('02 / 30', new Date(Date.UTC(2030, 2, 1, 11))).isValid).to.equal(true);
+    expect(validateExpiry('02 / 30', new Date(Date.UTC(2030, 2, 1, 12))).problem).to.equal('past');
+  });
+
+  it('accepts every two-digit year that is not over, as the gateway takes years to 2099', () => {
+    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 21)}`).isValid).to.equal(true);
+    expect(validateExpiry('12 / 99').year).to.equal(2099);
   });
 
   it('rejects month 13 and month 00', () => {
@@ -134,12 +158,18 @@ describe('CVV validation', () => {
   const visa = validateNumber('4242424242424242').brand;
   const amex = validateNumber('378282246310005').brand;
 
-  it('needs 3 digits for Visa and 4 for Amex', () => {
-    expect(validateCvv('123', visa).isValid).to.equal(true);
-    expect(validateCvv('1234', visa).isValid).to.equal(false);
-    expect(validateCvv('123', amex).isValid).to.equal(false);
+  it('takes 3 or 4 digits whatever the brand, as the gateway does', () => {
+    for (const brand of [visa, amex, null]) {
+      expect(validateCvv('123', brand).isValid).to.equal(true);
+      expect(validateCvv('1234', brand).isValid).to.equal(true);
+      expect(validateCvv('12', brand).isValid).to.equal(false);
+      expect(validateCvv('12345', brand).isValid).to.equal(false);
+    }
+  });
+
+  it('treats a code shorter than the brand’s as still being typed', () => {
+    expect(validateCvv('12', visa).isPotentiallyValid).to.equal(true);
     expect(validateCvv('123', amex).isPotentiallyValid).to.equal(true);
-    expect(validateCvv('1234', amex).isValid).to.equal(true);
   });
 
   it('rejects letters in the CVV', () => {

@@ -1,63 +1,29 @@
 /**
  * Field-level building blocks of the gateway model: amounts as exact decimals, ISO codes,
- * the spec's date, time and timestamp formats, and card fields. Every schema here names
+ * the spec's date, time and timestamp formats, card and customer fields. The field rules
+ * themselves (amount, card number, expiry, security code, email, phone) live in
+ * `src/protocol/rules/`, which the card form and the checkout protocol use too; the schemas here
+ * apply them to the wire exactly as sent, with no normalisation. Every schema here names
  * the rule it enforces in its message; the message is prefixed with the field's path
  * when an error is formatted (see `formatIssues`), so "amount: must be positive ..." tells
  * the caller both what and where.
  */
 import * as z from 'zod';
 import {ISO_3166_ALPHA2, ISO_4217_CURRENCIES} from './codes.js';
-import {luhnValid} from '../../protocol/luhn.js';
+import {amountFromMinor, amountText, amountToMinor} from '../../protocol/rules/amount.js';
+import {
+  CARD_NUMBER_PATTERN,
+  CVV_PATTERN,
+  EXP_MONTH_MAX,
+  EXP_MONTH_MIN,
+  EXP_YEAR_MAX,
+  EXP_YEAR_MIN,
+  cardNotExpired,
+  luhnValid,
+} from '../../protocol/rules/card.js';
+import {EMAIL_PATTERN, PHONE_PATTERN} from '../../protocol/rules/customer.js';
 
-/** `12`, `12.3`, `12.34`: what an amount may look like on the wire. */
-const AMOUNT_TEXT = /^(0|[1-9]\d{0,14})(\.\d{1,2})?$/;
-
-/**
- * Converts an amount to the exact decimal text the gateway gets, or `undefined` when it is
- * not a positive amount with at most two fractional digits. Numbers are read through
- * their shortest round-trip text (`String(x)`), so binary float noise such as
- * `0.1 + 0.2` is rejected instead of being sent as `0.30000000000000004`.
- */
-export function amountText(value: number | string): string | undefined {
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : value;
-  if (typeof text !== 'string' || !AMOUNT_TEXT.test(text)) return undefined;
-  const number = Number(text);
-  if (!(number > 0)) return undefined;
-  // The number sent must carry this decimal exactly: too many significant digits for a
-  // double (e.g. "999999999999999.99") would be rounded on the way, so they are refused.
-  return String(number) === canonicalDecimal(text) ? text : undefined;
-}
-
-/** `10.10` → `10.1`, `10.00` → `10`: the text `String(Number(x))` gives for a plain decimal. */
-function canonicalDecimal(text: string): string {
-  return text.includes('.') ? text.replace(/0+$/, '').replace(/\.$/, '') : text;
-}
-
-/**
- * Turns a minor-unit integer (cents, kopiykas) into the gateway's decimal amount:
- * `amountFromMinor(1040)` is `10.4`. Use it instead of dividing floats.
- */
-export function amountFromMinor(minor: number): number {
-  if (!Number.isSafeInteger(minor) || minor <= 0) {
-    throw new RangeError(`amount in minor units must be a positive safe integer, got ${minor}`);
-  }
-  const whole = Math.trunc(minor / 100);
-  const cents = minor % 100;
-  const text = canonicalDecimal(`${whole}.${String(cents).padStart(2, '0')}`);
-  const amount = Number(text);
-  if (String(amount) !== text) {
-    throw new RangeError('amount in minor units is too large to be sent as an exact decimal');
-  }
-  return amount;
-}
-
-/** Amount in minor units (an exact integer) of a valid gateway amount. */
-export function amountToMinor(value: number | string): number {
-  const text = amountText(value);
-  if (text === undefined) throw new RangeError('not a valid gateway amount');
-  const [whole, frac = ''] = text.split('.');
-  return Number(whole) * 100 + Number(frac.padEnd(2, '0'));
-}
+export {amountFromMinor, amountText, amountToMinor};
 
 const AMOUNT_RULE = 'must be a positive number with at most 2 decimal places';
 
@@ -182,54 +148,43 @@ export const Timestamp = z.string().refine((s) => parseGatewayTimestamp(s) !== u
 
 export const Url = z.url({message: 'must be an absolute URL'});
 
-export const Email = z.email({message: 'must be an email address'});
+export const Email = z
+  .string({error: 'must be an email address'})
+  .regex(EMAIL_PATTERN, {message: 'must be an email address'});
 
-export const Phone = z
-  .string()
-  .regex(/^\+?[0-9][0-9 ()-]{5,30}$/, {message: 'must be a phone number'});
+export const Phone = z.string().regex(PHONE_PATTERN, {message: 'must be a phone number'});
 
 export const IpAddress = z.union([z.ipv4(), z.ipv6()], {error: 'must be an IPv4 or IPv6 address'});
 
-export {luhnValid};
+export {cardNotExpired, luhnValid};
 
 /** Card number: 12–19 digits that pass the Luhn check. The value is never echoed in errors. */
 export const CardNumber = z
   .string({error: 'must be a card number of 12 to 19 digits'})
-  .regex(/^\d{12,19}$/, {message: 'must be a card number of 12 to 19 digits'})
+  .regex(CARD_NUMBER_PATTERN, {message: 'must be a card number of 12 to 19 digits'})
   .refine(luhnValid, {message: 'fails the Luhn check'});
 
 export const ExpMonth = z
   .number({error: 'must be a month from 1 to 12'})
   .int({message: 'must be a month from 1 to 12'})
-  .min(1, {message: 'must be a month from 1 to 12'})
-  .max(12, {message: 'must be a month from 1 to 12'});
+  .min(EXP_MONTH_MIN, {message: 'must be a month from 1 to 12'})
+  .max(EXP_MONTH_MAX, {message: 'must be a month from 1 to 12'});
 
 export const ExpYear = z
   .number({error: 'must be a four-digit year'})
   .int({message: 'must be a four-digit year'})
-  .min(2000, {message: 'must be a four-digit year'})
-  .max(2099, {message: 'must be a four-digit year'});
+  .min(EXP_YEAR_MIN, {message: 'must be a four-digit year'})
+  .max(EXP_YEAR_MAX, {message: 'must be a four-digit year'});
 
 /** CVV/CVC: digits only, 3 or 4 of them. */
 export const Cvv = z
   .string({error: 'must be 3 or 4 digits'})
-  .regex(/^\d{3,4}$/, {message: 'must be 3 or 4 digits'});
+  .regex(CVV_PATTERN, {message: 'must be 3 or 4 digits'});
 
 /** Stored-card token; tokens from a first wallet payment may carry the prefix `rcr:`. */
 export const CardToken = z.string().regex(/^(rcr:)?[A-Za-z0-9._~+/=-]{1,512}$/, {
   message: 'must be a card token (optionally prefixed rcr:)',
 });
-
-/**
- * True when a card expiring at the end of `month`/`year` is still usable now. Compared at
- * UTC−12, the earliest time zone, so a card is never refused while it is still valid
- * somewhere.
- */
-export function cardNotExpired(month: number, year: number, now = new Date()): boolean {
-  const earliest = new Date(now.getTime() - 12 * 3600_000);
-  const current = earliest.getUTCFullYear() * 12 + earliest.getUTCMonth();
-  return year * 12 + (month - 1) >= current;
-}
 
 /** A non-empty string of at most `max` characters. */
 export const text = (max: number) =>

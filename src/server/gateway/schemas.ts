@@ -33,6 +33,7 @@ import {
   symbols,
   text,
 } from './primitives.js';
+import {NAME_MAX_LENGTH} from '../../protocol/rules/customer.js';
 
 // ---------------------------------------------------------------------------------------
 // Enumerations
@@ -255,8 +256,8 @@ const commonPaymentFields = {
   order_3ds_bypass: text(32),
   products: z.array(Product).optional(),
   customer_id: z.string().optional(),
-  customer_fname: text(256).optional(),
-  customer_lname: text(256).optional(),
+  customer_fname: text(NAME_MAX_LENGTH).optional(),
+  customer_lname: text(NAME_MAX_LENGTH).optional(),
   customer_patronym: z.string().optional(),
   customer_email: Email,
   customer_phone: Phone,
@@ -290,8 +291,8 @@ export const DirectPaymentRequest = z
   .strictObject({
     ...commonPaymentFields,
     mode: z.literal('direct'),
-    customer_fname: text(256),
-    customer_lname: text(256),
+    customer_fname: text(NAME_MAX_LENGTH),
+    customer_lname: text(NAME_MAX_LENGTH),
     customer_ip: IpAddress,
     browser_fingerprint: BrowserFingerprint,
     cc_number: CardNumber.optional(),

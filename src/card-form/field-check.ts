@@ -1,0 +1,183 @@
+/**
+ * What `<pg-card-form>` says about each of its fields, and what it sends for them. Every
+ * verdict comes from the project's field rules (`src/protocol/rules/`), the ones the checkout
+ * protocol and the gateway model apply too, so the form refuses exactly what would be
+ * refused after Pay, and says so in the customer's language first. The values sent are the
+ * rules' normalised ones (`(050) 123-45-67` goes out as `0501234567`). The card brand only
+ * decides when a half-typed value can no longer become valid and how long the code is said
+ * to be. Pure: no DOM, no state.
+ */
+import type {CardField} from '../events/events.js';
+import {fill, type CheckoutMessages} from '../i18n/messages.js';
+import {
+  checkCardNumber,
+  checkCvv,
+  normaliseCardNumber,
+  normaliseCvv,
+} from '../protocol/rules/card.js';
+import {
+  HOLDER_MAX_LENGTH,
+  NAME_MAX_LENGTH,
+  checkEmail,
+  checkName,
+  checkPhone,
+} from '../protocol/rules/customer.js';
+import {validateCvv, validateExpiry, validateNumber, type CardBrand} from '../validation/card.js';
+
+export interface FieldCheck {
+  valid: boolean;
+  /** Still typing towards something valid: no error shown while the field has focus. */
+  potentiallyValid: boolean;
+  /** The localised message when not valid; empty when valid. */
+  message: string;
+}
+
+const OK: FieldCheck = {valid: true, potentiallyValid: true, message: ''};
+
+const refuse = (message: string, potentiallyValid: boolean): FieldCheck => ({
+  valid: false,
+  potentiallyValid,
+  message,
+});
+
+/**
+ * Checks what the customer typed into field `name`. `brand` is the detected card brand
+ * (for the code's length); `now` is for tests.
+ */
+export function checkField(
+  name: CardField,
+  raw: string,
+  t: CheckoutMessages,
+  brand: CardBrand | null,
+  now: Date = new Date(),
+): FieldCheck {
+  switch (name) {
+    case 'number': {
+      const result = checkCardNumber(raw);
+      if (result.ok) return OK;
+      if (result.problem === 'required') return refuse(t.numberRequired, true);
+      const partial = validateNumber(normaliseCardNumber(raw));
+      return refuse(t.numberInvalid, partial.isPotentiallyValid);
+    }
+    case 'expiry': {
+      if (!raw.trim()) return refuse(t.expiryRequired, true);
+      const v = validateExpiry(raw, now);
+      if (v.isValid) return OK;
+      return refuse(v.problem === 'past' ? t.expiryPast : t.expiryInvalid, v.isPotentiallyValid);
+    }
+    case 'cvv': {
+      const result = checkCvv(raw);
+      if (result.ok) return OK;
+      if (result.problem === 'required') return refuse(t.cvvRequired, true);
+      const partial = validateCvv(normaliseCvv(raw), brand);
+      return refuse(fill(t.cvvInvalid, brand?.codeSize === 4 ? 4 : 3), partial.isPotentiallyValid);
+    }
+    case 'holder':
+    case 'firstName':
+    case 'lastName': {
+      const max = name === 'holder' ? HOLDER_MAX_LENGTH : NAME_MAX_LENGTH;
+      const result = checkName(raw, max);
+      if (result.ok) return OK;
+      return result.problem === 'required'
+        ? refuse(t.required, true)
+        : refuse(fill(t.tooLong, max), false);
+    }
+    case 'email': {
+      const result = checkEmail(raw);
+      if (result.ok) return OK;
+      switch (result.problem) {
+        case 'required':
+          return refuse(t.required, true);
+        case 'latin':
+          // Typing on cannot help: say at once that the keyboard needs switching.
+          return refuse(t.emailLatin, false);
+        case 'format':
+          return refuse(t.emailInvalid, true);
+      }
+      break;
+    }
+    case 'phone': {
+      const result = checkPhone(raw);
+      if (result.ok) return OK;
+      switch (result.problem) {
+        case 'required':
+          return refuse(t.required, true);
+        case 'characters':
+          return refuse(t.phoneInvalid, false);
+        case 'too-short':
+          return refuse(t.phoneTooShort, true);
+        case 'too-long':
+          return refuse(t.phoneTooLong, false);
+      }
+    }
+  }
+  return OK;
+}
+
+/**
+ * The value sent for a text field: the rule's normalised value (digits of the card
+ * number, the phone without separators, names and address trimmed). Only called for
+ * fields that {@link checkField} found valid.
+ */
+export function fieldValue(name: Exclude<CardField, 'expiry'>, raw: string): string {
+  const result =
+    name === 'number'
+      ? checkCardNumber(raw)
+      : name === 'cvv'
+        ? checkCvv(raw)
+        : name === 'email'
+          ? checkEmail(raw)
+          : name === 'phone'
+            ? checkPhone(raw)
+            : checkName(raw, name === 'holder' ? HOLDER_MAX_LENGTH : NAME_MAX_LENGTH);
+  return result.ok ? result.value : raw.trim();
+}
+
+/**
+ * The form field a protocol field belongs to (`card.expYear` → `expiry`,
+ * `customer.phone` → `phone`), for a refusal the server answers with.
+ */
+export function formFieldOf(protocolField: string | undefined): CardField | undefined {
+  switch (protocolField) {
+    case 'card.number':
+      return 'number';
+    case 'card.expMonth':
+    case 'card.expYear':
+      return 'expiry';
+    case 'card.cvv':
+      return 'cvv';
+    case 'card.holder':
+      return 'holder';
+    case 'customer.firstName':
+      return 'firstName';
+    case 'customer.lastName':
+      return 'lastName';
+    case 'customer.email':
+      return 'email';
+    case 'customer.phone':
+      return 'phone';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * What to show under `field` when the server refused a value the form found valid (its
+ * clock or the merchant's rules differ): the likeliest reason.
+ */
+export function likeliestMessage(field: CardField, t: CheckoutMessages): string {
+  switch (field) {
+    case 'number':
+      return t.numberInvalid;
+    case 'expiry':
+      return t.expiryPast;
+    case 'cvv':
+      return t.cvvRequired;
+    case 'email':
+      return t.emailInvalid;
+    case 'phone':
+      return t.phoneInvalid;
+    default:
+      return t.required;
+  }
+}
