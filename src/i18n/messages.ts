@@ -20,8 +20,9 @@ export interface CheckoutMessages {
   paying: string;
   retry: string;
   paid: string;
-  // Field errors sit under their input, two fields to a row for expiry and CVV: keep them
-  // short enough for one line in a 150 px column, or the fields below would move.
+  // Field errors sit under their input, two fields to a row for expiry and CVV and for the
+  // first and last name: keep them short enough for one line in a 150 px column (a
+  // full-width field's in a 320 px form), or the fields below would move.
   numberRequired: string;
   numberInvalid: string;
   expiryRequired: string;
@@ -82,10 +83,10 @@ export const en: CheckoutMessages = {
   cvvRequired: 'Enter the code.',
   cvvInvalid: 'Enter {n} digits.',
   required: 'Required.',
-  tooLong: 'Too long: at most {n} characters.',
-  emailInvalid: 'Enter a valid email address, like name@example.com.',
-  emailLatin: 'Write the email address in Latin letters, like name@example.com.',
-  phoneInvalid: 'Enter the phone number in digits, with + only at the start.',
+  tooLong: 'Max {n} characters.',
+  emailInvalid: 'Enter a valid email address.',
+  emailLatin: 'Use Latin letters in the email address.',
+  phoneInvalid: 'Phone: digits only, + at the start.',
   phoneTooShort: 'This phone number is too short.',
   phoneTooLong: 'This phone number is too long.',
   fixFields: 'Please correct {n} field(s).',
@@ -125,10 +126,10 @@ export const uk: CheckoutMessages = {
   cvvRequired: 'Введіть код.',
   cvvInvalid: 'Введіть {n} цифри.',
   required: "Обов'язкове поле.",
-  tooLong: 'Задовго: не більше {n} символів.',
-  emailInvalid: 'Введіть дійсну адресу електронної пошти, як-от name@example.com.',
-  emailLatin: 'Напишіть адресу електронної пошти латиницею, як-от name@example.com.',
-  phoneInvalid: 'Введіть номер телефону цифрами, + лише на початку.',
+  tooLong: 'До {n} символів.',
+  emailInvalid: 'Введіть дійсну адресу електронної пошти.',
+  emailLatin: 'Адресу пошти пишіть латиницею.',
+  phoneInvalid: 'Телефон: лише цифри, + на початку.',
   phoneTooShort: 'Номер телефону закороткий.',
   phoneTooLong: 'Номер телефону задовгий.',
   fixFields: 'Виправте поля: {n}.',

@@ -9,13 +9,12 @@ import {errorOf, inputOf} from './helpers.js';
 const WIDTHS = [320, 480];
 const LANGS = ['en', 'uk'];
 
-/** A past month and a year beyond the 20-year window, as typed digits. */
-function expiries() {
-  const now = new Date();
-  const last = new Date(now.getFullYear(), now.getMonth() - 1, 1);
-  const mm = (d: Date) => String(d.getMonth() + 1).padStart(2, '0');
-  const yy = (y: number) => String(y % 100).padStart(2, '0');
-  return {past: mm(last) + yy(last.getFullYear()), far: `01${yy(now.getFullYear() + 21)}`};
+/** A month that is over everywhere (the one before this in UTC−12), as typed digits. */
+function pastExpiry() {
+  const earliest = new Date(Date.now() - 12 * 3600_000);
+  const last = new Date(Date.UTC(earliest.getUTCFullYear(), earliest.getUTCMonth() - 1, 1));
+  const mm = String(last.getUTCMonth() + 1).padStart(2, '0');
+  return mm + String(last.getUTCFullYear() % 100).padStart(2, '0');
 }
 
 /** What to type into a field, then leave it, to raise each of its errors. */
@@ -24,12 +23,16 @@ const ERROR_STATES: Array<{field: string; value: string; what: string}> = [
   {field: 'number', value: '4242424242424241', what: 'Luhn-invalid number'},
   {field: 'expiry', value: '1', what: 'incomplete expiry'},
   {field: 'expiry', value: '13/', what: 'no such month'},
-  {field: 'expiry', value: expiries().past, what: 'expired'},
-  {field: 'expiry', value: expiries().far, what: 'too far ahead'},
+  {field: 'expiry', value: pastExpiry(), what: 'expired'},
   {field: 'cvv', value: '1', what: 'short code'},
   {field: 'holder', value: ' ', what: 'blank holder'},
+  {field: 'holder', value: 'A'.repeat(129), what: 'holder too long'},
+  {field: 'firstName', value: 'A'.repeat(257), what: 'name too long'},
   {field: 'email', value: 'nope', what: 'bad email'},
-  {field: 'phone', value: '12', what: 'bad phone'},
+  {field: 'email', value: 'оля@приклад.укр', what: 'email not in Latin letters'},
+  {field: 'phone', value: '12', what: 'short phone'},
+  {field: 'phone', value: '050 123 45 67 ext 2', what: 'phone with letters'},
+  {field: 'phone', value: '1'.repeat(32), what: 'long phone'},
 ];
 
 type Box = {top: number; left: number; width: number; height: number};
@@ -93,7 +96,7 @@ describe('pg-card-form layout stability', () => {
           });
         }
 
-        it('moves nothing when every empty field is flagged at once, or when the CVV is wrong for Amex', async () => {
+        it('moves nothing when every empty field is flagged at once, or when the Amex code is short', async () => {
           const el = await make();
           const before = boxes(el);
           el.reportValidity();
@@ -102,15 +105,16 @@ describe('pg-card-form layout stability', () => {
             expect(errorOf(el, field), field).to.not.equal('');
           expect(boxes(el)).to.deep.equal(before);
           await enter(el, 'number', '378282246310005');
-          await enter(el, 'cvv', '123');
+          await enter(el, 'cvv', '12');
           expect(errorOf(el, 'cvv')).to.not.equal('');
           expect(boxes(el)).to.deep.equal(before);
         });
 
         it('keeps every built-in error of the half-width columns on one line', async () => {
           const el = await make();
-          await enter(el, 'expiry', expiries().far);
+          await enter(el, 'expiry', pastExpiry());
           await enter(el, 'cvv', '1');
+          await enter(el, 'firstName', 'A'.repeat(257));
           el.reportValidity();
           await el.updateComplete;
           for (const field of ['expiry', 'cvv', 'firstName', 'lastName']) {
