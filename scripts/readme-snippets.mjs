@@ -14,7 +14,14 @@ import {fileURLToPath} from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SNIPPET_DIR = 'docs/snippets';
 const MARKER = /^(\s*)<!-- snippet: (\S+) -->\s*$/;
-const FENCE_LANGUAGE = {'.ts': 'ts', '.html': 'html', '.sh': 'sh', '.js': 'js', '.mjs': 'js'};
+const FENCE_LANGUAGE = {
+  '.ts': 'ts',
+  '.tsx': 'tsx',
+  '.html': 'html',
+  '.sh': 'sh',
+  '.js': 'js',
+  '.mjs': 'js',
+};
 
 /** Every marked block of `markdown`: its snippet path, language, text and line range. */
 function markedBlocks(lines) {
