@@ -65,8 +65,9 @@ describe('request log', () => {
     );
     for (const l of logged) assert.ok(String(l.message).startsWith(`${String(l.field)}: `));
     const all = lines.join('\n');
+    // As a value of its own: a 3-digit code also occurs inside epoch timestamps.
     for (const secret of [UNUSED_CARD, badNumber, '917', '918', '919']) {
-      assert.ok(!all.includes(secret), `the log holds ${secret}`);
+      assert.doesNotMatch(all, new RegExp(`(?<!\\d)${secret}(?!\\d)`), `the log holds ${secret}`);
     }
   });
 
