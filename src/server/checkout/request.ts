@@ -10,6 +10,7 @@
  * The hosted request (the customer pays on the gateway's page) is built from the
  * merchant's order alone.
  */
+import {normaliseEmail, normaliseName, normalisePhone} from '../../protocol/rules/customer.js';
 import {randomBytes} from 'node:crypto';
 import {CheckedPaymentRequest} from '../gateway/client.js';
 import {
@@ -148,6 +149,20 @@ export interface BuiltRequest {
   fromBrowser: ReadonlySet<string>;
 }
 
+/**
+ * The merchant's customer data as the gateway wants it, by the same rules the browser's
+ * input goes through (`(050) 123-45-67` → `0501234567`, spaces around an address or a
+ * name dropped); what the rules cannot mend is then refused by validation, naming the field.
+ */
+function normaliseCustomer(gatewayKey: keyof typeof CUSTOMER_FIELDS, value: string): string {
+  if (gatewayKey === 'customer_phone') return normalisePhone(value);
+  if (gatewayKey === 'customer_email') return normaliseEmail(value);
+  if (gatewayKey === 'customer_fname' || gatewayKey === 'customer_lname') {
+    return normaliseName(value);
+  }
+  return value;
+}
+
 /** Assembles the direct request. Pure: validation is {@link validateDirectRequest}. */
 export function buildDirectRequest(
   body: PayRequest,
@@ -159,7 +174,7 @@ export function buildDirectRequest(
   const customer = (gatewayKey: keyof typeof CUSTOMER_FIELDS): string | undefined => {
     const key = CUSTOMER_FIELDS[gatewayKey];
     const merchant = known[key];
-    if (merchant !== undefined && merchant !== '') return merchant;
+    if (merchant !== undefined && merchant !== '') return normaliseCustomer(gatewayKey, merchant);
     const browser = body.customer?.[key]?.trim();
     if (browser) fromBrowser.add(gatewayKey);
     return browser || undefined;
@@ -273,11 +288,11 @@ export function buildHostedRequest(
   return {
     ...orderFields(order, ctx),
     mode: 'hosted',
-    customer_email: c.email ?? '',
-    customer_phone: c.phone ?? '',
+    customer_email: normaliseEmail(c.email ?? ''),
+    customer_phone: normalisePhone(c.phone ?? ''),
     ...definedOnly({
-      customer_fname: c.firstName,
-      customer_lname: c.lastName,
+      customer_fname: c.firstName === undefined ? undefined : normaliseName(c.firstName),
+      customer_lname: c.lastName === undefined ? undefined : normaliseName(c.lastName),
       customer_lang: ctx.language,
       order_timeout: ctx.orderTimeout,
     }),

@@ -111,6 +111,29 @@ describe('the companion applies the rules before calling the gateway', () => {
     assert.equal(gw.created[0]!.customer_phone, '0501234567');
   });
 
+  test('the merchant’s customer data from resolveOrder goes through the same rules', async () => {
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+      resolveOrder: () => ({
+        amount: '1.50',
+        currency: 'XTS',
+        description: 'Order',
+        customer: {
+          firstName: ' Olena ',
+          lastName: 'Koval',
+          email: ' olena@example.com ',
+          phone: '+380 (50) 123-45-67',
+        },
+      }),
+    });
+    const res = await pay(app, payBody('rules-m', 'att-m'));
+    assert.equal(res.status, 200, await res.clone().text());
+    const sent = gw.created[0]!;
+    assert.equal(sent.customer_phone, '+380501234567');
+    assert.equal(sent.customer_email, 'olena@example.com');
+    assert.equal(sent.customer_fname, 'Olena');
+  });
+
   for (const [email, message] of [
     ['оля@приклад.укр', /ASCII/],
     ['ada@example.c', /email address/],
