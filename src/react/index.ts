@@ -17,7 +17,7 @@
  * Import `pg-checkout` as well to have them defined synchronously.
  */
 import * as React from 'react';
-import {createComponent, type EventName} from '@lit/react';
+import {createComponent} from '@lit/react';
 import type {PgCardForm as PgCardFormElement} from '../card-form/card-form.js';
 import type {PgFingerprint as PgFingerprintElement} from '../fingerprint/fingerprint.js';
 import type {PgThreeDSRedirect as PgThreeDSRedirectElement} from '../three-ds-redirect/three-ds-redirect.js';
@@ -111,12 +111,7 @@ function wrap<E extends HTMLElement, T extends PropertyTable<E>, L extends reado
     react: React,
     tagName,
     elementClass: {prototype} as unknown as new () => E,
-    events: Object.fromEntries(
-      events.map((name) => [
-        eventProp(name),
-        name as EventName<GlobalEventHandlersEventMap[L[number]]>,
-      ]),
-    ),
+    events: Object.fromEntries(events.map((name) => [eventProp(name), name])),
     displayName,
   });
   const Outer = React.forwardRef<E, ComponentProps<E, T, L>>(function render(props, ref) {
