@@ -117,6 +117,7 @@ const FIELDS: Readonly<Record<OptionalField, FieldSpec>> = {
  * @event {PgSuccessEvent} pg-success - The payment went through.
  * @event {PgFailureEvent} pg-failure - The gateway declined the payment.
  * @event {PgThreeDSRequiredEvent} pg-3ds-required - 3-D Secure is needed; cancelable (then the merchant handles it).
+ * @event {PgThreeDSCancelEvent} pg-3ds-cancel - From its `<pg-3ds-redirect>`: the customer cancelled the challenge; the form tells the server the attempt was abandoned.
  * @event {PgErrorEvent} pg-error - Network or server error; the same attempt can be retried.
  *
  * @csspart form - The inner `<form>`.
