@@ -55,7 +55,7 @@ if (flags.help) {
 try {
   await requirePeers('pg-checkout-sandbox', ['hono', '@hono/node-server', 'zod']);
 } catch (err) {
-  console.error(`pg-checkout-sandbox: ${(err as Error).message}`);
+  console.error((err as Error).message); // "pg-checkout-sandbox needs hono, ...: npm i hono ..."
   process.exit(1);
 }
 const {ADMIN_ENDPOINTS, DEFAULT_CREDENTIALS, FAULTS, TEST_CARDS, startSandbox} =

@@ -1,10 +1,11 @@
-// `npm test`: every suite in turn — Node (test:node), browser (test:browser), end-to-end
-// (test:e2e) — with their output passed through as it comes, then one closing line that
-// counts the tests of all three: `all suites: N passed, N failed`. Stops at the first
-// suite that fails, as `a && b && c` would, and exits with its code.
+// `npm test`: every suite in turn — Node (test:node), browser (test:browser), the packed
+// package as merchants install it (test:pack), end-to-end (test:e2e) — with their output
+// passed through as it comes, then one closing line that counts the tests of all four:
+// `all suites: N passed, N failed`. Stops at the first suite that fails, as `a && b && c`
+// would, and exits with its code.
 import {spawn} from 'node:child_process';
 
-const SUITES = ['test:node', 'test:browser', 'test:e2e'];
+const SUITES = ['test:node', 'test:browser', 'test:pack', 'test:e2e'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 let passed = 0;
 let failed = 0;
