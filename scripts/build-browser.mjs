@@ -43,7 +43,7 @@ if (!cdnOnly) {
     }
   }
   const subpaths = Object.entries(exports)
-    .filter(([, t]) => JSON.stringify(t).includes('./dist/browser/'))
+    .filter(([, t]) => typeof t === 'object' && t.import?.startsWith('./dist/browser/'))
     .map(([subpath]) => (subpath === '.' ? 'pg-checkout' : `pg-checkout/${subpath.slice(2)}`));
   console.log(`built dist/browser and dist/browser/development (${subpaths.join(', ')})`);
 }
