@@ -44,13 +44,7 @@ export default async function checkoutBench() {
     dataDir,
     logger: pino({level: 'silent'}),
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
     },
   });
   await example.start();

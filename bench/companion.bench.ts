@@ -59,13 +59,7 @@ export default async function companionBench() {
   const proxyServer = await serveLoopback();
   const app = createCheckoutApp({
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
     },
     store,
     publicUrl: companionServer.url,

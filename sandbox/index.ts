@@ -102,6 +102,15 @@ export interface Sandbox {
   /** Base URL, e.g. `http://127.0.0.1:4010`. */
   readonly url: string;
   readonly credentials: {posId: string; apiKey: string; apiSecret: string; endpointsKey: string};
+  /**
+   * What a gateway client needs to talk to this sandbox — `{baseUrl, posId, credentials}`,
+   * the shape of `GatewayClientOptions` — so a merchant app points at it in one line.
+   */
+  clientOptions(): {
+    baseUrl: string;
+    posId: string;
+    credentials: {apiKey: string; apiSecret: string; endpointsKey: string};
+  };
   close(): Promise<void>;
   readonly clock: {
     now(): Date;
@@ -191,6 +200,15 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   return {
     url: baseUrl,
     credentials: {...credentials},
+    clientOptions: () => ({
+      baseUrl,
+      posId: credentials.posId,
+      credentials: {
+        apiKey: credentials.apiKey,
+        apiSecret: credentials.apiSecret,
+        endpointsKey: credentials.endpointsKey,
+      },
+    }),
     close() {
       closing ??= (async () => {
         clock.close();

@@ -78,15 +78,7 @@ if (env.GATEWAY_BASE_URL) {
     reportDelayMs: env.SANDBOX_REPORT_DELAY_MS,
     webhook: {duplicateRate: env.SANDBOX_WEBHOOK_DUPLICATE_RATE},
   });
-  gateway = {
-    baseUrl: sandbox.url,
-    posId: sandbox.credentials.posId,
-    credentials: {
-      apiKey: sandbox.credentials.apiKey,
-      apiSecret: sandbox.credentials.apiSecret,
-      endpointsKey: sandbox.credentials.endpointsKey,
-    },
-  };
+  gateway = sandbox.clientOptions();
 }
 
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.

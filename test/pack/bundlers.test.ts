@@ -269,13 +269,7 @@ before(async () => {
   origin = served.origin;
   checkout = server.createCheckoutApp({
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
       retries: 0,
     },
     store: new server.MemoryPaymentStore(),

@@ -257,13 +257,7 @@ export async function serveCompanion(
   const log = captureLogger();
   const app = createCheckoutApp({
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
       timeoutMs: timeoutMs ?? 5_000,
       retries: 0,
       ...(gatewayFetch ? {fetch: gatewayFetch} : {}),

@@ -35,13 +35,7 @@ before(async () => {
     logger: captureLogger().logger,
     bundlePath: path.join(tmp, 'no-bundle.js'),
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
     },
   });
   await example.start();

@@ -28,14 +28,5 @@ export function sandboxGateway(
   sandbox: Sandbox,
   extra: Partial<GatewayClientOptions> = {},
 ): GatewayClientOptions {
-  return {
-    baseUrl: sandbox.url,
-    posId: sandbox.credentials.posId,
-    credentials: {
-      apiKey: sandbox.credentials.apiKey,
-      apiSecret: sandbox.credentials.apiSecret,
-      endpointsKey: sandbox.credentials.endpointsKey,
-    },
-    ...extra,
-  };
+  return {...sandbox.clientOptions(), ...extra};
 }

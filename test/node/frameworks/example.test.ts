@@ -53,13 +53,7 @@ before(async () => {
   sandbox = await startSandbox();
   checkout = createCheckoutApp({
     gateway: {
-      baseUrl: sandbox.url,
-      posId: sandbox.credentials.posId,
-      credentials: {
-        apiKey: sandbox.credentials.apiKey,
-        apiSecret: sandbox.credentials.apiSecret,
-        endpointsKey: sandbox.credentials.endpointsKey,
-      },
+      ...sandbox.clientOptions(),
       retries: 0,
     },
     store: new MemoryPaymentStore(),
