@@ -275,7 +275,6 @@ export class SqlitePaymentStore implements PaymentStore {
     update: Database.Transaction<SqlitePaymentStore['updateOne']>;
     operation: Database.Transaction<SqlitePaymentStore['recordOperationOne']>;
     updateIntent: Database.Transaction<SqlitePaymentStore['updateIntentOne']>;
-    reserve: Database.Transaction<SqlitePaymentStore['reserveOne']>;
   };
   private readonly synchronous: 'FULL' | 'NORMAL';
   /** The WAL file, synced after a durable group commit; `undefined`: commit with FULL. */
@@ -323,9 +322,6 @@ export class SqlitePaymentStore implements PaymentStore {
           key: string,
           mutate: (current: OperationIntent) => IntentMutation | undefined,
         ) => this.updateIntentOne(orderRef, key, mutate),
-      ),
-      reserve: this.db.transaction((keys: readonly VelocityKey[], now: number, windowMs: number) =>
-        this.reserveOne(keys, now, windowMs),
       ),
     };
   }
@@ -917,16 +913,18 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   /**
-   * Counts and records in one `BEGIN IMMEDIATE` transaction, so concurrent requests in
-   * this and other processes cannot all pass the same check (a reservation, not an
-   * after-the-fact count).
+   * Counts and records in one step of a `BEGIN IMMEDIATE` transaction (its own savepoint
+   * in the group commit, so the reservations made in one turn of the event loop share a
+   * commit), so concurrent requests in this and other processes cannot all pass the same
+   * check: a reservation, not an after-the-fact count. Not fsynced: a power cut may forget
+   * the last reservations, never let two through at once.
    */
-  async reserveAttempt(
+  reserveAttempt(
     keys: readonly VelocityKey[],
     now: number,
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
-    return this.txs.reserve.immediate(keys, now, windowMs);
+    return this.enqueue(() => this.reserveOne(keys, now, windowMs), false);
   }
 
   async ping(): Promise<boolean> {
