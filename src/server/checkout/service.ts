@@ -149,10 +149,9 @@ export type HostedResult =
   /** The order is already paid, or its payment is being settled: show the return page. */
   | {kind: 'settled'; response: PayResponse};
 
-/** A pay answer, and whether this request produced a new failure (for the card-testing limiter). */
+/** A pay answer. (Card-testing limits are reserved before the gateway call: `velocity.ts`.) */
 export interface PayResult {
   response: PayResponse;
-  newFailure: boolean;
 }
 
 const PROCESSING_UNKNOWN =
@@ -438,7 +437,7 @@ export class PaymentService {
     const running = this.inflight.get(body.attemptId);
     if (running) {
       if (running.orderRef !== body.orderRef) return Promise.reject(this.attemptOfAnotherOrder());
-      return running.promise.then((r) => ({response: r.response, newFailure: false}));
+      return running.promise;
     }
     const promise = this.payOnce(body, ctx).finally(() => this.inflight.delete(body.attemptId));
     this.inflight.set(body.attemptId, {orderRef: body.orderRef, promise});
@@ -463,7 +462,7 @@ export class PaymentService {
   private async answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResult> {
     if (known.orderRef !== body.orderRef) throw this.attemptOfAnotherOrder();
     const settled = await this.settle(known, true);
-    return {response: answerFor(settled), newFailure: false};
+    return {response: answerFor(settled)};
   }
 
   private async withOrderLock<T>(orderRef: string, fn: () => Promise<T>): Promise<T> {
@@ -529,7 +528,7 @@ export class PaymentService {
     if (again) return this.answerKnown(again, body);
     const {attempts: previous, live} = await this.orderAttempts(orderRef);
     // An unknown outcome is retried with the same order id; anything else live answers.
-    if (live && live.state !== 'unknown') return {response: answerFor(live), newFailure: false};
+    if (live && live.state !== 'unknown') return {response: answerFor(live)};
 
     const order = await this.cfg.resolveOrder(orderRef, ctx.request);
     if (!order) throw new NotFoundError('unknown order');
@@ -573,14 +572,13 @@ export class PaymentService {
           {orderRef, gatewayOrderId},
           'the order changed while its payment is unknown: not paying again until it is settled',
         );
-        return {response: answerFor(live), newFailure: false};
+        return {response: answerFor(live)};
       }
       await this.cfg.velocity.reserve(subject);
       const r = await store.updateAttempt({attemptId: live.attemptId}, (c) =>
         markRecreating(c, this.cfg.now()),
       );
-      if (!r.changed || !r.attempt)
-        return {response: answerFor(r.attempt ?? live), newFailure: false};
+      if (!r.changed || !r.attempt) return {response: answerFor(r.attempt ?? live)};
       this.log.warn(
         {orderRef, gatewayOrderId, createCount: r.attempt.createCount},
         'paying again after an unknown outcome: the create is sent again with the same order_id',
@@ -609,7 +607,7 @@ export class PaymentService {
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw this.attemptOfAnotherOrder();
       const settled = await this.settle(inserted.existing, true);
-      return {response: answerFor(settled), newFailure: false};
+      return {response: answerFor(settled)};
     }
     this.log.info(
       {orderRef, attemptId: body.attemptId, gatewayOrderId, seq},
@@ -641,7 +639,7 @@ export class PaymentService {
       const unknown = await this.updateAttempt(attempt.attemptId, (c) =>
         markUnknown(c, this.cfg.now()),
       );
-      return {response: answerFor(unknown ?? attempt), newFailure: false};
+      return {response: answerFor(unknown ?? attempt)};
     }
     const record = result.record;
     const final =
@@ -656,7 +654,6 @@ export class PaymentService {
     );
     return {
       response: answerFor(final),
-      newFailure: final.state === 'failure' && final.failureReason === 'declined',
     };
   }
 
@@ -860,7 +857,6 @@ export class PaymentService {
             message:
               'The payment was refused. No money was taken; check the card details and try again.',
           },
-          newFailure: true,
         };
       }
       this.log.error(
@@ -888,7 +884,6 @@ export class PaymentService {
     const settled = await this.reconcile(unknown ?? attempt, {force: true});
     return {
       response: answerFor(settled),
-      newFailure: settled.state === 'failure' && settled.failureReason === 'declined',
     };
   }
 
