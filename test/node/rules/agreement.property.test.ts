@@ -16,6 +16,7 @@ import {checkField, fieldValue} from '../../../src/card-form/field-check.js';
 import {en, uk} from '../../../src/i18n/messages.js';
 import type {CardField} from '../../../src/events/events.js';
 import type {PayRequest} from '../../../src/protocol/checkout.js';
+import {FINGERPRINT} from '../checkout/helpers.js';
 import {PayRequestSchema} from '../../../src/protocol/schemas.js';
 import {normaliseCardNumber, normaliseCvv, luhnValid} from '../../../src/protocol/rules/card.js';
 import {
@@ -36,17 +37,6 @@ const NOW = Date.UTC(2030, 5, 15, 12);
 function pinClock(t: TestContext, ms = NOW): void {
   t.mock.timers.enable({apis: ['Date'], now: ms});
 }
-
-const FINGERPRINT: PayRequest['fingerprint'] = {
-  browserColorDepth: '24',
-  browserScreenHeight: '1080',
-  browserScreenWidth: '1920',
-  browserJavaEnabled: 'false',
-  browserLanguage: 'uk-UA',
-  browserTimeZone: 'Europe/Kyiv',
-  browserTimeZoneOffset: '-120',
-  browserUserAgent: 'Mozilla/5.0 (test)',
-};
 
 /** A valid pay body: every card and customer field present. */
 function payBody(): PayRequest {
