@@ -17,15 +17,22 @@ test('the CLI prints URL, credentials and cards, serves requests and stops on SI
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Resolves with the URL as soon as the CLI prints it; fails if the CLI exits first (or
+  // has not started after 20 s, so a broken CLI cannot hang the suite).
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) =>
+      reject(new Error(`the CLI exited (${code}) before starting: ${out}`)),
+    );
+    setTimeout(() => reject(new Error(`the CLI did not start: ${out}`)), 20_000).unref();
+  });
   try {
-    const deadline = Date.now() + 20_000;
-    while (!/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(out)) {
-      assert.ok(Date.now() < deadline, `the CLI did not start: ${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)![1]!;
+    const url = await listening;
     assert.match(out, /API secret\s+cli-test-secret/);
     assert.match(out, /POS_ID\s+[0-9a-f-]{36}/);
     assert.match(out, /4000000000003220\s+pending\s+2122/);
