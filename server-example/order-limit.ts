@@ -4,17 +4,9 @@
  * limit, and logs the refusal.
  */
 import type {Context} from 'hono';
-import * as z from 'zod';
 import type {Logger} from '../src/server/index.js';
-import {PRODUCT_IDS} from './catalog.js';
 import {clientKey} from './client-address.js';
 import type {SqliteThrottle} from './throttle.js';
-
-/** What a new order names: a product of the catalogue. */
-export const OrderBody = z.strictObject({productId: z.enum(PRODUCT_IDS)});
-
-/** An order reference as the shop makes them. */
-export const ShopOrderRef = z.string().regex(/^ord-[0-9a-f]{12}$/);
 
 /** Counts a new order for the request's address; the seconds to wait when it is at the limit. */
 export type TakeOrderPlace = (c: Context) => number | undefined;

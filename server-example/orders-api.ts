@@ -6,8 +6,8 @@
 import {Hono} from 'hono';
 import type {InitRecurringInput} from '../src/server/index.js';
 import {describeSchedule} from './catalog.js';
-import {OrderBody, ShopOrderRef, type TakeOrderPlace} from './order-limit.js';
-import type {ShopOrders} from './shop.js';
+import type {TakeOrderPlace} from './order-limit.js';
+import {OrderBody, ShopOrderRef, type ShopOrders} from './shop.js';
 import {waitText} from './throttle.js';
 
 export function ordersApi(deps: {

@@ -5,8 +5,15 @@
  */
 import {randomBytes} from 'node:crypto';
 import type Database from 'better-sqlite3';
-import {PRODUCTS, type ProductId, type ProductKind} from './catalog.js';
+import * as z from 'zod';
+import {PRODUCTS, PRODUCT_IDS, type ProductId, type ProductKind} from './catalog.js';
 import {openTable, type Statements} from './sqlite.js';
+
+/** What a new order names (the order form and the order API): a product of the catalogue. */
+export const OrderBody = z.strictObject({productId: z.enum(PRODUCT_IDS)});
+
+/** An order reference as the shop makes them. */
+export const ShopOrderRef = z.string().regex(/^ord-[0-9a-f]{12}$/);
 
 export interface ShopOrder {
   orderRef: string;

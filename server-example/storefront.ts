@@ -9,10 +9,10 @@ import {html} from 'hono/html';
 import type {InitRecurringInput} from '../src/server/index.js';
 import type {Bundle} from './assets.js';
 import {PRODUCTS, PRODUCT_IDS, describeSchedule} from './catalog.js';
-import {OrderBody, ShopOrderRef, type TakeOrderPlace} from './order-limit.js';
+import type {TakeOrderPlace} from './order-limit.js';
 import {MISSING_BUILD_NOTE, sendPage, type PageTemplates, type Slot} from './pages.js';
 import {waitText} from './throttle.js';
-import type {ShopOrders} from './shop.js';
+import {OrderBody, ShopOrderRef, type ShopOrders} from './shop.js';
 
 export interface StorefrontDeps {
   shop: ShopOrders;
