@@ -230,6 +230,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return c.json(await service.abandon(body.orderRef, body.attemptId), 200, NO_STORE);
   });
 
+  /** A 303 to the return page for `orderRef` (relative when `returnPage` is a path). */
+  const toReturnPage = (c: Context<Env>, orderRef: string): Response => {
+    const target = new URL(returnPage);
+    target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
+    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
+    return c.body(null, 303, {Location: location, ...NO_STORE});
+  };
+
   const orderParam = (c: Context<Env>): string => {
     const parsed = OrderRefSchema.safeParse(c.req.query(ORDER_QUERY_PARAM));
     if (!parsed.success) {
@@ -253,10 +261,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.on(['GET', 'POST'], CHECKOUT_ROUTES.return, function returnRoute(c) {
     const orderRef = orderParam(c);
     service.customerReturned(orderRef);
-    const target = new URL(returnPage);
-    target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
-    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
-    return c.body(null, 303, {Location: location, ...NO_STORE});
+    return toReturnPage(c, orderRef);
   });
 
   app.post(CHECKOUT_ROUTES.webhook, limit, async function webhookRoute(c) {
@@ -299,10 +304,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       language: o.hosted.language,
     });
     if (result.kind === 'redirect') return c.body(null, 303, {Location: result.url, ...NO_STORE});
-    const target = new URL(returnPage);
-    target.searchParams.set(ORDER_QUERY_PARAM, parsed.data);
-    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
-    return c.body(null, 303, {Location: location, ...NO_STORE});
+    return toReturnPage(c, parsed.data);
   });
 
   /** Answers `e` as a `CheckoutErrorBody`, and keeps it for the request's log line. */
