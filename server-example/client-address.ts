@@ -1,18 +1,19 @@
 /**
  * Who is asking, for the example's throttles and logs: the peer address of the request's
- * socket (the Node adapter passes the incoming message as `c.env.incoming`). No forwarding
- * header is believed — behind a reverse proxy every client has the proxy's address. The
- * throttle key of an IPv6 address is its /64, since one customer line is usually given a
- * whole /64 and a guesser must not get 2^64 fresh keys.
+ * socket, from `getConnInfo` of `@hono/node-server`. No forwarding header is believed —
+ * behind a reverse proxy every client has the proxy's address. The throttle key of an IPv6
+ * address is its /64, since one customer line is usually given a whole /64 and a guesser
+ * must not get 2^64 fresh keys.
  */
+import {getConnInfo} from '@hono/node-server/conninfo';
 import type {Context} from 'hono';
 import {normalizeIp} from '../src/server/index.js';
 
-type NodeBindings = {incoming?: {socket?: {remoteAddress?: string}}} | undefined;
-
 /** The socket's peer address, normalised (`::ffff:1.2.3.4` → `1.2.3.4`), if there is one. */
 export function socketAddress(c: Context): string | undefined {
-  return normalizeIp((c.env as NodeBindings)?.incoming?.socket?.remoteAddress);
+  // An in-process request (`app.request`) has no Node bindings for getConnInfo to read.
+  if (!(c.env as {incoming?: unknown} | undefined)?.incoming) return undefined;
+  return normalizeIp(getConnInfo(c).remote.address);
 }
 
 /** The eight groups of an IPv6 address, as numbers. */

@@ -5,10 +5,8 @@
  * store, the checkout companion and the back office on http://localhost:8080 (`PORT`;
  * `0` picks a free port). It prints the address, the test cards and what to try.
  */
-import {serve} from '@hono/node-server';
+import {serve, type ServerType} from '@hono/node-server';
 import {randomBytes} from 'node:crypto';
-import {once} from 'node:events';
-import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import * as z from 'zod';
 import {INTERVAL_UNITS, type GatewayClientOptions} from '../src/server/index.js';
@@ -83,15 +81,18 @@ if (env.GATEWAY_BASE_URL) {
 
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.
 const serving: {example?: ExampleApp} = {};
-const server = serve({
-  fetch: (req, bindings) =>
-    serving.example
-      ? serving.example.app.fetch(req, bindings)
-      : new Response('starting', {status: 503}),
-  port: env.PORT,
+const {server, port} = await new Promise<{server: ServerType; port: number}>((resolve) => {
+  const listening: ServerType = serve(
+    {
+      fetch: (req, bindings) =>
+        serving.example
+          ? serving.example.app.fetch(req, bindings)
+          : new Response('starting', {status: 503}),
+      port: env.PORT,
+    },
+    (info) => resolve({server: listening, port: info.port}),
+  );
 });
-await once(server, 'listening');
-const port = (server.address() as AddressInfo).port;
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
 // The demo with the embedded sandbox always has a back office: a random token is made up

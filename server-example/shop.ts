@@ -5,7 +5,15 @@
  */
 import {randomBytes} from 'node:crypto';
 import type Database from 'better-sqlite3';
-import {PRODUCTS, type ProductId, type ProductKind} from './catalog.js';
+import * as z from 'zod';
+import {PRODUCTS, PRODUCT_IDS, type ProductId, type ProductKind} from './catalog.js';
+import {openTable, type Statements} from './sqlite.js';
+
+/** What a new order names (the order form and the order API): a product of the catalogue. */
+export const OrderBody = z.strictObject({productId: z.enum(PRODUCT_IDS)});
+
+/** An order reference as the shop makes them. */
+export const ShopOrderRef = z.string().regex(/^ord-[0-9a-f]{12}$/);
 
 export interface ShopOrder {
   orderRef: string;
@@ -42,71 +50,65 @@ const toOrder = (r: Row): ShopOrder => {
   };
 };
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS example_orders (
+  order_ref TEXT PRIMARY KEY,
+  product_id TEXT NOT NULL,
+  amount TEXT NOT NULL,
+  currency TEXT NOT NULL,
+  description TEXT NOT NULL,
+  paid INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS example_canceled_subscriptions (
+  recurring_id TEXT PRIMARY KEY,
+  canceled_at INTEGER NOT NULL
+);`;
+
+const SQL = {
+  insert:
+    'INSERT INTO example_orders (order_ref, product_id, amount, currency, description, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+  get: 'SELECT * FROM example_orders WHERE order_ref = ?',
+  list: 'SELECT * FROM example_orders ORDER BY created_at DESC, rowid DESC LIMIT ?',
+  markPaid: 'UPDATE example_orders SET paid = 1 WHERE order_ref = ?',
+  cancelSub:
+    'INSERT OR IGNORE INTO example_canceled_subscriptions (recurring_id, canceled_at) VALUES (?, ?)',
+  subCanceled: 'SELECT canceled_at FROM example_canceled_subscriptions WHERE recurring_id = ?',
+};
+
 export class ShopOrders {
-  readonly #insert: Database.Statement;
-  readonly #get: Database.Statement;
-  readonly #list: Database.Statement;
-  readonly #markPaid: Database.Statement;
-  readonly #cancelSub: Database.Statement;
-  readonly #subCanceled: Database.Statement;
+  readonly #sql: Statements<keyof typeof SQL>;
 
   constructor(db: Database.Database) {
-    db.exec(`CREATE TABLE IF NOT EXISTS example_orders (
-      order_ref TEXT PRIMARY KEY,
-      product_id TEXT NOT NULL,
-      amount TEXT NOT NULL,
-      currency TEXT NOT NULL,
-      description TEXT NOT NULL,
-      paid INTEGER NOT NULL DEFAULT 0,
-      created_at INTEGER NOT NULL
-    );
-    CREATE TABLE IF NOT EXISTS example_canceled_subscriptions (
-      recurring_id TEXT PRIMARY KEY,
-      canceled_at INTEGER NOT NULL
-    );`);
-    this.#insert = db.prepare(
-      'INSERT INTO example_orders (order_ref, product_id, amount, currency, description, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-    );
-    this.#get = db.prepare('SELECT * FROM example_orders WHERE order_ref = ?');
-    this.#list = db.prepare(
-      'SELECT * FROM example_orders ORDER BY created_at DESC, rowid DESC LIMIT ?',
-    );
-    this.#markPaid = db.prepare('UPDATE example_orders SET paid = 1 WHERE order_ref = ?');
-    this.#cancelSub = db.prepare(
-      'INSERT OR IGNORE INTO example_canceled_subscriptions (recurring_id, canceled_at) VALUES (?, ?)',
-    );
-    this.#subCanceled = db.prepare(
-      'SELECT canceled_at FROM example_canceled_subscriptions WHERE recurring_id = ?',
-    );
+    this.#sql = openTable(db, SCHEMA, SQL);
   }
 
   /** Creates an order for a product at the catalogue's price. */
   create(productId: ProductId, now = Date.now()): ShopOrder {
     const product = PRODUCTS[productId];
     const orderRef = `ord-${randomBytes(6).toString('hex')}`;
-    this.#insert.run(orderRef, productId, product.amount, product.currency, product.name, now);
+    this.#sql.insert.run(orderRef, productId, product.amount, product.currency, product.name, now);
     return this.get(orderRef)!;
   }
 
   get(orderRef: string): ShopOrder | undefined {
-    const row = this.#get.get(orderRef) as Row | undefined;
+    const row = this.#sql.get.get(orderRef) as Row | undefined;
     return row ? toOrder(row) : undefined;
   }
 
   list(limit: number): ShopOrder[] {
-    return (this.#list.all(limit) as Row[]).map(toOrder);
+    return (this.#sql.list.all(limit) as Row[]).map(toOrder);
   }
 
   markPaid(orderRef: string): void {
-    this.#markPaid.run(orderRef);
+    this.#sql.markPaid.run(orderRef);
   }
 
   markSubscriptionCanceled(recurringId: string, at: number): void {
-    this.#cancelSub.run(recurringId, at);
+    this.#sql.cancelSub.run(recurringId, at);
   }
 
   subscriptionCanceledAt(recurringId: string): number | undefined {
-    const row = this.#subCanceled.get(recurringId) as {canceled_at: number} | undefined;
+    const row = this.#sql.subCanceled.get(recurringId) as {canceled_at: number} | undefined;
     return row?.canceled_at;
   }
 }

@@ -5,6 +5,7 @@
  * it; rows older than the window are deleted as new ones come in.
  */
 import type Database from 'better-sqlite3';
+import {openTable, type Statements} from './sqlite.js';
 
 /** At most `max` events per key in any `windowMs`. */
 export interface WindowLimit {
@@ -19,14 +20,31 @@ export function waitText(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS example_throttle_events (
+  bucket TEXT NOT NULL,
+  key TEXT NOT NULL,
+  at INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS example_throttle_events_key
+  ON example_throttle_events (bucket, key, at);
+CREATE INDEX IF NOT EXISTS example_throttle_events_at
+  ON example_throttle_events (bucket, at);`;
+
+const SQL = {
+  // The max-th newest event of the window: while there is one, the key is at its limit,
+  // and it may act again once that event leaves the window.
+  nthNewest: `SELECT at FROM example_throttle_events WHERE bucket = ? AND key = ? AND at > ?
+    ORDER BY at DESC LIMIT 1 OFFSET ?`,
+  insert: 'INSERT INTO example_throttle_events (bucket, key, at) VALUES (?, ?, ?)',
+  prune: 'DELETE FROM example_throttle_events WHERE bucket = ? AND at <= ?',
+  clear: 'DELETE FROM example_throttle_events WHERE bucket = ? AND key = ?',
+};
+
 export class SqliteThrottle {
   readonly #bucket: string;
   readonly #limit: WindowLimit;
   readonly #now: () => number;
-  readonly #nthNewest: Database.Statement;
-  readonly #insert: Database.Statement;
-  readonly #prune: Database.Statement;
-  readonly #clear: Database.Statement;
+  readonly #sql: Statements<keyof typeof SQL>;
   readonly #take: Database.Transaction<(key: string) => number | undefined>;
 
   /** `bucket` names what is counted (`admin-login`, `orders`): each has its own rows. */
@@ -34,28 +52,8 @@ export class SqliteThrottle {
     this.#bucket = bucket;
     this.#limit = limit;
     this.#now = now;
-    db.exec(`CREATE TABLE IF NOT EXISTS example_throttle_events (
-      bucket TEXT NOT NULL,
-      key TEXT NOT NULL,
-      at INTEGER NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS example_throttle_events_key
-      ON example_throttle_events (bucket, key, at);
-    CREATE INDEX IF NOT EXISTS example_throttle_events_at
-      ON example_throttle_events (bucket, at);`);
-    // The max-th newest event of the window: while there is one, the key is at its limit,
-    // and it may act again once that event leaves the window.
-    this.#nthNewest = db
-      .prepare(
-        `SELECT at FROM example_throttle_events WHERE bucket = ? AND key = ? AND at > ?
-         ORDER BY at DESC LIMIT 1 OFFSET ?`,
-      )
-      .pluck();
-    this.#insert = db.prepare(
-      'INSERT INTO example_throttle_events (bucket, key, at) VALUES (?, ?, ?)',
-    );
-    this.#prune = db.prepare('DELETE FROM example_throttle_events WHERE bucket = ? AND at <= ?');
-    this.#clear = db.prepare('DELETE FROM example_throttle_events WHERE bucket = ? AND key = ?');
+    this.#sql = openTable(db, SCHEMA, SQL);
+    this.#sql.nthNewest.pluck();
     this.#take = db.transaction((key: string) => {
       const wait = this.retryAfter(key);
       if (wait === undefined) this.record(key);
@@ -67,7 +65,7 @@ export class SqliteThrottle {
   retryAfter(key: string): number | undefined {
     const now = this.#now();
     const {max, windowMs} = this.#limit;
-    const at = this.#nthNewest.get(this.#bucket, key, now - windowMs, max - 1) as
+    const at = this.#sql.nthNewest.get(this.#bucket, key, now - windowMs, max - 1) as
       number | undefined;
     if (at === undefined) return undefined;
     return Math.max(1, Math.ceil((at + windowMs - now) / 1000));
@@ -76,8 +74,8 @@ export class SqliteThrottle {
   /** Counts one event for `key`, and forgets the events that have left the window. */
   record(key: string): void {
     const now = this.#now();
-    this.#prune.run(this.#bucket, now - this.#limit.windowMs);
-    this.#insert.run(this.#bucket, key, now);
+    this.#sql.prune.run(this.#bucket, now - this.#limit.windowMs);
+    this.#sql.insert.run(this.#bucket, key, now);
   }
 
   /**
@@ -91,6 +89,6 @@ export class SqliteThrottle {
 
   /** Forgets the events of `key` (a successful sign-in clears the failures before it). */
   clear(key: string): void {
-    this.#clear.run(this.#bucket, key);
+    this.#sql.clear.run(this.#bucket, key);
   }
 }

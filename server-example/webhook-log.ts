@@ -7,24 +7,20 @@
  */
 import {createHash} from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type {MiddlewareHandler} from 'hono';
 import {
   WebhookDecodeError,
   WebhookSignatureError,
   parseWebhookForm,
   verifyWebhook,
 } from '../src/server/index.js';
+import {socketAddress} from './client-address.js';
+import {openTable, type Statements} from './sqlite.js';
 
-/** One delivery, as the back office lists it. */
-export interface WebhookLogEntry {
-  id: number;
-  receivedAt: number;
-  ip: string;
+/** What a delivery says, as far as its signature lets it be read. */
+export interface WebhookSummary {
   /** `valid`, `invalid` (bad or missing signature) or `undecodable` (signed, unknown payload). */
   signature: 'valid' | 'invalid' | 'undecodable';
-  /** The same event (same order, kind, operation and status) was received before. */
-  duplicate: boolean;
-  /** HTTP status the companion answered. */
-  answer: number;
   kind: string | null;
   gatewayOrderId: string | null;
   status: string | null;
@@ -33,6 +29,23 @@ export interface WebhookLogEntry {
   amount: string | null;
   /** SHA-256 of `data`: equal for byte-identical deliveries. */
   dataSha256: string;
+}
+
+/** One delivery, as the back office lists it. */
+export interface WebhookLogEntry extends WebhookSummary {
+  id: number;
+  receivedAt: number;
+  ip: string;
+  /** The same event (same order, kind, operation and status) was received before. */
+  duplicate: boolean;
+  /** HTTP status the companion answered. */
+  answer: number;
+}
+
+/** What a delivery says before the companion answers it. */
+export interface WebhookReceipt extends WebhookSummary {
+  /** Identifies the event for duplicate detection; `null` when it is not a valid one. */
+  eventKey: string | null;
 }
 
 interface Row {
@@ -51,25 +64,10 @@ interface Row {
   data_sha256: string;
 }
 
-/** What a delivery says before the companion answers it. */
-export interface WebhookReceipt {
-  signature: WebhookLogEntry['signature'];
-  kind: string | null;
-  gatewayOrderId: string | null;
-  status: string | null;
-  statusCode: string | null;
-  method: string | null;
-  amount: string | null;
-  dataSha256: string;
-  /** Identifies the event for duplicate detection; `null` when it is not a valid one. */
-  eventKey: string | null;
-}
-
 /** Reads a raw webhook body: checks its signature and summarises what it says. */
 export function inspectWebhook(rawBody: string, secret: string): WebhookReceipt {
   const form = parseWebhookForm(rawBody);
   const dataSha256 = createHash('sha256').update(form.data).digest('hex');
-  const empty = {kind: null, gatewayOrderId: null, status: null, statusCode: null};
   try {
     const payload = verifyWebhook(form, secret) as Record<string, unknown> & {
       kind: string;
@@ -91,74 +89,64 @@ export function inspectWebhook(rawBody: string, secret: string): WebhookReceipt 
       eventKey: [payload.order_id, payload.kind, operation, payload.status].join('|'),
     };
   } catch (error) {
+    const unread = {kind: null, gatewayOrderId: null, status: null, statusCode: null};
+    const rest = {...unread, method: null, amount: null, dataSha256};
     if (error instanceof WebhookSignatureError) {
-      return {
-        signature: 'invalid',
-        ...empty,
-        method: null,
-        amount: null,
-        dataSha256,
-        eventKey: null,
-      };
+      return {signature: 'invalid', ...rest, eventKey: null};
     }
     if (error instanceof WebhookDecodeError) {
-      return {
-        signature: 'undecodable',
-        ...empty,
-        method: null,
-        amount: null,
-        dataSha256,
-        eventKey: `undecodable|${dataSha256}`,
-      };
+      return {signature: 'undecodable', ...rest, eventKey: `undecodable|${dataSha256}`};
     }
     throw error;
   }
 }
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS example_webhook_log (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  received_at INTEGER NOT NULL,
+  ip TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  duplicate INTEGER NOT NULL,
+  answer INTEGER NOT NULL,
+  event_key TEXT,
+  kind TEXT,
+  gateway_order_id TEXT,
+  status TEXT,
+  status_code TEXT,
+  method TEXT,
+  amount TEXT,
+  data_sha256 TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS example_webhook_log_event ON example_webhook_log (event_key);`;
+
+const SQL = {
+  insert: `INSERT INTO example_webhook_log
+    (received_at, ip, signature, duplicate, answer, event_key, kind, gateway_order_id, status,
+     status_code, method, amount, data_sha256)
+    VALUES (@receivedAt, @ip, @signature, @duplicate, @answer, @eventKey, @kind, @gatewayOrderId,
+     @status, @statusCode, @method, @amount, @dataSha256)`,
+  seen: 'SELECT 1 FROM example_webhook_log WHERE event_key = ? AND answer = 200 LIMIT 1',
+  list: 'SELECT * FROM example_webhook_log ORDER BY id DESC LIMIT ?',
+};
+
 /** The log table, in the shop's database. */
 export class WebhookLog {
-  readonly #insert: Database.Statement;
-  readonly #seen: Database.Statement;
-  readonly #list: Database.Statement;
+  readonly #sql: Statements<keyof typeof SQL>;
 
   constructor(db: Database.Database) {
-    db.exec(`CREATE TABLE IF NOT EXISTS example_webhook_log (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      received_at INTEGER NOT NULL,
-      ip TEXT NOT NULL,
-      signature TEXT NOT NULL,
-      duplicate INTEGER NOT NULL,
-      answer INTEGER NOT NULL,
-      event_key TEXT,
-      kind TEXT,
-      gateway_order_id TEXT,
-      status TEXT,
-      status_code TEXT,
-      method TEXT,
-      amount TEXT,
-      data_sha256 TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS example_webhook_log_event ON example_webhook_log (event_key);`);
-    this.#insert = db.prepare(`INSERT INTO example_webhook_log
-      (received_at, ip, signature, duplicate, answer, event_key, kind, gateway_order_id, status,
-       status_code, method, amount, data_sha256)
-      VALUES (@receivedAt, @ip, @signature, @duplicate, @answer, @eventKey, @kind, @gatewayOrderId,
-       @status, @statusCode, @method, @amount, @dataSha256)`);
-    this.#seen = db.prepare(
-      'SELECT 1 FROM example_webhook_log WHERE event_key = ? AND answer = 200 LIMIT 1',
-    );
-    this.#list = db.prepare('SELECT * FROM example_webhook_log ORDER BY id DESC LIMIT ?');
+    this.#sql = openTable(db, SCHEMA, SQL);
   }
 
   /** Records a delivery once the companion has answered it. */
   record(receipt: WebhookReceipt, ip: string, answer: number, receivedAt: number): void {
-    const duplicate = receipt.eventKey !== null && this.#seen.get(receipt.eventKey) !== undefined;
-    this.#insert.run({...receipt, ip, answer, receivedAt, duplicate: duplicate ? 1 : 0});
+    const duplicate =
+      receipt.eventKey !== null && this.#sql.seen.get(receipt.eventKey) !== undefined;
+    this.#sql.insert.run({...receipt, ip, answer, receivedAt, duplicate: duplicate ? 1 : 0});
   }
 
   /** The latest deliveries, newest first. */
   list(limit = 200): WebhookLogEntry[] {
-    return (this.#list.all(limit) as Row[]).map((r) => ({
+    return (this.#sql.list.all(limit) as Row[]).map((r) => ({
       id: r.id,
       receivedAt: r.received_at,
       ip: r.ip,
@@ -174,4 +162,25 @@ export class WebhookLog {
       dataSha256: r.data_sha256,
     }));
   }
+}
+
+/**
+ * Middleware for the companion's webhook route: logs every POST delivery once the
+ * companion has answered it. Register it after the body limit: the copy of the body it
+ * reads is within the limit.
+ */
+export function logWebhooks(log: WebhookLog, secret: string): MiddlewareHandler {
+  return async function logWebhook(c, next) {
+    if (c.req.method !== 'POST') return next();
+    const receivedAt = Date.now();
+    const text = await c.req.raw.clone().text();
+    let receipt;
+    try {
+      receipt = inspectWebhook(text, secret);
+    } catch {
+      receipt = undefined;
+    }
+    await next();
+    if (receipt) log.record(receipt, socketAddress(c) ?? 'unknown', c.res.status, receivedAt);
+  };
 }

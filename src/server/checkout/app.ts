@@ -9,15 +9,16 @@
  * page with a 303. Errors are typed and turned into the
  * protocol's `CheckoutErrorBody` in one `onError`.
  */
-import {Hono, type Context, type MiddlewareHandler} from 'hono';
+import {Hono, type Context} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
 import type {Logger} from 'pino';
-import {CHECKOUT_HEADER, CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
+import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
 import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {
   CheckoutError,
+  ForbiddenError,
   InternalCheckoutError,
   InvalidRequestError,
   NotFoundError,
@@ -25,12 +26,24 @@ import {
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
 import type {OperationRequest, OperationResult} from './operations.js';
-import {checkSameOrigin, readBodyText, resolveClientIp} from './security.js';
+import {
+  checkoutCors,
+  limitBody,
+  readBodyText,
+  resolveClientIp,
+  sameOriginForms,
+  sameOriginJson,
+} from './security.js';
 import {PaymentService, errorSummary, type SweepResult} from './service.js';
 import type {PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
 
-/** What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing). */
+/**
+ * What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing).
+ * Read here by hand rather than with `getConnInfo` from `@hono/node-server`: that package
+ * is an optional peer that `pg-checkout/server` does not need (it runs in Next.js and
+ * workers too; see test/pack/install.test.ts), and other runtimes use `options.clientIp`.
+ */
 type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}} | undefined};
 
 /** The Hono app plus the companion's lifecycle. */
@@ -150,28 +163,12 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
   });
 
-  const cors: MiddlewareHandler<Env> = async function checkoutCors(c, next) {
-    const origin = c.req.header('origin');
-    const allowed = origin !== undefined && o.allowedOriginList.includes(origin);
-    if (c.req.method === 'OPTIONS') {
-      if (!allowed) return c.body(null, 403);
-      return c.body(null, 204, {
-        'Access-Control-Allow-Origin': origin,
-        'Access-Control-Allow-Methods': 'GET, POST',
-        'Access-Control-Allow-Headers': `Content-Type, Accept, ${CHECKOUT_HEADER}`,
-        'Access-Control-Max-Age': '600',
-        Vary: 'Origin',
-      });
-    }
-    await next();
-    if (allowed) {
-      c.res.headers.set('Access-Control-Allow-Origin', origin);
-      c.res.headers.append('Vary', 'Origin');
-    }
-  };
+  const cors = checkoutCors(o.allowedOriginList);
   app.use(CHECKOUT_ROUTES.pay, cors);
   app.use(CHECKOUT_ROUTES.status, cors);
   app.use(CHECKOUT_ROUTES.abandon, cors);
+  const sameOrigin = sameOriginJson(o.allowedOriginList);
+  const limit = limitBody(o.bodyLimitBytes);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
   const jsonBody = async <T>(
@@ -207,8 +204,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     await service.velocity.reserve({ip, ...(ref.success ? {orderRef: ref.data} : {})});
   };
 
-  app.post(CHECKOUT_ROUTES.pay, async function payRoute(c) {
-    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
+  app.post(CHECKOUT_ROUTES.pay, sameOrigin, limit, async function payRoute(c) {
     const ip = requireIp(c);
     const body = await jsonBody(c, PayRequestSchema, (json, card) =>
       card ? countInvalid(ip, json) : Promise.resolve(),
@@ -229,11 +225,18 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
   });
 
-  app.post(CHECKOUT_ROUTES.abandon, async function abandonRoute(c) {
-    checkSameOrigin(c.req.raw.headers, o.allowedOriginList);
+  app.post(CHECKOUT_ROUTES.abandon, sameOrigin, limit, async function abandonRoute(c) {
     const body = await jsonBody(c, AbandonRequestSchema);
     return c.json(await service.abandon(body.orderRef, body.attemptId), 200, NO_STORE);
   });
+
+  /** A 303 to the return page for `orderRef` (relative when `returnPage` is a path). */
+  const toReturnPage = (c: Context<Env>, orderRef: string): Response => {
+    const target = new URL(returnPage);
+    target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
+    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
+    return c.body(null, 303, {Location: location, ...NO_STORE});
+  };
 
   const orderParam = (c: Context<Env>): string => {
     const parsed = OrderRefSchema.safeParse(c.req.query(ORDER_QUERY_PARAM));
@@ -258,13 +261,10 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.on(['GET', 'POST'], CHECKOUT_ROUTES.return, function returnRoute(c) {
     const orderRef = orderParam(c);
     service.customerReturned(orderRef);
-    const target = new URL(returnPage);
-    target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
-    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
-    return c.body(null, 303, {Location: location, ...NO_STORE});
+    return toReturnPage(c, orderRef);
   });
 
-  app.post(CHECKOUT_ROUTES.webhook, async function webhookRoute(c) {
+  app.post(CHECKOUT_ROUTES.webhook, limit, async function webhookRoute(c) {
     const ip = clientIp(c);
     const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
     if (!service.webhookSourceAllowed(ip)) {
@@ -277,16 +277,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   // A plain HTML form (`<form method="post" action=".../hosted">` with an `order` field):
   // creates the hosted payment and sends the browser to the gateway's page. Same-origin
-  // only, like the pay route, but a form cannot send the protocol header.
-  app.post(HOSTED_ROUTE, async function hostedRoute(c) {
-    const origin = c.req.header('origin');
-    if (origin !== undefined && origin !== 'null') {
-      if (!o.allowedOriginList.includes(origin)) {
-        throw new CheckoutError('forbidden', 403, 'requests from this origin are not allowed');
-      }
-    } else if ((c.req.header('sec-fetch-site') ?? '').toLowerCase() === 'cross-site') {
-      throw new CheckoutError('forbidden', 403, 'cross-site requests are not allowed');
-    }
+  // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
+  const forms = sameOriginForms(o.allowedOriginList);
+  app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
     const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     let ref: unknown;
@@ -311,10 +304,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       language: o.hosted.language,
     });
     if (result.kind === 'redirect') return c.body(null, 303, {Location: result.url, ...NO_STORE});
-    const target = new URL(returnPage);
-    target.searchParams.set(ORDER_QUERY_PARAM, parsed.data);
-    const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
-    return c.body(null, 303, {Location: location, ...NO_STORE});
+    return toReturnPage(c, parsed.data);
   });
 
   /** Answers `e` as a `CheckoutErrorBody`, and keeps it for the request's log line. */
@@ -331,7 +321,10 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
-    else if (error instanceof HTTPException && error.status < 500) {
+    // hono/csrf refuses a cross-site form post with a bare 403.
+    else if (error instanceof HTTPException && error.status === 403) {
+      e = new ForbiddenError('cross-site form posts are not allowed');
+    } else if (error instanceof HTTPException && error.status < 500) {
       e = new CheckoutError(
         error.status === 404 ? 'not_found' : 'invalid_request',
         error.status,

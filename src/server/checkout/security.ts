@@ -1,19 +1,55 @@
 /**
- * The request-level defences of the checkout routes: the same-origin check of the pay
- * route (JSON content type, the protocol header, `Origin` / `Sec-Fetch-Site`), the client
- * address (with an explicit number of trusted proxies) and a bounded body reader. The
- * card-testing limits live in `velocity.ts`, counted in the payment store.
+ * The request-level defences of the checkout routes, on Hono's own middleware where it
+ * fits: `hono/cors` for the browser routes, `hono/csrf` for the hosted payment's HTML form,
+ * `hono/body-limit` for every body. Written here are only what those cannot do, each with
+ * its reason: the pay protocol's same-origin rule for JSON bodies, the refusal of a
+ * preflight from an origin not allowed, the client address behind a known number of
+ * proxies, and the strict UTF-8 reading of a body. The card-testing limits live in
+ * `velocity.ts`, counted in the payment store.
  */
 import {isIP} from 'node:net';
+import type {MiddlewareHandler} from 'hono';
+import {bodyLimit} from 'hono/body-limit';
+import {cors} from 'hono/cors';
+import {csrf} from 'hono/csrf';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../protocol/checkout.js';
 import {ForbiddenError, InvalidRequestError, PayloadTooLargeError} from './errors.js';
 
 /**
- * Refuses a pay request that a browser on another site could have sent: the body must be
- * JSON, the checkout header must carry the protocol version, and the request must come
- * from an allowed origin. When the browser sent `Origin`, it decides; without it,
+ * CORS for the routes the card form calls (`hono/cors`): allowed origins get
+ * `Access-Control-Allow-Origin` and a preflight answer naming the protocol header.
+ */
+export function checkoutCors(allowedOrigins: readonly string[]): MiddlewareHandler {
+  const library = cors({
+    origin: [...allowedOrigins],
+    allowMethods: ['GET', 'POST'],
+    allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER],
+    maxAge: 600,
+  });
+  return async function checkoutCors(c, next) {
+    // Hand-written: hono/cors answers a preflight from any origin with 204 (leaving out
+    // only the allow-origin header); the companion refuses one from an origin it does not
+    // allow with 403, so the refusal shows in its log (test: "an extra allowed origin gets
+    // CORS headers and a preflight answer").
+    const origin = c.req.header('origin');
+    if (c.req.method === 'OPTIONS' && (origin === undefined || !allowedOrigins.includes(origin))) {
+      return c.body(null, 403);
+    }
+    return library(c, next);
+  };
+}
+
+/**
+ * Refuses a pay (or abandon) request that a browser on another site could have sent: the
+ * body must be JSON, the checkout header must carry the protocol version, and the request
+ * must come from an allowed origin. When the browser sent `Origin`, it decides; without it,
  * `Sec-Fetch-Site: cross-site` is refused. (Non-browser clients send neither and pass:
  * they cannot carry a customer's credentials, and the header already defeats HTML forms.)
+ *
+ * Hand-written: `hono/csrf` checks only the content types an HTML form can send
+ * (form-urlencoded, multipart, text/plain) and passes every JSON request, while the
+ * protocol refuses a JSON request from another origin with its own `forbidden` body (tests:
+ * "pay route security", "abandon is refused ... from another origin").
  */
 export function checkSameOrigin(headers: Headers, allowedOrigins: readonly string[]): void {
   const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -37,6 +73,39 @@ export function checkSameOrigin(headers: Headers, allowedOrigins: readonly strin
   }
 }
 
+/** `checkSameOrigin` as route middleware. */
+export function sameOriginJson(allowedOrigins: readonly string[]): MiddlewareHandler {
+  return async function sameOriginJson(c, next) {
+    checkSameOrigin(c.req.raw.headers, allowedOrigins);
+    await next();
+  };
+}
+
+/**
+ * The hosted payment's HTML form (`hono/csrf`): a form post is served when its `Origin` is
+ * allowed or the browser says `Sec-Fetch-Site: same-origin`; anything else (another
+ * origin, a cross-site post, a post with neither header) is refused with 403, which the
+ * app's `onError` answers as `forbidden`.
+ */
+export function sameOriginForms(allowedOrigins: readonly string[]): MiddlewareHandler {
+  return csrf({origin: [...allowedOrigins]});
+}
+
+/**
+ * Refuses (413, `PayloadTooLargeError`) a body larger than `limit` bytes, with
+ * `hono/body-limit`: by its `Content-Length` before reading (a body within it is left for
+ * the route to read in one go, which the Node adapter does straight from the socket), or,
+ * without one, while counting it as it streams.
+ */
+export function limitBody(limit: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize: limit,
+    onError: () => {
+      throw new PayloadTooLargeError(limit);
+    },
+  });
+}
+
 /** Normalises an address: strips the IPv4-mapped IPv6 prefix and zone ids. */
 export function normalizeIp(address: string | undefined | null): string | undefined {
   if (!address) return undefined;
@@ -51,7 +120,8 @@ export function normalizeIp(address: string | undefined | null): string | undefi
 /**
  * The client address: the socket's peer, or, with `trustProxy` = n (true = 1), the
  * address n hops back in `X-Forwarded-For` (each trusted proxy appends the address it saw;
- * entries further left are whatever the client claimed and are never trusted).
+ * entries further left are whatever the client claimed and are never trusted). Hono has
+ * no helper that counts trusted proxies, so this one is written here.
  */
 export function resolveClientIp(
   socketAddress: string | undefined,
@@ -72,45 +142,17 @@ export function resolveClientIp(
 /** Strict UTF-8 (a malformed body is refused, not repaired); reusable, as nothing streams. */
 const UTF8 = new TextDecoder('utf-8', {fatal: true});
 
-function utf8Text(bytes: Uint8Array): string {
+/**
+ * Reads a request body that `limitBody` let through as text. Its size is checked again all
+ * the same (the limit trusts a declared length that the HTTP framing enforces, which an
+ * in-process `Request` does not have), and malformed UTF-8 is a 400.
+ */
+export async function readBodyText(request: Request, limit: number): Promise<string> {
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  if (bytes.byteLength > limit) throw new PayloadTooLargeError(limit);
   try {
     return UTF8.decode(bytes);
   } catch {
     throw new InvalidRequestError('the request body is not UTF-8 text', {field: '(body)'});
   }
-}
-
-/**
- * Reads a request body as text, refusing (413) one larger than `limit` bytes — by its
- * `Content-Length` before reading, or while streaming when the length is not declared.
- * With a declared length within the limit the body is read in one go (`arrayBuffer()`:
- * the Node adapter then reads the socket directly, without building a web stream), since
- * the HTTP framing bounds it to that length; its size is checked again all the same.
- */
-export async function readBodyText(request: Request, limit: number): Promise<string> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    const length = Number(declared);
-    if (length > limit) throw new PayloadTooLargeError(limit);
-    if (Number.isSafeInteger(length) && length >= 0) {
-      const bytes = new Uint8Array(await request.arrayBuffer());
-      if (bytes.byteLength > limit) throw new PayloadTooLargeError(limit);
-      return utf8Text(bytes);
-    }
-  }
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const {done, value} = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new PayloadTooLargeError(limit);
-    }
-    chunks.push(value);
-  }
-  return utf8Text(Buffer.concat(chunks));
 }

@@ -7,6 +7,7 @@
  */
 import {createHash, randomBytes} from 'node:crypto';
 import type Database from 'better-sqlite3';
+import {openTable, type Statements} from '../sqlite.js';
 
 export interface SessionLimits {
   /** Absolute lifetime of a session, from its sign-in. */
@@ -22,39 +23,32 @@ interface Row {
 
 const digest = (id: string) => createHash('sha256').update(id).digest('hex');
 
+const SCHEMA = `CREATE TABLE IF NOT EXISTS example_admin_sessions (
+  id_sha256 TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  last_seen_at INTEGER NOT NULL
+);`;
+
+const SQL = {
+  insert: `INSERT INTO example_admin_sessions (id_sha256, address, created_at, expires_at, last_seen_at)
+    VALUES (?, ?, ?, ?, ?)`,
+  get: 'SELECT expires_at, last_seen_at FROM example_admin_sessions WHERE id_sha256 = ?',
+  touch: 'UPDATE example_admin_sessions SET last_seen_at = ? WHERE id_sha256 = ?',
+  delete: 'DELETE FROM example_admin_sessions WHERE id_sha256 = ?',
+  prune: 'DELETE FROM example_admin_sessions WHERE expires_at <= ? OR last_seen_at <= ?',
+};
+
 export class AdminSessions {
   readonly #limits: SessionLimits;
   readonly #now: () => number;
-  readonly #insert: Database.Statement;
-  readonly #get: Database.Statement;
-  readonly #touch: Database.Statement;
-  readonly #delete: Database.Statement;
-  readonly #prune: Database.Statement;
+  readonly #sql: Statements<keyof typeof SQL>;
 
   constructor(db: Database.Database, limits: SessionLimits, now: () => number) {
     this.#limits = limits;
     this.#now = now;
-    db.exec(`CREATE TABLE IF NOT EXISTS example_admin_sessions (
-      id_sha256 TEXT PRIMARY KEY,
-      address TEXT NOT NULL,
-      created_at INTEGER NOT NULL,
-      expires_at INTEGER NOT NULL,
-      last_seen_at INTEGER NOT NULL
-    );`);
-    this.#insert = db.prepare(
-      `INSERT INTO example_admin_sessions (id_sha256, address, created_at, expires_at, last_seen_at)
-       VALUES (?, ?, ?, ?, ?)`,
-    );
-    this.#get = db.prepare(
-      'SELECT expires_at, last_seen_at FROM example_admin_sessions WHERE id_sha256 = ?',
-    );
-    this.#touch = db.prepare(
-      'UPDATE example_admin_sessions SET last_seen_at = ? WHERE id_sha256 = ?',
-    );
-    this.#delete = db.prepare('DELETE FROM example_admin_sessions WHERE id_sha256 = ?');
-    this.#prune = db.prepare(
-      'DELETE FROM example_admin_sessions WHERE expires_at <= ? OR last_seen_at <= ?',
-    );
+    this.#sql = openTable(db, SCHEMA, SQL);
   }
 
   /** The absolute lifetime (the cookie's `Max-Age` too). */
@@ -65,9 +59,9 @@ export class AdminSessions {
   /** Opens a session for a sign-in from `address`; answers its id (base64url) for the cookie. */
   create(address: string): string {
     const now = this.#now();
-    this.#prune.run(now, now - this.#limits.idleMs);
+    this.#sql.prune.run(now, now - this.#limits.idleMs);
     const id = randomBytes(32).toString('base64url');
-    this.#insert.run(digest(id), address, now, now + this.#limits.maxAgeMs, now);
+    this.#sql.insert.run(digest(id), address, now, now + this.#limits.maxAgeMs, now);
     return id;
   }
 
@@ -75,18 +69,18 @@ export class AdminSessions {
   use(id: string): boolean {
     const now = this.#now();
     const key = digest(id);
-    const row = this.#get.get(key) as Row | undefined;
+    const row = this.#sql.get.get(key) as Row | undefined;
     if (!row) return false;
     if (now >= row.expires_at || now >= row.last_seen_at + this.#limits.idleMs) {
-      this.#delete.run(key);
+      this.#sql.delete.run(key);
       return false;
     }
-    this.#touch.run(now, key);
+    this.#sql.touch.run(now, key);
     return true;
   }
 
   /** Ends a session (sign-out). */
   revoke(id: string): void {
-    this.#delete.run(digest(id));
+    this.#sql.delete.run(digest(id));
   }
 }

@@ -1,0 +1,91 @@
+/**
+ * What the back office's API areas share: the dependencies they are given, and the JSON
+ * answers to an invalid request and to a failed gateway call.
+ */
+import type {Context} from 'hono';
+import type * as z from 'zod';
+import {
+  GatewayError,
+  GatewayValidationError,
+  RequestValidationError,
+  type CheckoutApp,
+  type GatewayClient,
+  type Logger,
+  type SqlitePaymentStore,
+} from '../../src/server/index.js';
+import type {ShopOrders} from '../shop.js';
+import type {WebhookLog} from '../webhook-log.js';
+
+/** What the back office can do to the embedded sandbox. */
+export interface SandboxControl {
+  url: string;
+  now(): Date;
+  advance(ms: number): Promise<void>;
+}
+
+/** What every API area may use. */
+export interface AreaDeps {
+  client: GatewayClient;
+  checkout: CheckoutApp;
+  store: SqlitePaymentStore;
+  shop: ShopOrders;
+  webhookLog: WebhookLog;
+  sandbox: SandboxControl | undefined;
+  logger: Logger;
+}
+
+/** A request that fails its schema: 400 naming the first field and its rule. */
+export function invalid(c: Context, error: z.ZodError) {
+  const issue = error.issues[0];
+  const field = issue?.path.join('.') || '(body)';
+  return c.json(
+    {
+      error: {
+        code: 'invalid_request',
+        message: `${field}: ${issue?.message ?? 'is invalid'}`,
+        field,
+      },
+    },
+    400,
+  );
+}
+
+/** A gateway error as a JSON answer (its message is safe: values are never echoed). */
+export function gatewayFailure(c: Context, error: unknown, logger: Logger) {
+  if (error instanceof RequestValidationError) {
+    return c.json(
+      {error: {code: 'invalid_request', message: error.message, issues: error.issues}},
+      400,
+    );
+  }
+  if (error instanceof GatewayValidationError) {
+    return c.json(
+      {
+        error: {
+          code: error.gatewayCode ?? error.code,
+          message: `The gateway refused: ${error.message}`,
+        },
+      },
+      409,
+    );
+  }
+  if (error instanceof GatewayError) {
+    return c.json(
+      {
+        error: {
+          code: error.gatewayCode ?? error.code,
+          message: `The gateway call failed: ${error.message}`,
+        },
+      },
+      502,
+    );
+  }
+  logger.error(
+    {error: error instanceof Error ? error.message : String(error)},
+    'back office error',
+  );
+  return c.json(
+    {error: {code: 'internal', message: 'Something went wrong; see the server log.'}},
+    500,
+  );
+}

@@ -1,0 +1,53 @@
+/**
+ * The demo's back office, as a Hono app mounted at `/admin`: the sign-in form and the page
+ * (`sign-in.ts`), and the JSON API behind the page under `/admin/api`, one sub-app per
+ * area — orders and the actions on their payments, subscriptions, the period's
+ * transactions and registers, the webhook log, the gateway's settings and the sandbox
+ * clock — behind one guard (`auth.ts`: a session or the Bearer token, throttled per
+ * address). Every gateway call goes through the same `GatewayClient` the companion uses.
+ */
+import {Hono} from 'hono';
+import type {SqliteThrottle} from '../throttle.js';
+import type {PageTemplates} from '../pages.js';
+import type {AreaDeps} from './answers.js';
+import {adminAuth} from './auth.js';
+import {gatewayArea} from './gateway.js';
+import {orderRecordRoute, ordersArea} from './orders.js';
+import {registersArea, transactionsArea} from './reports.js';
+import type {AdminSessions} from './sessions.js';
+import {signInRoutes} from './sign-in.js';
+import {subscriptionsArea} from './subscriptions.js';
+import {webhooksArea} from './webhooks.js';
+
+export type {SandboxControl} from './answers.js';
+export {AdminSessions} from './sessions.js';
+
+export interface AdminDeps extends AreaDeps {
+  /** The `ADMIN_TOKEN`; without it the back office is off. */
+  token: string | undefined;
+  secureCookies: boolean;
+  sessions: AdminSessions;
+  /** Counts wrong tokens (sign-in form and `Authorization: Bearer`) per client address. */
+  loginThrottle: SqliteThrottle;
+  templates: PageTemplates;
+}
+
+/** The back office, to mount with `app.route('/admin', backOffice(deps))`. */
+export function backOffice(deps: AdminDeps): Hono {
+  const auth = adminAuth(deps);
+
+  const api = new Hono();
+  api.use('*', auth.guard);
+  api.route('/orders', ordersArea(deps));
+  api.route('/subscriptions', subscriptionsArea(deps));
+  api.route('/transactions', transactionsArea(deps));
+  api.route('/registers', registersArea(deps));
+  api.route('/webhooks', webhooksArea(deps));
+  api.route('/', gatewayArea(deps));
+
+  const admin = new Hono();
+  admin.route('/', signInRoutes(auth, deps.templates));
+  admin.route('/orders', orderRecordRoute(deps, auth));
+  admin.route('/api', api);
+  return admin;
+}

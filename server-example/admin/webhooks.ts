@@ -1,0 +1,16 @@
+/**
+ * The back office's webhook log: every delivery that reached the companion (newest
+ * first, see `webhook-log.ts`) and the ones the companion refused and kept.
+ */
+import {Hono} from 'hono';
+import type {AreaDeps} from './answers.js';
+
+/** `/admin/api/webhooks`. */
+export function webhooksArea(deps: AreaDeps): Hono {
+  return new Hono().get('/', async function adminWebhooks(c) {
+    return c.json({
+      deliveries: deps.webhookLog.list(300),
+      rejected: (await deps.store.listRejectedWebhooks()).slice(-100).reverse(),
+    });
+  });
+}

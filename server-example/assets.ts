@@ -1,0 +1,64 @@
+/**
+ * The demo's static files: the stylesheet and icon from `demo/`, the page scripts built
+ * into `dist/demo/` (with `serveStatic` from `@hono/node-server`), and the checkout bundle
+ * `dist/cdn/pg-checkout.js`, whose SRI hash the CDN page carries.
+ */
+import {createHash} from 'node:crypto';
+import {existsSync, readFileSync} from 'node:fs';
+import path from 'node:path';
+import {serveStatic} from '@hono/node-server/serve-static';
+import {Hono, type MiddlewareHandler} from 'hono';
+
+/** The checkout bundle, read once (so a rebuild cannot change it under a running page). */
+export interface Bundle {
+  code: Buffer;
+  /** `sha384-...` of `code`: the `integrity` attribute of its script tag. */
+  integrity: string;
+}
+
+export function loadBundle(file: string): Bundle | undefined {
+  if (!existsSync(file)) return undefined;
+  const code = readFileSync(file);
+  return {code, integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`};
+}
+
+const JS = 'text/javascript; charset=utf-8';
+
+/** Files may change with each build: the browser asks again each time. */
+const revalidate: MiddlewareHandler = async function revalidate(c, next) {
+  await next();
+  if (c.res.ok) c.res.headers.set('Cache-Control', 'no-cache');
+};
+
+/** The asset routes; `getBundle` answers the bundle read once, if it is built. */
+export function assetRoutes(opts: {
+  demoDir: string;
+  buildDir: string;
+  getBundle: () => Bundle | undefined;
+}): Hono {
+  const assets = new Hono();
+
+  // Served by hand from memory: the CDN page's `integrity` is the hash of the bytes read
+  // once, and `serveStatic` would read the file anew each time, so a rebuild of dist/
+  // while the server runs would fail every page's SRI check (test/e2e/cdn.test.ts).
+  assets.get('/assets/pg-checkout.js', function bundleAsset(c) {
+    const b = opts.getBundle();
+    if (!b) {
+      return c.text('// run `npm run build` to build dist/cdn/pg-checkout.js\n', 404, {
+        'Content-Type': JS,
+      });
+    }
+    return c.body(new Uint8Array(b.code), 200, {'Content-Type': JS, 'Cache-Control': 'no-cache'});
+  });
+
+  for (const file of ['styles.css', 'favicon.svg']) {
+    assets.get(`/demo/${file}`, revalidate, serveStatic({path: path.join(opts.demoDir, file)}));
+  }
+  assets.get(
+    '/demo/js/*',
+    revalidate,
+    serveStatic({root: opts.buildDir, rewriteRequestPath: (p) => p.slice('/demo/js'.length)}),
+  );
+  assets.get('/demo/*', (c) => c.text('not found: run `npm run build`', 404));
+  return assets;
+}

@@ -1,0 +1,69 @@
+/**
+ * What the example app is configured with (`ExampleConfig`), and its limits — the
+ * throttles and the back office's sessions — each with a default; an unknown or bad limit
+ * is an error at start-up that names it.
+ */
+import * as z from 'zod';
+import type {
+  CheckoutAppOptions,
+  GatewayClientOptions,
+  InitRecurringInput,
+  Logger,
+  PaymentUpdate,
+} from '../src/server/index.js';
+import type {SandboxControl} from './admin/index.js';
+
+export interface ExampleConfig {
+  /** Where the app is reachable, e.g. `http://localhost:8080`. */
+  publicUrl: string;
+  /** Extra origins allowed to post payments (e.g. `http://127.0.0.1:8080`). */
+  extraOrigins?: string[];
+  dataDir: string;
+  gateway: GatewayClientOptions;
+  /** Token of the back office (`/admin`); without it the back office is off. */
+  adminToken?: string;
+  logger?: Logger;
+  /** The built browser bundle; default `dist/cdn/pg-checkout.js`. */
+  bundlePath?: string;
+  /** The demo's HTML and CSS; default `demo/`. */
+  demoDir?: string;
+  /** The built page scripts; default `dist/demo/`. */
+  demoBuildDir?: string;
+  /** The subscription product's schedule (`init_recurring`); default monthly. */
+  subscription?: InitRecurringInput;
+  /** The embedded sandbox, when there is one: the back office can move its clock. */
+  sandbox?: SandboxControl;
+  /** How long the gateway's hosted page stays payable, in seconds. */
+  hostedOrderTimeoutSeconds?: number;
+  /** The companion's card-testing limits (`rateLimit`); its defaults where not given. */
+  payAttempts?: CheckoutAppOptions['rateLimit'];
+  onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
+  /** The throttles and the back office's sessions; each has a default. */
+  limits?: ExampleLimits;
+  /** The clock of the throttles and the sessions (ms since the epoch); default `Date.now`. */
+  now?: () => number;
+}
+
+const positive = z.number().int().positive();
+const Limits = z.strictObject({
+  /** Orders one client address may create (by the form or the API) per `orderWindowMs`. */
+  orders: positive.default(30),
+  orderWindowMs: positive.default(10 * 60_000),
+  /** Wrong admin tokens from one client address per `loginWindowMs` before it is refused. */
+  loginFailures: positive.default(5),
+  loginWindowMs: positive.default(15 * 60_000),
+  /** A back-office session ends this long after its sign-in... */
+  sessionMaxAgeMs: positive.default(8 * 3600_000),
+  /** ...or after this long without a request. */
+  sessionIdleMs: positive.default(3600_000),
+});
+export type ExampleLimits = z.input<typeof Limits>;
+
+export function parseLimits(input: ExampleLimits | undefined): z.output<typeof Limits> {
+  const parsed = Limits.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new TypeError(
+    `ExampleConfig.limits${issue.path.map((p) => `.${String(p)}`).join('')}: ${issue.message}`,
+  );
+}

@@ -1,0 +1,23 @@
+/**
+ * The shop's limit on new orders per client address, shared by the order form and the
+ * order API (they count together): answers the seconds to wait when the address is at its
+ * limit, and logs the refusal.
+ */
+import type {Context} from 'hono';
+import type {Logger} from '../src/server/index.js';
+import {clientKey} from './client-address.js';
+import type {SqliteThrottle} from './throttle.js';
+
+/** Counts a new order for the request's address; the seconds to wait when it is at the limit. */
+export type TakeOrderPlace = (c: Context) => number | undefined;
+
+export function orderLimit(throttle: SqliteThrottle, logger: Logger): TakeOrderPlace {
+  return function takeOrderPlace(c) {
+    const key = clientKey(c);
+    const wait = throttle.take(key);
+    if (wait !== undefined) {
+      logger.warn({client: key, retryAfter: wait}, 'order refused: too many from one address');
+    }
+    return wait;
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * The shop's pages: the store (a plain form per product, so it works without script), the
+ * checkout with `<pg-card-form>`, the result page with `<pg-3ds-redirect>`, and the CDN
+ * page, which the server fills in (it has no script of its own). Rendered with
+ * `hono/html` through `PageTemplates`, so every value is escaped.
+ */
+import {Hono} from 'hono';
+import {html} from 'hono/html';
+import type {InitRecurringInput} from '../src/server/index.js';
+import type {Bundle} from './assets.js';
+import {PRODUCTS, PRODUCT_IDS, describeSchedule} from './catalog.js';
+import type {TakeOrderPlace} from './order-limit.js';
+import {MISSING_BUILD_NOTE, sendPage, type PageTemplates, type Slot} from './pages.js';
+import {waitText} from './throttle.js';
+import {OrderBody, ShopOrderRef, type ShopOrders} from './shop.js';
+
+export interface StorefrontDeps {
+  shop: ShopOrders;
+  templates: PageTemplates;
+  getBundle: () => Bundle | undefined;
+  subscription: InitRecurringInput;
+  takeOrderPlace: TakeOrderPlace;
+  /** Where the companion is mounted. */
+  checkoutBase: string;
+}
+
+export function storefrontRoutes(deps: StorefrontDeps): Hono {
+  const {shop, templates, getBundle} = deps;
+  const shopPages = new Hono();
+
+  /** A page of `demo/`, with the missing-build notice when the bundle is not built. */
+  const page = (name: string, slots: Record<string, Slot> = {}) =>
+    templates.render(name, {'build-note': getBundle() ? '' : MISSING_BUILD_NOTE, ...slots});
+
+  shopPages.get('/', function storePage(c) {
+    const cards = PRODUCT_IDS.map((id) => {
+      const p = PRODUCTS[id];
+      const tag =
+        p.kind === 'subscription'
+          ? html`<span class="tag">Subscription, ${describeSchedule(deps.subscription)}</span>`
+          : p.kind === 'auth'
+            ? html`<span class="tag">Held, captured later</span>`
+            : '';
+      return html`<li class="product">
+        <h2 class="product__name">${p.name}</h2>
+        <p class="product__blurb">${p.blurb}</p>
+        ${tag}
+        <p class="product__price">${p.amount} ${p.currency}</p>
+        <form method="post" action="/orders" class="product__actions">
+          <input type="hidden" name="productId" value="${id}" />
+          <button class="button" name="page" value="checkout">Buy ${p.name.toLowerCase()}</button>
+        </form>
+      </li>`;
+    });
+    return sendPage(c, page('index', {products: html`${cards}`}));
+  });
+
+  // A plain form: the store works without script. `page=cdn` leads to the CDN page.
+  shopPages.post('/orders', async function orderForm(c) {
+    const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
+    const parsed = OrderBody.safeParse({productId: form['productId']});
+    if (!parsed.success) return c.text('unknown product', 400);
+    const wait = deps.takeOrderPlace(c);
+    if (wait !== undefined) {
+      return c.text(`Too many new orders from your address: try again in ${waitText(wait)}.`, 429, {
+        'Retry-After': String(wait),
+      });
+    }
+    const order = shop.create(parsed.data.productId);
+    const target = form['page'] === 'cdn' ? '/cdn' : '/checkout';
+    return c.redirect(`${target}?order=${order.orderRef}`, 303);
+  });
+
+  shopPages.get('/checkout', function checkoutPage(c) {
+    return sendPage(c, page('checkout'));
+  });
+
+  shopPages.get('/thanks', function resultPage(c) {
+    return sendPage(c, page('result'));
+  });
+
+  // The CDN page: nothing but the bundle's script tag with its SRI hash; the server fills in
+  // the order, so the page needs no script of its own.
+  shopPages.get('/cdn', function cdnPage(c) {
+    const ref = ShopOrderRef.safeParse(c.req.query('order'));
+    const order = ref.success ? shop.get(ref.data) : undefined;
+    const b = getBundle();
+    const body = order
+      ? html`<p class="summary">
+            <span>${order.description}</span> <strong>${order.amount} ${order.currency}</strong>
+          </p>
+          <pg-card-form
+            endpoint="${deps.checkoutBase}/pay"
+            order-ref="${order.orderRef}"
+          ></pg-card-form>
+          <p class="hint">
+            After paying, see the result on
+            <a href="/thanks?order=${order.orderRef}">the order's result page</a>.
+          </p>`
+      : html`<form method="post" action="/orders" class="stack">
+          <input type="hidden" name="productId" value="tea-sampler" />
+          <p>Start an order for the tea sampler (1.20 XTS) and pay for it on this page.</p>
+          <button class="button" name="page" value="cdn">Start an order</button>
+        </form>`;
+    const script = b
+      ? html`<script
+          type="module"
+          src="/assets/pg-checkout.js"
+          integrity="${b.integrity}"
+          crossorigin="anonymous"
+        ></script>`
+      : '';
+    return sendPage(c, page('cdn', {script, body}));
+  });
+
+  return shopPages;
+}

@@ -1,0 +1,122 @@
+/**
+ * The companion's request defences as Hono's middleware gives them, where the library
+ * decides what the old hand-written checks did: the hosted payment's form post through
+ * `hono/csrf` (refused from another origin, cross-site, or with neither `Origin` nor
+ * `Sec-Fetch-Site`; answered with the protocol's `forbidden` body), and bodies through
+ * `hono/body-limit` (a streamed body without a length is counted and refused with the
+ * protocol's 413 body) before they are read as strict UTF-8.
+ */
+import {describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
+
+const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
+const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
+
+describe('hosted form posts (hono/csrf)', () => {
+  /** Posts the hosted form without an order: past the CSRF check it is a 400. */
+  const post = (headers: Record<string, string>) => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    return app.request('/hosted', {method: 'POST', headers: {...FORM, ...headers}, body: ''});
+  };
+
+  test('a form post from another origin, cross-site, or with neither header is refused as forbidden', async () => {
+    const refused: Record<string, string>[] = [
+      {Origin: 'https://evil.example'},
+      {Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site'},
+      {'Sec-Fetch-Site': 'cross-site'},
+      {Origin: 'null', 'Sec-Fetch-Site': 'cross-site'},
+      {'Sec-Fetch-Site': 'same-site'},
+      {},
+    ];
+    for (const headers of refused) {
+      const res = await post(headers);
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.equal(res.headers.get('cache-control'), 'no-store');
+      assert.deepEqual(await json(res), {
+        error: {code: 'forbidden', message: 'cross-site form posts are not allowed'},
+      });
+    }
+  });
+
+  test('a form post from an allowed origin or the same origin reaches the route', async () => {
+    const allowed: Record<string, string>[] = [
+      {Origin: ORIGIN},
+      {Origin: ORIGIN, 'Sec-Fetch-Site': 'same-site'},
+      {'Sec-Fetch-Site': 'same-origin'},
+      {Origin: 'null', 'Sec-Fetch-Site': 'same-origin'},
+    ];
+    for (const headers of allowed) {
+      const res = await post(headers);
+      assert.equal(res.status, 400, JSON.stringify(headers));
+      const err = (await json(res))['error'] as {code: string; field: string};
+      assert.equal(err.code, 'invalid_request');
+      assert.equal(err.field, 'order');
+    }
+  });
+});
+
+describe('request bodies (hono/body-limit)', () => {
+  /** A body in two chunks with no declared length. */
+  const streamed = (text: string) =>
+    new ReadableStream<Uint8Array>({
+      start(controller) {
+        const bytes = new TextEncoder().encode(text);
+        controller.enqueue(bytes.subarray(0, 10));
+        controller.enqueue(bytes.subarray(10));
+        controller.close();
+      },
+    });
+
+  test('a streamed body over the limit is refused with the protocol 413 before the route reads it', async () => {
+    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      bodyLimitBytes: 1024,
+    });
+    const res = await app.request('/webhook', {
+      method: 'POST',
+      headers: FORM,
+      body: streamed(`data=${'a'.repeat(4096)}&signature=x`),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(res.status, 413);
+    assert.deepEqual(await json(res), {
+      error: {
+        code: 'invalid_request',
+        message: 'the request body is larger than the limit of 1024 bytes',
+        field: '(body)',
+      },
+    });
+    assert.ok(
+      lines.some((l) => /"status":413/.test(l) && /request refused/.test(l)),
+      'logged as refused',
+    );
+  });
+
+  test('a streamed body within the limit reaches the route; malformed UTF-8 is a 400', async () => {
+    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      bodyLimitBytes: 1024,
+    });
+    const within = await app.request('/hosted', {
+      method: 'POST',
+      headers: {...FORM, Origin: ORIGIN},
+      body: streamed('order=&padding=0123456789'),
+      duplex: 'half',
+    } as RequestInit);
+    assert.equal(within.status, 400);
+    assert.equal(((await json(within))['error'] as {field: string}).field, 'order');
+    const malformed = await app.request('/hosted', {
+      method: 'POST',
+      headers: {...FORM, Origin: ORIGIN},
+      body: new Uint8Array([0x6f, 0x3d, 0xff, 0xfe]),
+    });
+    assert.equal(malformed.status, 400);
+    assert.deepEqual(await json(malformed), {
+      error: {
+        code: 'invalid_request',
+        message: 'the request body is not UTF-8 text',
+        field: '(body)',
+      },
+    });
+  });
+});

@@ -1,0 +1,213 @@
+/**
+ * The example's pages and files as Hono's pieces serve them, in-process: every page is
+ * rendered with `hono/html`, so a hostile value in the shop's data or in a slot is escaped;
+ * pages carry `hono/secure-headers` with the strict CSP and Trusted Types, while the
+ * companion's answers keep their own headers; `serveStatic` serves the stylesheet, the
+ * icon and the built scripts and nothing else of `demo/` or outside `dist/demo`; and the
+ * back office's sign-in form refuses a cross-origin post (`hono/csrf`), as its API refuses
+ * a form post from another site.
+ */
+import {after, before, describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {mkdirSync, writeFileSync} from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
+import {createCheckoutLogger} from '../../../src/server/index.js';
+import {CHECKOUT_BASE, createExampleApp, type ExampleApp} from '../../../server-example/app.js';
+import {PageTemplates} from '../../../server-example/pages.js';
+import {dataDirs, sandboxGateway} from './helpers.js';
+
+const ADMIN = 'admin-token-0123456789abcdef';
+const HOSTILE = `"><script>alert(1)</script><img src=x onerror=alert(2)>'`;
+const dirs = dataDirs('pg-example-pages-');
+
+let sandbox: Sandbox;
+let example: ExampleApp;
+let dataDir: string;
+let buildDir: string;
+
+before(async () => {
+  sandbox = await startSandbox({});
+  dataDir = dirs.make();
+  buildDir = path.join(dirs.make(), 'demo-build');
+  mkdirSync(buildDir);
+  writeFileSync(path.join(buildDir, 'checkout.js'), 'export {};\n');
+  example = createExampleApp({
+    publicUrl: 'http://shop.test',
+    dataDir,
+    adminToken: ADMIN,
+    logger: createCheckoutLogger({level: 'silent'}),
+    bundlePath: path.join(dataDir, 'no-bundle.js'),
+    demoBuildDir: buildDir,
+    gateway: sandboxGateway(sandbox),
+  });
+});
+
+after(async () => {
+  await example?.close();
+  await sandbox?.close();
+  dirs.removeAll();
+});
+
+const request = (pathname: string, init: RequestInit = {}) =>
+  example.app.request(`http://shop.test${pathname}`, init);
+
+describe('pages escape what they show (hono/html)', () => {
+  test('a hostile order description on the CDN page is escaped, never markup', async () => {
+    const created = await request('/api/orders', {
+      method: 'POST',
+      headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({productId: 'mug'}),
+    });
+    const {orderRef} = (await created.json()) as {orderRef: string};
+    // The shop's data as another writer of the same database left it.
+    const db = new Database(path.join(dataDir, 'payments.db'));
+    db.prepare('UPDATE example_orders SET description = ? WHERE order_ref = ?').run(
+      HOSTILE,
+      orderRef,
+    );
+    db.close();
+    const res = await request(`/cdn?order=${orderRef}`);
+    assert.equal(res.status, 200);
+    const page = await res.text();
+    assert.ok(!page.includes('<script>alert'), 'no injected script element');
+    assert.ok(!page.includes('<img src=x'), 'no injected element');
+    assert.ok(
+      page.includes(
+        '&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;',
+      ),
+      'the description is shown as text',
+    );
+    assert.match(
+      page,
+      new RegExp(
+        `<pg-card-form\\s+endpoint="${CHECKOUT_BASE}/pay"\\s+order-ref="${orderRef}"\\s*>`,
+      ),
+    );
+  });
+
+  test('a text slot is escaped; markup made with html is kept', async () => {
+    const dir = dirs.make();
+    writeFileSync(path.join(dir, 'page.html'), '<main><!--slot:a--><!--slot:b--></main>\n');
+    const templates = new PageTemplates(dir);
+    const {html} = await import('hono/html');
+    const page = await templates.render('page', {a: HOSTILE, b: html`<p>${HOSTILE}</p>`});
+    assert.equal(
+      String(page),
+      '<main>&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;' +
+        '<p>&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;&#39;</p></main>\n',
+    );
+  });
+});
+
+describe('security headers (hono/secure-headers)', () => {
+  test('every page has the strict CSP with Trusted Types and the usual headers', async () => {
+    for (const pathname of ['/', '/checkout', '/thanks', '/cdn', '/admin/login']) {
+      const res = await request(pathname);
+      assert.equal(res.status, 200, pathname);
+      const csp = res.headers.get('content-security-policy') ?? '';
+      assert.match(csp, /default-src 'none'/, pathname);
+      assert.match(csp, /script-src 'self'/, pathname);
+      assert.match(csp, /require-trusted-types-for 'script'; trusted-types lit-html/, pathname);
+      assert.match(csp, new RegExp(`form-action 'self' ${new URL(sandbox.url).origin}`));
+      assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/, pathname);
+      assert.equal(res.headers.get('x-content-type-options'), 'nosniff', pathname);
+      assert.equal(res.headers.get('referrer-policy'), 'same-origin', pathname);
+      assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN', pathname);
+      assert.equal(res.headers.get('cache-control'), 'no-store', pathname);
+      assert.equal(res.headers.get('strict-transport-security'), null, pathname);
+    }
+  });
+
+  test("the companion's answers keep their own headers", async () => {
+    const res = await request(`${CHECKOUT_BASE}/status?order=ord-000000000000`);
+    assert.equal(res.headers.get('content-security-policy'), null);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+  });
+});
+
+describe('static files (serveStatic)', () => {
+  test('the stylesheet, the icon and the built scripts are served, revalidated each time', async () => {
+    const css = await request('/demo/styles.css');
+    assert.equal(css.status, 200);
+    assert.match(css.headers.get('content-type') ?? '', /^text\/css/);
+    assert.equal(css.headers.get('cache-control'), 'no-cache');
+    assert.equal(css.headers.get('x-content-type-options'), 'nosniff');
+    const icon = await request('/demo/favicon.svg');
+    assert.equal(icon.status, 200);
+    assert.match(icon.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+    const js = await request('/demo/js/checkout.js');
+    assert.equal(js.status, 200);
+    assert.match(js.headers.get('content-type') ?? '', /^text\/javascript/);
+    assert.equal(await js.text(), 'export {};\n');
+  });
+
+  test('nothing else of demo/ and nothing outside the build folder is served', async () => {
+    for (const pathname of [
+      '/demo/admin.html',
+      '/demo/scripts/admin.ts',
+      '/demo/js/missing.js',
+      '/demo/js/../../payments.db',
+      '/demo/js/%2e%2e/%2e%2e/payments.db',
+      '/demo/js/..%2f..%2fpayments.db',
+    ]) {
+      const res = await request(pathname);
+      assert.equal(res.status, 404, pathname);
+      assert.doesNotMatch(await res.text(), /SQLite/, pathname);
+    }
+  });
+});
+
+describe('back-office forms and API from another site', () => {
+  const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
+  const signIn = (headers: Record<string, string>) =>
+    request('/admin/login', {
+      method: 'POST',
+      headers: {...FORM, ...headers},
+      body: new URLSearchParams({token: ADMIN}),
+    });
+
+  test('a sign-in posted from another origin or cross-site is refused without a session (hono/csrf)', async () => {
+    const refused: Record<string, string>[] = [
+      {Origin: 'https://evil.example'},
+      {Origin: 'https://evil.example', 'Sec-Fetch-Site': 'cross-site'},
+      {'Sec-Fetch-Site': 'cross-site'},
+    ];
+    for (const headers of refused) {
+      const res = await signIn(headers);
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.equal(res.headers.get('set-cookie'), null, JSON.stringify(headers));
+    }
+    const same: Record<string, string>[] = [
+      {Origin: 'http://shop.test'},
+      {'Sec-Fetch-Site': 'same-origin'},
+      {},
+    ];
+    for (const headers of same) {
+      const res = await signIn(headers);
+      assert.equal(res.status, 303, JSON.stringify(headers));
+      assert.match(res.headers.get('set-cookie') ?? '', /^pg_admin=/);
+    }
+  });
+
+  test('the API takes writes only as JSON, and grants no cross-origin preflight', async () => {
+    const cookie = (await signIn({})).headers.get('set-cookie')!.split(';')[0]!;
+    const form = await request('/admin/api/subscriptions/sub-1/cancel', {
+      method: 'POST',
+      headers: {...FORM, Cookie: cookie, Origin: 'https://evil.example'},
+      body: 'x=1',
+    });
+    assert.equal(form.status, 403);
+    const preflight = await request('/admin/api/subscriptions/sub-1/cancel', {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'https://evil.example',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type',
+      },
+    });
+    assert.ok(preflight.status >= 400, `preflight answered ${preflight.status}`);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+  });
+});
