@@ -4,7 +4,7 @@
  * retries with backoff, payment creation never retried, malformed answers, and no card
  * data or secret in any error, even when the gateway echoes the request back.
  */
-import {after, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GatewayAuthenticationError,
@@ -20,7 +20,6 @@ import {
   GatewayValidationError,
   parseRetryAfter,
   RequestValidationError,
-  type GatewayClientOptions,
 } from '../../../src/server/gateway/index.js';
 import {
   API_SECRET,
@@ -35,32 +34,11 @@ import {
   paymentRecord,
   POS_ID,
   type Handler,
-  type Loopback,
 } from './helpers.js';
-import {FakeClock} from './client-fake-clock.js';
-
-const servers: Loopback[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
+import {clientServers, FakeClock} from './client-fixtures.js';
 
 /** A loopback server and a client pointed at it, waiting between attempts on a fake clock. */
-async function serve(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const server = await loopback(handler);
-  servers.push(server);
-  const clock = new FakeClock();
-  const client = new GatewayClient({
-    baseUrl: server.url,
-    posId: POS_ID,
-    credentials: CREDENTIALS,
-    timeoutMs: 1000,
-    retryDelayMs: 1,
-    maxRetryDelayMs: 50,
-    clock,
-    ...options,
-  });
-  return {server, client, clock};
-}
+const serve = clientServers({timeoutMs: 1000, retryDelayMs: 1, maxRetryDelayMs: 50});
 
 async function caught(promise: Promise<unknown>): Promise<GatewayError> {
   try {
@@ -146,6 +124,126 @@ describe('HTTP statuses become typed errors', () => {
     const {client} = await serve(answer(418, {message: 'teapot'}));
     const e = await caught(client.cancelOrder('o'));
     assert.ok(e instanceof GatewayProtocolError);
+  });
+});
+
+describe('error bodies in every shape the gateway sends', () => {
+  test('args as a list of {field_name, violation} keeps each field and violation', async () => {
+    const {client} = await serve(
+      answer(400, {
+        msg: ['Validation failed'],
+        args: [
+          {field_name: 'amount', violation: 'must be positive'},
+          {field_name: 'customer_email', violation: ['is required', 'must be an email']},
+        ],
+      }),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.deepEqual(e.violations, [
+      {field: 'amount', message: 'must be positive'},
+      {field: 'customer_email', message: 'is required; must be an email'},
+    ]);
+    assert.equal(e.args, undefined);
+    assert.match(e.message, /the gateway answered 400: Validation failed/);
+    assert.match(e.message, /amount: must be positive/);
+    assert.match(e.message, /customer_email: is required; must be an email/);
+  });
+
+  test('msg as a string, with args as an object, keeps both', async () => {
+    const {client} = await serve(
+      answer(400, {msg: 'Invalid data', args: {code: 'V-400', field: 'amount'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.equal(e.gatewayCode, 'V-400');
+    assert.deepEqual(e.args, {code: 'V-400', field: 'amount'});
+    assert.match(e.message, /400 V-400: Invalid data/);
+  });
+
+  test('message as an array is read as its texts', async () => {
+    const {client} = await serve(
+      answer(400, {message: ['amount is invalid', 'currency is invalid'], args: {code: 'V-400'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.match(e.message, /amount is invalid; currency is invalid/);
+  });
+
+  test('a top-level code, without args, is the gateway code', async () => {
+    const {client} = await serve(answer(401, {message: 'Invalid credentials', code: 'S-404'}));
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayAuthenticationError);
+    assert.equal(e.gatewayCode, 'S-404');
+  });
+
+  test('an empty body maps by status, with nothing more said', async () => {
+    const {client} = await serve((_req, res) => {
+      res.writeHead(400);
+      res.end();
+    });
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.equal(e.message, 'payment creation: the gateway answered 400');
+    assert.deepEqual(e.violations, []);
+    assert.equal(e.args, undefined);
+  });
+
+  test('a short plain-text body is kept as the message; an HTML page is not', async () => {
+    const {client} = await serve((_req, res, i) => {
+      res.writeHead(400, {'content-type': i === 0 ? 'text/plain' : 'text/html'});
+      res.end(i === 0 ? 'amount must be positive\n' : '<html><body>Bad request</body></html>');
+    });
+    const text = await caught(client.createPayment(directRequest()));
+    assert.ok(text instanceof GatewayValidationError);
+    assert.match(text.message, /answered 400: amount must be positive$/);
+    const html = await caught(client.createPayment(directRequest()));
+    assert.ok(html instanceof GatewayValidationError);
+    assert.doesNotMatch(html.message, /html|Bad request/);
+  });
+
+  test('JSON of no known shape maps by status', async () => {
+    const {client} = await serve(answer(404, 42));
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayNotFoundError);
+    assert.equal(e.message, 'order lookup: the gateway answered 404');
+  });
+});
+
+describe('P-409, a reused order_id, whatever the HTTP status', () => {
+  const cases: [string, number, unknown][] = [
+    ['HTTP 409', 409, {message: 'Order exists', args: {code: 'P-409'}}],
+    [
+      'HTTP 422 and spaces around the code',
+      422,
+      {message: 'Order exists', args: {code: ' P-409 '}},
+    ],
+    ['HTTP 400 and a lower-case code', 400, {message: 'Order exists', args: {code: 'p-409'}}],
+    ['HTTP 404 and a top-level code', 404, {message: 'Order exists', code: 'P-409'}],
+    [
+      'HTTP 400 and list args',
+      400,
+      {code: 'P-409', args: [{field_name: 'order_id', violation: 'is used'}]},
+    ],
+    ['HTTP 500', 500, {message: 'Order exists', args: {code: 'P-409'}}],
+  ];
+  for (const [what, status, body] of cases) {
+    test(`is GatewayConflictError with ${what}`, async () => {
+      const {server, client} = await serve(answer(status, body));
+      const e = await caught(client.createPayment({...directRequest(), order_id: 'order-7'}));
+      assert.ok(e instanceof GatewayConflictError, `${what}: ${e.name}`);
+      assert.equal(e.code, 'conflict');
+      assert.equal(e.status, status);
+      assert.equal(e.gatewayCode?.toUpperCase(), 'P-409');
+      assert.match(e.message, /new order_id/);
+      assert.equal(server.received.length, 1);
+    });
+  }
+
+  test('gatewayCode is trimmed on any GatewayError', () => {
+    const e = new GatewayValidationError('gateway_validation', 'x', {args: {code: ' S-404 '}});
+    assert.equal(e.gatewayCode, 'S-404');
+    assert.equal(new GatewayValidationError('gateway_validation', 'x', {}).gatewayCode, undefined);
   });
 });
 
@@ -452,6 +550,26 @@ describe('no card data or secret in any error', () => {
       assertClean(e, String(status));
     });
   }
+
+  test('violations echoing card data and secrets are scrubbed', async () => {
+    const {client} = await serve((req, res) =>
+      json(res, 400, {
+        msg: [`bad ${req.body}`],
+        args: [
+          {field_name: 'cc_number', violation: `${CARD_NUMBER} fails`},
+          {field_name: 'card_cvv', violation: [`${CARD_CVV} is wrong`]},
+          {field_name: 'auth', violation: String(req.headers['x-api-key'])},
+        ],
+      }),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assertClean(e, 'violations');
+    assert.deepEqual(
+      e.violations.map((v) => v.field),
+      ['cc_number', 'card_cvv', 'auth'],
+    );
+    assert.match(e.violations[0]!.message, /\[redacted\] fails/);
+  });
 
   test('a 400 answer echoing a token and the secret to a token payment is scrubbed', async () => {
     const {client} = await serve(echo(400));

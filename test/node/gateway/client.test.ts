@@ -4,7 +4,7 @@
  * reads (303 hosted redirects, JSON arrays, newline-delimited bodies, a register that is
  * not ready yet), and validation before anything leaves.
  */
-import {after, before, describe, test} from 'node:test';
+import {before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GatewayClient,
@@ -13,7 +13,6 @@ import {
   hmacAuth,
   RequestValidationError,
   verifyRequestAuth,
-  type GatewayClientOptions,
 } from '../../../src/server/gateway/index.js';
 import {
   API_SECRET,
@@ -22,41 +21,14 @@ import {
   ENDPOINTS_KEY,
   hostedRequest,
   json,
-  loopback,
   ndjson,
   operationRecord,
   paymentRecord,
   POS_ID,
-  type Handler,
-  type Loopback,
 } from './helpers.js';
-import {FakeClock} from './client-fake-clock.js';
+import {clientServers} from './client-fixtures.js';
 
-/** Starts a loopback server and a client pointed at it, on a fake clock. */
-async function setup(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const server = await loopback(handler);
-  const clock = new FakeClock();
-  const client = new GatewayClient({
-    baseUrl: server.url,
-    posId: POS_ID,
-    credentials: CREDENTIALS,
-    timeoutMs: 2000,
-    retryDelayMs: 1,
-    clock,
-    ...options,
-  });
-  return {server, client, clock};
-}
-
-const servers: Loopback[] = [];
-async function serve(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const s = await setup(handler, options);
-  servers.push(s.server);
-  return s;
-}
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
+const serve = clientServers({timeoutMs: 2000, retryDelayMs: 1});
 
 async function rejectsWith<T extends Error>(
   promise: Promise<unknown>,

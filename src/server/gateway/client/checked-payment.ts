@@ -6,12 +6,7 @@
  * as the live gateway allows (gateway-facts.md).
  */
 import * as z from 'zod';
-import {
-  DirectPaymentRequest,
-  HostedPaymentRequest,
-  PaymentRequest,
-  type PaymentRequestInput,
-} from '../schemas.js';
+import {DirectPaymentRequest, HostedPaymentRequest, PaymentRequest} from '../schemas.js';
 import type {HostedContacts} from './options.js';
 import type {WithOptionalPosId} from './requests.js';
 
@@ -30,6 +25,13 @@ const RelaxedPaymentRequest = z.discriminatedUnion(
 
 /** A validated payment request; with `hostedContacts: 'optional'` a hosted one may lack contacts. */
 export type CheckedPaymentData = z.output<typeof RelaxedPaymentRequest>;
+
+/**
+ * What `createPayment` takes: a payment request whose `pos_id` may be left to the client,
+ * and whose hosted contacts may be left out (refused at run time unless
+ * `hostedContacts` is `'optional'`).
+ */
+export type CreatePaymentInput = WithOptionalPosId<z.input<typeof RelaxedPaymentRequest>>;
 
 /** The payment request check for a `hostedContacts` setting. */
 export function paymentRequestSchema(
@@ -69,7 +71,7 @@ export class CheckedPaymentRequest {
    * may lack contacts); the check, or the issues that fail it.
    */
   static check(
-    request: WithOptionalPosId<PaymentRequestInput>,
+    request: CreatePaymentInput,
     posId?: string,
     options: CheckPaymentOptions = {},
   ): {ok: true; checked: CheckedPaymentRequest} | {ok: false; error: z.ZodError} {

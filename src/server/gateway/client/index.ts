@@ -21,7 +21,6 @@ import type * as z from 'zod';
 import type {
   OperationRecord,
   PaymentRecord,
-  PaymentRequestInput,
   PeriodTransaction,
   RegisterRecord,
   RegisterStarted,
@@ -29,7 +28,7 @@ import type {
   SubscriptionTransactionsQuery,
   TransactionRecord,
 } from '../schemas.js';
-import type {CheckedPaymentRequest} from './checked-payment.js';
+import type {CheckedPaymentRequest, CreatePaymentInput} from './checked-payment.js';
 import {resolveOptions, type GatewayClientOptions} from './options.js';
 import {cancelOrder, createPayment, type CreatePaymentResult} from './payments.js';
 import {getOperation, getOrder, resendWebhook, secondary} from './operations.js';
@@ -50,6 +49,7 @@ export {
   checkPaymentRequest,
   type CheckedPaymentData,
   type CheckPaymentOptions,
+  type CreatePaymentInput,
 } from './checked-payment.js';
 export {
   systemClock,
@@ -102,7 +102,7 @@ export class GatewayClient {
    * and use a fresh `order_id` for a new attempt (a reused one is `P-409`).
    */
   createPayment(
-    request: Inputs.WithOptionalPosId<PaymentRequestInput>,
+    request: CreatePaymentInput,
     checked?: CheckedPaymentRequest,
   ): Promise<CreatePaymentResult> {
     return createPayment(this.#ctx, request, checked);

@@ -5,10 +5,14 @@
  */
 import * as z from 'zod';
 import {GatewayProtocolError} from '../errors.js';
-import {CancelResponse, PaymentRecord, type PaymentRequestInput} from '../schemas.js';
+import {CancelResponse, PaymentRecord} from '../schemas.js';
 import {parseJson, readJson, readRecord, shapeError, type Answer} from './answers.js';
-import {CheckedPaymentRequest, paymentRequestSchema} from './checked-payment.js';
-import {OrderId, validate, type WithOptionalPosId} from './requests.js';
+import {
+  CheckedPaymentRequest,
+  paymentRequestSchema,
+  type CreatePaymentInput,
+} from './checked-payment.js';
+import {OrderId, validate} from './requests.js';
 import type {ClientContext} from './transport.js';
 
 /** The answer to a payment creation. */
@@ -19,7 +23,7 @@ export type CreatePaymentResult =
 /** Creates a payment; see `GatewayClient.createPayment`. */
 export async function createPayment(
   ctx: ClientContext,
-  request: WithOptionalPosId<PaymentRequestInput>,
+  request: CreatePaymentInput,
   checked?: CheckedPaymentRequest,
 ): Promise<CreatePaymentResult> {
   const {posId, hostedContacts} = ctx.settings;
