@@ -33,19 +33,6 @@ export interface GatewayErrorOptions {
   cause?: unknown;
 }
 
-/**
- * A gateway code as compared: trimmed and upper-case, so `' P-409'` and `'p-409 '` are
- * `P-409`. Every comparison of gateway codes goes through it.
- */
-export function normalizeGatewayCode(code: unknown): string | undefined {
-  if (typeof code !== 'string' && typeof code !== 'number') return undefined;
-  const trimmed = String(code).trim().toUpperCase();
-  return trimmed === '' ? undefined : trimmed;
-}
-
-/** The gateway code of a reused `order_id` (any HTTP status; gateway-facts.md). */
-export const REUSED_ORDER_ID_CODE = 'P-409';
-
 /** Base class: every error the gateway layer throws is one of these. */
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode;

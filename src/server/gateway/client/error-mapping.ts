@@ -16,8 +16,6 @@ import {
   GatewayRateLimitError,
   GatewayUnavailableError,
   GatewayValidationError,
-  normalizeGatewayCode,
-  REUSED_ORDER_ID_CODE,
 } from '../errors.js';
 import {ErrorBody} from '../schemas.js';
 import {parseJson, type Answer} from './answers.js';
@@ -43,6 +41,17 @@ export interface FailureContext {
   attempts: number;
   timeoutMs: number;
   sensitive: readonly string[];
+}
+
+/** The gateway code of a reused `order_id` (any HTTP status; gateway-facts.md). */
+const REUSED_ORDER_ID = 'P-409';
+
+/**
+ * A gateway code as compared: trimmed and upper-case, so `' P-409'` and `'p-409 '` are
+ * `P-409`. Every comparison of gateway codes goes through it.
+ */
+function sameGatewayCode(code: string | undefined, expected: string): boolean {
+  return code?.trim().toUpperCase() === expected;
 }
 
 /** The longest text kept from the gateway's message (its documented limit). */
@@ -85,7 +94,7 @@ export function toGatewayError(
   };
 
   // A reused order_id is a refusal whatever the HTTP status: nothing was charged for it.
-  if (normalizeGatewayCode(code) === REUSED_ORDER_ID_CODE || status === 409) {
+  if (sameGatewayCode(code, REUSED_ORDER_ID) || status === 409) {
     return new GatewayConflictError(
       'conflict',
       `${detail}; an order_id is used once, even after a failed attempt: send a new order_id`,
