@@ -35,20 +35,13 @@ import {
   POS_ID,
   type Handler,
 } from './helpers.js';
-import {clientServers, FakeClock} from './client-fixtures.js';
+import {clientServers, FakeClock, rejectsWith} from './client-fixtures.js';
 
 /** A loopback server and a client pointed at it, waiting between attempts on a fake clock. */
 const serve = clientServers({timeoutMs: 1000, retryDelayMs: 1, maxRetryDelayMs: 50});
 
-async function caught(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof GatewayError, `not a GatewayError: ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected the call to fail');
-}
+/** The `GatewayError` the call ends in. */
+const caught = (promise: Promise<unknown>) => rejectsWith(promise, GatewayError);
 
 const answer = (status: number, body: unknown, headers = {}): Handler =>
   function answerWith(_req, res) {

@@ -2,8 +2,9 @@
  * Fixtures of the `GatewayClient` tests: a fake clock, so waits and deadlines are
  * asserted on the clock and never on elapsed wall time, and `clientServers`, which starts
  * a loopback server per test with a client pointed at it on such a clock, and closes
- * them all after the file's tests.
+ * them all after the file's tests; and `rejectsWith`, the rejection a call must end in.
  */
+import assert from 'node:assert/strict';
 import {after} from 'node:test';
 import {
   GatewayClient,
@@ -72,4 +73,21 @@ export function clientServers(defaults: Partial<GatewayClientOptions> = {}) {
     });
     return {server, client, clock};
   };
+}
+
+/** Awaits `promise`, asserts it rejects with a `type` that passes `check`, and returns it. */
+export async function rejectsWith<T extends Error>(
+  promise: Promise<unknown>,
+  type: abstract new (...args: never[]) => T,
+  check: (e: T) => boolean = () => true,
+): Promise<T> {
+  let caught: unknown;
+  try {
+    await promise;
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
+  assert.ok(check(caught as T), `unexpected ${String(caught)}`);
+  return caught as T;
 }

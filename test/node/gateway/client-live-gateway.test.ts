@@ -13,7 +13,7 @@ import {
   hmacAuth,
   RequestValidationError,
 } from '../../../src/server/gateway/index.js';
-import {clientServers} from './client-fixtures.js';
+import {clientServers, rejectsWith} from './client-fixtures.js';
 import {
   API_SECRET,
   CREDENTIALS,
@@ -40,23 +40,17 @@ function hostedWithoutContacts() {
   return rest;
 }
 
-async function refused(promise: Promise<unknown>): Promise<RequestValidationError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof RequestValidationError, `not a RequestValidationError: ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected the request to be refused');
-}
+/** The `RequestValidationError` the call ends in. */
+const refused = (promise: Promise<unknown>) => rejectsWith(promise, RequestValidationError);
+
+/** Options of a client that is only constructed. */
+const BASE = {baseUrl: 'https://cpay.example', posId: POS_ID, credentials: CREDENTIALS};
 
 describe('the endpoints key (X-API-Key)', () => {
-  const base = {baseUrl: 'https://cpay.example', posId: POS_ID};
-
   test('a client without it fails at construction, naming the option and why', () => {
     const {endpointsKey: _k, ...withoutKey} = CREDENTIALS;
     assert.throws(
-      () => new GatewayClient({...base, credentials: withoutKey}),
+      () => new GatewayClient({...BASE, credentials: withoutKey}),
       (e: Error) =>
         e instanceof TypeError &&
         /`credentials\.endpointsKey` is required/.test(e.message) &&
@@ -68,7 +62,7 @@ describe('the endpoints key (X-API-Key)', () => {
 
   test('an empty one is refused too', () => {
     assert.throws(
-      () => new GatewayClient({...base, credentials: {...CREDENTIALS, endpointsKey: ''}}),
+      () => new GatewayClient({...BASE, credentials: {...CREDENTIALS, endpointsKey: ''}}),
       /`credentials\.endpointsKey` must be a non-empty string/,
     );
   });
@@ -176,13 +170,7 @@ describe("hostedContacts: 'optional'", () => {
 
   test('an unknown value is an error naming the option', () => {
     assert.throws(
-      () =>
-        new GatewayClient({
-          baseUrl: 'https://cpay.example',
-          posId: POS_ID,
-          credentials: CREDENTIALS,
-          hostedContacts: 'lenient' as 'optional',
-        }),
+      () => new GatewayClient({...BASE, hostedContacts: 'lenient' as 'optional'}),
       /`hostedContacts` must be 'required' or 'optional'/,
     );
   });
@@ -191,13 +179,7 @@ describe("hostedContacts: 'optional'", () => {
 describe('the clock option', () => {
   test('must have now() and sleep()', () => {
     assert.throws(
-      () =>
-        new GatewayClient({
-          baseUrl: 'https://cpay.example',
-          posId: POS_ID,
-          credentials: CREDENTIALS,
-          clock: {now: () => 0} as never,
-        }),
+      () => new GatewayClient({...BASE, clock: {now: () => 0} as never}),
       /`clock` must be a clock/,
     );
   });

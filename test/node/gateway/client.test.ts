@@ -26,25 +26,9 @@ import {
   paymentRecord,
   POS_ID,
 } from './helpers.js';
-import {clientServers} from './client-fixtures.js';
+import {clientServers, rejectsWith} from './client-fixtures.js';
 
 const serve = clientServers({timeoutMs: 2000, retryDelayMs: 1});
-
-async function rejectsWith<T extends Error>(
-  promise: Promise<unknown>,
-  type: abstract new (...args: never[]) => T,
-  check: (e: T) => boolean = () => true,
-): Promise<T> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (e) {
-    caught = e;
-  }
-  assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
-  assert.ok(check(caught as T), `unexpected ${String(caught)}`);
-  return caught as T;
-}
 
 describe('configuration', () => {
   const base = {baseUrl: 'https://cpay.example', posId: POS_ID, credentials: CREDENTIALS};
