@@ -8,7 +8,7 @@
  */
 import {endpointPath, GATEWAY_ENDPOINTS, type GatewayEndpoint} from '../auth.js';
 import type {Answer} from './answers.js';
-import {toGatewayError, type FailedCall, type Failure} from './error-mapping.js';
+import {toGatewayError, type FailedCall} from './error-mapping.js';
 import type {ClientSettings} from './options.js';
 import {sensitiveValuesOf} from './redaction.js';
 
@@ -75,34 +75,38 @@ export class Transport {
     for (let attempt = 0; ; attempt++) {
       const last = attempt + 1 >= attempts;
       const pause = () => backoff(attempt, s.retryDelayMs, s.maxRetryDelayMs);
-      let failure: Failure;
+      let answer: Answer;
       try {
-        const answer = await this.#exchange(call.endpoint, method, pathAndQuery, bodyText);
-        if ((answer.status >= 200 && answer.status < 400) || accept?.(answer)) return answer;
-        const retryAfterSeconds =
-          answer.status === 429
-            ? parseRetryAfter(answer.headers.get('retry-after'), s.clock.now())
-            : undefined;
-        failure = {kind: 'answer', answer, retryAfterSeconds};
-        if ((answer.status === 429 || answer.status >= 500) && !last) {
-          const wait = retryAfterSeconds === undefined ? pause() : retryAfterSeconds * 1000;
-          if (wait <= s.maxRetryDelayMs) {
-            await s.clock.sleep(wait);
-            continue;
-          }
-        }
+        answer = await this.#exchange(call.endpoint, method, pathAndQuery, bodyText);
       } catch (error) {
-        failure = {kind: 'no-answer', timedOut: error instanceof TimeoutSignal, cause: error};
         if (!last) {
           await s.clock.sleep(pause());
           continue;
         }
+        const timedOut = error instanceof TimeoutSignal;
+        throw toGatewayError(
+          call,
+          {kind: 'no-answer', timedOut, cause: error},
+          {attempts: attempt + 1, timeoutMs: s.timeoutMs, sensitive},
+        );
       }
-      throw toGatewayError(call, failure, {
-        attempts: attempt + 1,
-        timeoutMs: s.timeoutMs,
-        sensitive,
-      });
+      if ((answer.status >= 200 && answer.status < 400) || accept?.(answer)) return answer;
+      const retryAfterSeconds =
+        answer.status === 429
+          ? parseRetryAfter(answer.headers.get('retry-after'), s.clock.now())
+          : undefined;
+      if ((answer.status === 429 || answer.status >= 500) && !last) {
+        const wait = retryAfterSeconds === undefined ? pause() : retryAfterSeconds * 1000;
+        if (wait <= s.maxRetryDelayMs) {
+          await s.clock.sleep(wait);
+          continue;
+        }
+      }
+      throw toGatewayError(
+        call,
+        {kind: 'answer', answer, retryAfterSeconds},
+        {attempts: attempt + 1, timeoutMs: s.timeoutMs, sensitive},
+      );
     }
   }
 
