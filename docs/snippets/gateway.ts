@@ -14,7 +14,7 @@ export const gateway = new GatewayClient({
   credentials: {
     apiKey: env('API_KEY'),
     apiSecret: env('API_SECRET'),
-    endpointsKey: env('ENDPOINTS_KEY'), // sent as X-API-Key
+    endpointsKey: env('ENDPOINTS_KEY'), // required: sent as X-API-Key on every request
   },
   // all optional:
   timeoutMs: 30_000, // one HTTP exchange, headers and body
@@ -23,4 +23,6 @@ export const gateway = new GatewayClient({
   maxRetryDelayMs: 10_000, // longest wait, including a Retry-After
   // auth: hmacAuth(credentials),   // see "Authentication"
   // fetch: myFetch,                // injectable; default globalThis.fetch
+  // hostedContacts: 'optional',     // hosted payments without customer_email/customer_phone
+  // clock: {now, sleep},            // the clock of waits and deadlines (fake in tests)
 });

@@ -18,7 +18,7 @@ import {
   type OperationRecord,
   type TransactionRecord,
 } from '../gateway/schemas.js';
-import type {CaptureInput, RefundInput, VoidInput} from '../gateway/client.js';
+import type {CaptureInput, RefundInput, VoidInput} from '../gateway/client/index.js';
 import {
   GatewayUnavailableCheckoutError,
   InvalidRequestError,

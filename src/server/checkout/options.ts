@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import type {Logger} from 'pino';
-import {GatewayClient, type GatewayClientOptions} from '../gateway/client.js';
+import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
 import {CheckoutConfigError} from './errors.js';
 import {

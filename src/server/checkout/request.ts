@@ -12,7 +12,7 @@
  */
 import {normaliseEmail, normaliseName, normalisePhone} from '../../protocol/rules/customer.js';
 import {randomBytes} from 'node:crypto';
-import {CheckedPaymentRequest} from '../gateway/client.js';
+import {CheckedPaymentRequest} from '../gateway/client/index.js';
 import {
   formatIssues,
   type DirectPaymentRequestInput,

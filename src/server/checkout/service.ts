@@ -36,7 +36,7 @@ import {
   WebhookSignatureError,
   isRefusal,
 } from '../gateway/errors.js';
-import type {CheckedPaymentRequest, CreatePaymentResult} from '../gateway/client.js';
+import type {CheckedPaymentRequest, CreatePaymentResult} from '../gateway/client/index.js';
 import type {
   DirectPaymentRequestInput,
   HostedPaymentRequestInput,

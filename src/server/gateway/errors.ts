@@ -22,30 +22,46 @@ export const GATEWAY_ERROR_CODES = [
 ] as const;
 export type GatewayErrorCode = (typeof GATEWAY_ERROR_CODES)[number];
 
+/** Options every {@link GatewayError} takes. */
+export interface GatewayErrorOptions {
+  status?: number;
+  args?: Record<string, unknown>;
+  /** The gateway's own code, when it came elsewhere than `args.code` (a top-level `code`). */
+  gatewayCode?: string;
+  /** What the gateway said was wrong, field by field. */
+  violations?: readonly FieldIssue[];
+  cause?: unknown;
+}
+
 /** Base class: every error the gateway layer throws is one of these. */
 export class GatewayError extends Error {
   readonly code: GatewayErrorCode;
   /** HTTP status the gateway answered with, when there was an answer. */
   readonly status: number | undefined;
-  /** The gateway's `args` (e.g. `{code: 'P-409'}`), when its body had them. */
+  /** The gateway's `args` (e.g. `{code: 'P-409'}`), when its body had them as an object. */
   readonly args: Readonly<Record<string, unknown>> | undefined;
+  /**
+   * What the gateway said was wrong, field by field (`args` as a list of
+   * `{field_name, violation}`, or such items in `msg`); empty when it named no field.
+   */
+  readonly violations: readonly FieldIssue[];
+  readonly #gatewayCode: string | undefined;
 
-  constructor(
-    code: GatewayErrorCode,
-    message: string,
-    opts: {status?: number; args?: Record<string, unknown>; cause?: unknown} = {},
-  ) {
+  constructor(code: GatewayErrorCode, message: string, opts: GatewayErrorOptions = {}) {
     super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
     this.name = new.target.name;
     this.code = code;
     this.status = opts.status;
     this.args = opts.args;
+    this.violations = opts.violations ?? [];
+    const fromArgs = opts.args?.['code'];
+    this.#gatewayCode =
+      (opts.gatewayCode ?? (typeof fromArgs === 'string' ? fromArgs : '')).trim() || undefined;
   }
 
-  /** The gateway's own error code (`args.code`), e.g. `S-404` or `P-409`. */
+  /** The gateway's own error code (`args.code`, trimmed), e.g. `S-404` or `P-409`. */
   get gatewayCode(): string | undefined {
-    const c = this.args?.['code'];
-    return typeof c === 'string' ? c : undefined;
+    return this.#gatewayCode;
   }
 }
 
@@ -69,16 +85,13 @@ export class GatewayAuthenticationError extends GatewayError {}
 export class GatewayNotFoundError extends GatewayError {}
 /** 405 / 406: wrong HTTP method, or a POST body that is not JSON. */
 export class GatewayMethodError extends GatewayError {}
-/** 409-class rejection, e.g. a reused `order_id` (`P-409`). */
+/** A reused `order_id` (`P-409`, whatever the HTTP status), or an HTTP 409. */
 export class GatewayConflictError extends GatewayError {}
 
 /** 429: too many requests. Retryable after `retryAfterSeconds` when the gateway said. */
 export class GatewayRateLimitError extends GatewayError {
   readonly retryAfterSeconds: number | undefined;
-  constructor(
-    message: string,
-    opts: {status?: number; args?: Record<string, unknown>; retryAfterSeconds?: number},
-  ) {
+  constructor(message: string, opts: GatewayErrorOptions & {retryAfterSeconds?: number}) {
     super('rate_limited', message, opts);
     this.retryAfterSeconds = opts.retryAfterSeconds;
   }
@@ -91,7 +104,7 @@ export class GatewayRateLimitError extends GatewayError {
  */
 export class GatewayOutcomeUnknownError extends GatewayError {
   readonly orderId: string | undefined;
-  constructor(message: string, opts: {status?: number; orderId?: string; cause?: unknown}) {
+  constructor(message: string, opts: GatewayErrorOptions & {orderId?: string}) {
     super('outcome_unknown', message, opts);
     this.orderId = opts.orderId;
   }

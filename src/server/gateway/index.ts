@@ -4,4 +4,4 @@ export * from './schemas.js';
 export * from './errors.js';
 export * from './auth.js';
 export * from './webhook.js';
-export * from './client.js';
+export * from './client/index.js';

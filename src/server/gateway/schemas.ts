@@ -647,12 +647,77 @@ export type PeriodQuery = z.output<typeof PeriodQuery>;
 // Errors
 // ---------------------------------------------------------------------------------------
 
-/** The gateway's 4xx body: `{message, args: {code, ...}}`. */
-export const ErrorBody = z.looseObject({
-  message: z.string(),
-  args: z.looseObject({code: z.string()}).optional(),
-  code: z.string().optional(),
-});
+/**
+ * The gateway's error body, read in every shape it is known to take, into one form:
+ * `{message, args: {code, ...}}` (gateway-facts.md); `args` as a list of
+ * `{field_name, violation}` and `msg` as a string or an array (what the public
+ * integrations read); a top-level `code` (the spec's `report_not_ready`); or a bare JSON
+ * string or list. The result has `message` (the texts joined, `''` when none), `args` when they
+ * were an object (their `code` trimmed), `code` (the gateway code wherever it was) and
+ * `violations` (each named field and what is wrong with it).
+ */
+export const ErrorBody = z
+  .union([
+    z.string(),
+    z.array(z.unknown()),
+    z.looseObject({
+      message: z.union([z.string(), z.array(z.unknown())]).nullish(),
+      msg: z.union([z.string(), z.array(z.unknown())]).nullish(),
+      args: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).nullish(),
+      code: z.union([z.string(), z.number()]).nullish(),
+    }),
+  ])
+  .transform(function readErrorBody(body): {
+    message: string;
+    args?: Record<string, unknown> & {code?: string};
+    code?: string;
+    violations: FieldIssue[];
+  } {
+    const texts: string[] = [];
+    const violations: FieldIssue[] = [];
+    const codeOf = (v: unknown) =>
+      typeof v === 'string' || typeof v === 'number' ? String(v).trim() || undefined : undefined;
+    let listCode: string | undefined;
+    /** A `{field_name, violation}` item becomes a violation, a string a text. */
+    const read = (item: unknown) => {
+      if (typeof item === 'string') {
+        if (item.trim() !== '') texts.push(item.trim());
+        return;
+      }
+      if (typeof item !== 'object' || item === null) return;
+      const o = item as Record<string, unknown>;
+      const field = o['field_name'] ?? o['field'];
+      const said = o['violation'] ?? o['message'] ?? o['msg'];
+      const message = (Array.isArray(said) ? said : [said])
+        .filter((m): m is string => typeof m === 'string')
+        .join('; ');
+      if (typeof field === 'string') violations.push({field, message});
+      else if (message !== '') texts.push(message);
+      listCode ??= codeOf(o['code']);
+    };
+    const all = (v: unknown) => (Array.isArray(v) ? v.forEach(read) : read(v));
+    if (typeof body === 'string' || Array.isArray(body)) {
+      all(body);
+      return {message: texts.join('; '), ...(listCode ? {code: listCode} : {}), violations};
+    }
+    all(body.message);
+    all(body.msg);
+    let args: (Record<string, unknown> & {code?: string}) | undefined;
+    if (Array.isArray(body.args)) body.args.forEach(read);
+    else if (body.args) {
+      const code = codeOf(body.args['code']);
+      args = {...body.args};
+      if (code === undefined) delete args['code'];
+      else args.code = code;
+    }
+    const code = args?.code ?? codeOf(body.code) ?? listCode;
+    return {
+      message: texts.join('; '),
+      ...(args ? {args} : {}),
+      ...(code === undefined ? {} : {code}),
+      violations,
+    };
+  });
 export type ErrorBody = z.output<typeof ErrorBody>;
 
 // ---------------------------------------------------------------------------------------

@@ -108,7 +108,7 @@ describe('options', () => {
       gateway: {
         baseUrl: 'http://127.0.0.1:9',
         posId: POS_ID,
-        credentials: {apiKey: 'k', apiSecret: 's'},
+        credentials: {apiKey: 'k', apiSecret: 's', endpointsKey: 'e'},
       },
     });
     assert.equal(typeof app.fetch, 'function');

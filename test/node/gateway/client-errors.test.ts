@@ -4,7 +4,7 @@
  * retries with backoff, payment creation never retried, malformed answers, and no card
  * data or secret in any error, even when the gateway echoes the request back.
  */
-import {after, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GatewayAuthenticationError,
@@ -20,7 +20,6 @@ import {
   GatewayValidationError,
   parseRetryAfter,
   RequestValidationError,
-  type GatewayClientOptions,
 } from '../../../src/server/gateway/index.js';
 import {
   API_SECRET,
@@ -35,38 +34,14 @@ import {
   paymentRecord,
   POS_ID,
   type Handler,
-  type Loopback,
 } from './helpers.js';
+import {clientServers, FakeClock, rejectsWith} from './client-fixtures.js';
 
-const servers: Loopback[] = [];
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
+/** A loopback server and a client pointed at it, waiting between attempts on a fake clock. */
+const serve = clientServers({timeoutMs: 1000, retryDelayMs: 1, maxRetryDelayMs: 50});
 
-async function serve(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const server = await loopback(handler);
-  servers.push(server);
-  const client = new GatewayClient({
-    baseUrl: server.url,
-    posId: POS_ID,
-    credentials: CREDENTIALS,
-    timeoutMs: 1000,
-    retryDelayMs: 1,
-    maxRetryDelayMs: 50,
-    ...options,
-  });
-  return {server, client};
-}
-
-async function caught(promise: Promise<unknown>): Promise<GatewayError> {
-  try {
-    await promise;
-  } catch (e) {
-    assert.ok(e instanceof GatewayError, `not a GatewayError: ${String(e)}`);
-    return e;
-  }
-  assert.fail('expected the call to fail');
-}
+/** The `GatewayError` the call ends in. */
+const caught = (promise: Promise<unknown>) => rejectsWith(promise, GatewayError);
 
 const answer = (status: number, body: unknown, headers = {}): Handler =>
   function answerWith(_req, res) {
@@ -145,6 +120,126 @@ describe('HTTP statuses become typed errors', () => {
   });
 });
 
+describe('error bodies in every shape the gateway sends', () => {
+  test('args as a list of {field_name, violation} keeps each field and violation', async () => {
+    const {client} = await serve(
+      answer(400, {
+        msg: ['Validation failed'],
+        args: [
+          {field_name: 'amount', violation: 'must be positive'},
+          {field_name: 'customer_email', violation: ['is required', 'must be an email']},
+        ],
+      }),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.deepEqual(e.violations, [
+      {field: 'amount', message: 'must be positive'},
+      {field: 'customer_email', message: 'is required; must be an email'},
+    ]);
+    assert.equal(e.args, undefined);
+    assert.match(e.message, /the gateway answered 400: Validation failed/);
+    assert.match(e.message, /amount: must be positive/);
+    assert.match(e.message, /customer_email: is required; must be an email/);
+  });
+
+  test('msg as a string, with args as an object, keeps both', async () => {
+    const {client} = await serve(
+      answer(400, {msg: 'Invalid data', args: {code: 'V-400', field: 'amount'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.equal(e.gatewayCode, 'V-400');
+    assert.deepEqual(e.args, {code: 'V-400', field: 'amount'});
+    assert.match(e.message, /400 V-400: Invalid data/);
+  });
+
+  test('message as an array is read as its texts', async () => {
+    const {client} = await serve(
+      answer(400, {message: ['amount is invalid', 'currency is invalid'], args: {code: 'V-400'}}),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.match(e.message, /amount is invalid; currency is invalid/);
+  });
+
+  test('a top-level code, without args, is the gateway code', async () => {
+    const {client} = await serve(answer(401, {message: 'Invalid credentials', code: 'S-404'}));
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayAuthenticationError);
+    assert.equal(e.gatewayCode, 'S-404');
+  });
+
+  test('an empty body maps by status, with nothing more said', async () => {
+    const {client} = await serve((_req, res) => {
+      res.writeHead(400);
+      res.end();
+    });
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayValidationError);
+    assert.equal(e.message, 'payment creation: the gateway answered 400');
+    assert.deepEqual(e.violations, []);
+    assert.equal(e.args, undefined);
+  });
+
+  test('a short plain-text body is kept as the message; an HTML page is not', async () => {
+    const {client} = await serve((_req, res, i) => {
+      res.writeHead(400, {'content-type': i === 0 ? 'text/plain' : 'text/html'});
+      res.end(i === 0 ? 'amount must be positive\n' : '<html><body>Bad request</body></html>');
+    });
+    const text = await caught(client.createPayment(directRequest()));
+    assert.ok(text instanceof GatewayValidationError);
+    assert.match(text.message, /answered 400: amount must be positive$/);
+    const html = await caught(client.createPayment(directRequest()));
+    assert.ok(html instanceof GatewayValidationError);
+    assert.doesNotMatch(html.message, /html|Bad request/);
+  });
+
+  test('JSON of no known shape maps by status', async () => {
+    const {client} = await serve(answer(404, 42));
+    const e = await caught(client.getOrder('o'));
+    assert.ok(e instanceof GatewayNotFoundError);
+    assert.equal(e.message, 'order lookup: the gateway answered 404');
+  });
+});
+
+describe('P-409, a reused order_id, whatever the HTTP status', () => {
+  const cases: [string, number, unknown][] = [
+    ['HTTP 409', 409, {message: 'Order exists', args: {code: 'P-409'}}],
+    [
+      'HTTP 422 and spaces around the code',
+      422,
+      {message: 'Order exists', args: {code: ' P-409 '}},
+    ],
+    ['HTTP 400 and a lower-case code', 400, {message: 'Order exists', args: {code: 'p-409'}}],
+    ['HTTP 404 and a top-level code', 404, {message: 'Order exists', code: 'P-409'}],
+    [
+      'HTTP 400 and list args',
+      400,
+      {code: 'P-409', args: [{field_name: 'order_id', violation: 'is used'}]},
+    ],
+    ['HTTP 500', 500, {message: 'Order exists', args: {code: 'P-409'}}],
+  ];
+  for (const [what, status, body] of cases) {
+    test(`is GatewayConflictError with ${what}`, async () => {
+      const {server, client} = await serve(answer(status, body));
+      const e = await caught(client.createPayment({...directRequest(), order_id: 'order-7'}));
+      assert.ok(e instanceof GatewayConflictError, `${what}: ${e.name}`);
+      assert.equal(e.code, 'conflict');
+      assert.equal(e.status, status);
+      assert.equal(e.gatewayCode?.toUpperCase(), 'P-409');
+      assert.match(e.message, /new order_id/);
+      assert.equal(server.received.length, 1);
+    });
+  }
+
+  test('gatewayCode is trimmed on any GatewayError', () => {
+    const e = new GatewayValidationError('gateway_validation', 'x', {args: {code: ' S-404 '}});
+    assert.equal(e.gatewayCode, 'S-404');
+    assert.equal(new GatewayValidationError('gateway_validation', 'x', {}).gatewayCode, undefined);
+  });
+});
+
 describe('rate limits', () => {
   test('429 on a payment is GatewayRateLimitError with Retry-After seconds, not retried', async () => {
     const {server, client} = await serve(
@@ -212,16 +307,21 @@ describe('outcome unknown: payment creation and other writes are never retried',
     });
   }
 
-  test('createPayment that times out is GatewayOutcomeUnknownError, sent once', async () => {
-    const {server, client} = await serve(() => undefined, {timeoutMs: 150});
-    const started = Date.now();
-    const e = await caught(client.createPayment({...directRequest(), order_id: 'order-slow'}));
-    assert.ok(e instanceof GatewayOutcomeUnknownError);
-    assert.equal(e.orderId, 'order-slow');
-    assert.match(e.message, /no answer within 150 ms/);
-    assert.ok(Date.now() - started < 1000);
-    assert.equal(server.received.length, 1);
-  });
+  // The exchange timeout is real time (the network's); the test's own timeout turns a
+  // timeout that never fires into a failure, without asserting on elapsed time.
+  test(
+    'createPayment that times out is GatewayOutcomeUnknownError, sent once',
+    {timeout: 10_000},
+    async () => {
+      const {server, client, clock} = await serve(() => undefined, {timeoutMs: 150});
+      const e = await caught(client.createPayment({...directRequest(), order_id: 'order-slow'}));
+      assert.ok(e instanceof GatewayOutcomeUnknownError);
+      assert.equal(e.orderId, 'order-slow');
+      assert.match(e.message, /no answer within 150 ms/);
+      assert.deepEqual(clock.sleeps, [], 'a payment is not retried, so nothing waits');
+      assert.equal(server.received.length, 1);
+    },
+  );
 
   test('createPayment whose connection is dropped is GatewayOutcomeUnknownError, sent once', async () => {
     const {server, client} = await serve((_req, res) => drop(res));
@@ -234,8 +334,7 @@ describe('outcome unknown: payment creation and other writes are never retried',
   test('a body cut off midway is GatewayOutcomeUnknownError on a payment', async () => {
     const {client} = await serve((_req, res) => {
       res.writeHead(200, {'content-type': 'application/json', 'content-length': '500'});
-      res.write('{"status":"succ');
-      setTimeout(() => drop(res), 20);
+      res.write('{"status":"succ', () => drop(res));
     });
     const e = await caught(client.createPayment(directRequest()));
     assert.ok(e instanceof GatewayOutcomeUnknownError);
@@ -331,6 +430,7 @@ describe('GET retries', () => {
       credentials: CREDENTIALS,
       retries: 1,
       retryDelayMs: 1,
+      clock: new FakeClock(),
     });
     assert.ok((await caught(client.getOrder('o'))) instanceof GatewayUnavailableError);
     assert.ok(
@@ -339,18 +439,33 @@ describe('GET retries', () => {
   });
 
   test('backoff grows between attempts', async () => {
-    const times: number[] = [];
-    const {client} = await serve(
-      (_req, res) => {
-        times.push(Date.now());
-        json(res, 503, {message: 'busy'});
-      },
-      {retries: 2, retryDelayMs: 40, maxRetryDelayMs: 1000},
-    );
+    const {server, client, clock} = await serve(answer(503, {message: 'busy'}), {
+      retries: 2,
+      retryDelayMs: 40,
+      maxRetryDelayMs: 1000,
+    });
     await caught(client.getOrder('o'));
-    const [a, b, c] = times as [number, number, number];
-    assert.ok(b - a >= 15, `first wait ${b - a} ms`);
-    assert.ok(c - b >= 35, `second wait ${c - b} ms`);
+    assert.equal(server.received.length, 3);
+    const [first, second] = clock.sleeps as [number, number];
+    assert.equal(clock.sleeps.length, 2);
+    assert.ok(first >= 20 && first <= 40, `first wait ${first} ms`);
+    assert.ok(second >= 40 && second <= 80, `second wait ${second} ms`);
+  });
+
+  test('backoff is capped at the longest wait, and a short Retry-After is waited exactly', async () => {
+    const {client, clock} = await serve(
+      (_req, res, i) =>
+        i === 0
+          ? json(res, 503, {message: 'busy'})
+          : i === 1
+            ? json(res, 429, {message: 'wait'}, {'retry-after': '1'})
+            : json(res, 200, [paymentRecord()]),
+      {retries: 2, retryDelayMs: 5000, maxRetryDelayMs: 2000},
+    );
+    assert.equal((await client.getOrder('order-1')).length, 1);
+    const [first, second] = clock.sleeps as [number, number];
+    assert.ok(first >= 1000 && first <= 2000, `first wait ${first} ms`);
+    assert.equal(second, 1000);
   });
 });
 
@@ -428,6 +543,26 @@ describe('no card data or secret in any error', () => {
       assertClean(e, String(status));
     });
   }
+
+  test('violations echoing card data and secrets are scrubbed', async () => {
+    const {client} = await serve((req, res) =>
+      json(res, 400, {
+        msg: [`bad ${req.body}`],
+        args: [
+          {field_name: 'cc_number', violation: `${CARD_NUMBER} fails`},
+          {field_name: 'card_cvv', violation: [`${CARD_CVV} is wrong`]},
+          {field_name: 'auth', violation: String(req.headers['x-api-key'])},
+        ],
+      }),
+    );
+    const e = await caught(client.createPayment(directRequest()));
+    assertClean(e, 'violations');
+    assert.deepEqual(
+      e.violations.map((v) => v.field),
+      ['cc_number', 'card_cvv', 'auth'],
+    );
+    assert.match(e.violations[0]!.message, /\[redacted\] fails/);
+  });
 
   test('a 400 answer echoing a token and the secret to a token payment is scrubbed', async () => {
     const {client} = await serve(echo(400));

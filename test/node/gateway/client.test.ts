@@ -4,7 +4,7 @@
  * reads (303 hosted redirects, JSON arrays, newline-delimited bodies, a register that is
  * not ready yet), and validation before anything leaves.
  */
-import {after, before, describe, test} from 'node:test';
+import {before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   GatewayClient,
@@ -13,7 +13,6 @@ import {
   hmacAuth,
   RequestValidationError,
   verifyRequestAuth,
-  type GatewayClientOptions,
 } from '../../../src/server/gateway/index.js';
 import {
   API_SECRET,
@@ -22,54 +21,14 @@ import {
   ENDPOINTS_KEY,
   hostedRequest,
   json,
-  loopback,
   ndjson,
   operationRecord,
   paymentRecord,
   POS_ID,
-  type Handler,
-  type Loopback,
 } from './helpers.js';
+import {clientServers, rejectsWith} from './client-fixtures.js';
 
-/** Starts a loopback server and a client pointed at it. */
-async function setup(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const server = await loopback(handler);
-  const client = new GatewayClient({
-    baseUrl: server.url,
-    posId: POS_ID,
-    credentials: CREDENTIALS,
-    timeoutMs: 2000,
-    retryDelayMs: 1,
-    ...options,
-  });
-  return {server, client};
-}
-
-const servers: Loopback[] = [];
-async function serve(handler: Handler, options: Partial<GatewayClientOptions> = {}) {
-  const s = await setup(handler, options);
-  servers.push(s.server);
-  return s;
-}
-after(async () => {
-  await Promise.all(servers.map((s) => s.close()));
-});
-
-async function rejectsWith<T extends Error>(
-  promise: Promise<unknown>,
-  type: abstract new (...args: never[]) => T,
-  check: (e: T) => boolean = () => true,
-): Promise<T> {
-  let caught: unknown;
-  try {
-    await promise;
-  } catch (e) {
-    caught = e;
-  }
-  assert.ok(caught instanceof type, `expected ${type.name}, got ${String(caught)}`);
-  assert.ok(check(caught as T), `unexpected ${String(caught)}`);
-  return caught as T;
-}
+const serve = clientServers({timeoutMs: 2000, retryDelayMs: 1});
 
 describe('configuration', () => {
   const base = {baseUrl: 'https://cpay.example', posId: POS_ID, credentials: CREDENTIALS};
@@ -526,8 +485,8 @@ describe('reports', () => {
     assert.deepEqual(await client.fetchRegister('rep-1'), {ready: true, records: rows});
   });
 
-  test('waitForRegister fetches until ready', async () => {
-    const {server, client} = await serve((_req, res, i) =>
+  test('waitForRegister fetches until ready, waiting longer each time', async () => {
+    const {server, client, clock} = await serve((_req, res, i) =>
       i < 2
         ? json(res, 200, {message: 'wait', code: 'report_not_ready'})
         : ndjson(res, [{orderId: 'o-1'}]),
@@ -539,27 +498,33 @@ describe('reports', () => {
     });
     assert.deepEqual(records, [{orderId: 'o-1'}]);
     assert.equal(server.received.length, 3);
+    const [first, second] = clock.sleeps as [number, number];
+    assert.equal(clock.sleeps.length, 2);
+    assert.ok(first >= 3 && first <= 5, `first wait ${first} ms`);
+    assert.ok(second >= 5 && second <= 10, `second wait ${second} ms`);
   });
 
   test('waitForRegister gives up at the deadline', async () => {
-    const {client} = await serve((_req, res) =>
+    const {server, client, clock} = await serve((_req, res) =>
       json(res, 200, {message: 'wait', code: 'report_not_ready'}),
     );
-    const started = Date.now();
     await rejectsWith(
       client.waitForRegister('rep-1', {initialDelayMs: 10, maxDelayMs: 20, deadlineMs: 150}),
       GatewayUnavailableError,
       (e) => /not ready within 150 ms/.test(e.message),
     );
-    assert.ok(Date.now() - started < 1500);
+    const waited = clock.sleeps.reduce((a, b) => a + b, 0);
+    assert.equal(waited, 150, 'it waits until the deadline, and no longer');
+    assert.ok(clock.sleeps.every((ms) => ms <= 20));
+    assert.equal(server.received.length, clock.sleeps.length + 1);
   });
 
   test('waitForRegister stops when its signal aborts', async () => {
-    const {client} = await serve((_req, res) =>
-      json(res, 200, {message: 'wait', code: 'report_not_ready'}),
-    );
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('stopped by caller')), 60);
+    const {server, client} = await serve((_req, res, i) => {
+      if (i === 1) controller.abort(new Error('stopped by caller'));
+      json(res, 200, {message: 'wait', code: 'report_not_ready'});
+    });
     await assert.rejects(
       client.waitForRegister('rep-1', {
         initialDelayMs: 20,
@@ -568,6 +533,7 @@ describe('reports', () => {
       }),
       /stopped by caller/,
     );
+    assert.equal(server.received.length, 2, 'no fetch after the abort');
   });
 });
 
