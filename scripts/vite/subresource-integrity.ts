@@ -29,10 +29,12 @@ export function subresourceIntegrity(opts: {fileName: string; budgetGzip: number
         path.join(dir, `${path.basename(opts.fileName, '.js')}.integrity.json`),
         `${JSON.stringify({file: opts.fileName, integrity, bytes: code.length, gzip, brotli}, null, 2)}\n`,
       );
-      console.log(`built ${file}: ${code.length} B, ${gzip} B gzip, ${brotli} B brotli`);
+      console.log(
+        `built ${path.relative(process.cwd(), file)}: ${code.length} B, ${gzip} B gzip, ${brotli} B brotli`,
+      );
       console.log(`integrity="${integrity}"`);
       if (gzip > opts.budgetGzip) {
-        this.error(`${file} is ${gzip} B gzip, over the ${opts.budgetGzip} B budget`);
+        this.error(`${opts.fileName} is ${gzip} B gzip, over the ${opts.budgetGzip} B budget`);
       }
     },
   };
