@@ -30,11 +30,11 @@
  *   server-example serves under /demo/js/; the pages load the elements from dist/cdn.
  */
 import {readFileSync, readdirSync, rmSync} from 'node:fs';
-import {builtinModules} from 'node:module';
 import {defineConfig, type UserConfig} from 'vite';
 import {everyModuleMapped} from './scripts/vite/every-module-mapped.js';
 import {guardedEntries} from './scripts/vite/guarded-entries.js';
 import {minifyTemplatesPlugin} from './scripts/vite/minify-templates.js';
+import {isNodeBuiltin, packageOf} from './scripts/vite/packages.js';
 import {subresourceIntegrity} from './scripts/vite/subresource-integrity.js';
 
 type ExportTarget = string | {[condition: string]: string};
@@ -47,10 +47,10 @@ interface PackageJson {
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
 
 /** Gzip budget of the CDN file, in bytes. */
-export const CDN_BUDGET_GZIP = 24 * 1024;
+const CDN_BUDGET_GZIP = 24 * 1024;
 
 /** The demo pages whose scripts are built (demo/scripts/<page>.ts → dist/demo/<page>.js). */
-export const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;
+const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;
 
 /** Packages built into dist/browser, with the notice their licence asks for. */
 const BUILT_IN: Readonly<Record<string, string>> = {
@@ -58,14 +58,6 @@ const BUILT_IN: Readonly<Record<string, string>> = {
   'credit-card-type': '/*! credit-card-type | MIT | (c) Braintree */',
   '@oxc-project/runtime': '',
 };
-
-const NODE_BUILTIN = new Set(builtinModules);
-
-const packageOf = (id: string) =>
-  id
-    .split('/')
-    .slice(0, id.startsWith('@') ? 2 : 1)
-    .join('/');
 
 const isLocal = (id: string) => id.startsWith('.') || id.startsWith('/') || id.startsWith('\0');
 const isDeclared = (name: string) =>
@@ -85,7 +77,7 @@ function browserExternal(id: string): boolean {
 /** Node library: Node's modules and declared packages stay imports; anything else is an error. */
 function nodeExternal(id: string): boolean {
   if (isLocal(id)) return false;
-  if (id.startsWith('node:') || NODE_BUILTIN.has(id) || isDeclared(packageOf(id))) return true;
+  if (isNodeBuiltin(id) || isDeclared(packageOf(id))) return true;
   throw new Error(
     `the server build imports ${id}: declare ${packageOf(id)} in package.json (peerDependencies)`,
   );

@@ -33,6 +33,7 @@ const node = (args) => {
 async function vite(target) {
   const builder = await createBuilder({mode: target}, null);
   await builder.buildApp();
+  console.log(`built the ${target} target (vite.config.ts)`);
 }
 
 const only = process.argv.slice(2);

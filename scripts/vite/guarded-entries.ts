@@ -7,9 +7,9 @@
  * name. The packages and the names are read from the bundle; a package that is neither a
  * dependency nor a peer dependency fails the build.
  */
-import {builtinModules} from 'node:module';
 import path from 'node:path';
 import type {Plugin, Rolldown} from 'vite';
+import {isNodeBuiltin, packageOf} from './packages.js';
 
 type OutputBundle = Rolldown.OutputBundle;
 type OutputChunk = Rolldown.OutputChunk;
@@ -26,13 +26,6 @@ interface Packages {
   peerDependencies?: Record<string, string>;
 }
 
-const BUILTIN = new Set(builtinModules);
-const packageOf = (id: string) =>
-  id
-    .split('/')
-    .slice(0, id.startsWith('@') ? 2 : 1)
-    .join('/');
-
 /** The packages the chunks reachable from `entry` import statically. */
 function packagesImported(bundle: OutputBundle, entry: OutputChunk): string[] {
   const seen = new Set<string>();
@@ -43,7 +36,7 @@ function packagesImported(bundle: OutputBundle, entry: OutputChunk): string[] {
     for (const id of chunk.imports) {
       const inner = bundle[id];
       if (inner?.type === 'chunk') visit(inner);
-      else if (!id.startsWith('node:') && !BUILTIN.has(id)) packages.add(packageOf(id));
+      else if (!isNodeBuiltin(id)) packages.add(packageOf(id));
     }
   };
   visit(entry);
