@@ -1,23 +1,41 @@
 /**
- * Vite library mode for the npm browser build: unbundled ES modules, one per source module
- * (so `sideEffects` can name the modules that define elements and bundlers can tree-shake
- * the rest). What package.json declares (`lit`, and the optional peers) stays an import for
- * the merchant's bundler; card-validator's CommonJS modules are built in as ES modules
- * (dist/browser/vendor/), so no bundler needs a CommonJS plugin (plain Rollup has none) and
- * a browser-only install downloads Lit alone. Any other package imported is a build error.
- * Declarations come from `tsc -p tsconfig.browser.json`; the CDN bundle (everything
- * inlined, minified, SRI-hashed) is built by scripts/build-browser.mjs.
+ * The one build of pg-checkout (Vite 8, Rolldown): one target per mode, all here.
+ * `npm run build` (scripts/build.mjs) builds every target in turn, then the declarations
+ * (tsc) and custom-elements.json.
  *
- * Two builds of the same modules, as Lit ships them (src/internal/dev-mode.ts):
- *   vite build                     → dist/browser/              `__PG_DEV__` = false: the
- *                                     development checks and warnings are dead code, dropped
- *   vite build --mode development  → dist/browser/development/  `__PG_DEV__` = true
- * The entries are the browser subpaths of package.json "exports" (`.`, `./fingerprint`,
- * `./validation`, ...): each `import` target `./dist/browser/<name>.js` is built from
- * `src/<name>.ts`.
+ *   vite build                     → dist/browser/              the npm browser library
+ *   vite build --mode development  → dist/browser/development/  the same, `development` condition
+ *   vite build --mode node         → dist/server/, dist/protocol/, dist/sandbox/
+ *   vite build --mode cdn          → dist/cdn/pg-checkout.js (+ .sri, .integrity.json)
+ *   vite build --mode demo         → dist/demo/                 the demo pages' scripts
+ *
+ * browser: unbundled ES modules, one per source module (so `sideEffects` can name the
+ *   modules that define elements and bundlers can tree-shake the rest). What package.json
+ *   declares (`lit`, and the optional peers) stays an import for the merchant's bundler;
+ *   card-validator's CommonJS modules are built in as ES modules (dist/browser/vendor/), so
+ *   no bundler needs a CommonJS plugin (plain Rollup has none) and a browser-only install
+ *   downloads Lit alone. Any other package imported is a build error. The entries are the
+ *   browser subpaths of package.json "exports" (`.`, `./fingerprint`, ...): each `import`
+ *   target `./dist/browser/<name>.js` is built from `src/<name>.ts`. Two builds of the same
+ *   modules, as Lit ships them (src/internal/dev-mode.ts): `__PG_DEV__` = false (the
+ *   development checks and warnings are dead code, dropped) and, for `development`, true.
+ * node: `pg-checkout/server` (src/server, with the src/protocol schemas it shares with the
+ *   browser) and `pg-checkout/sandbox` with its bin, one module per source module, the
+ *   sandbox importing the published `../server/...`; plus the entries that check the
+ *   optional peers first (scripts/vite/guarded-entries.ts).
+ * cdn: one minified ES module with Lit and card-validator inside, Lit templates minified
+ *   too (scripts/vite/minify-templates.ts), development checks off, SRI hash and gzip
+ *   budget (scripts/vite/subresource-integrity.ts).
+ * demo: each page script (demo/scripts/<page>.ts) one self-contained minified file, which
+ *   server-example serves under /demo/js/; the pages load the elements from dist/cdn.
  */
-import {readFileSync} from 'node:fs';
-import {defineConfig} from 'vite';
+import {readFileSync, readdirSync, rmSync} from 'node:fs';
+import {defineConfig, type UserConfig} from 'vite';
+import {everyModuleMapped} from './scripts/vite/every-module-mapped.js';
+import {guardedEntries} from './scripts/vite/guarded-entries.js';
+import {minifyTemplatesPlugin} from './scripts/vite/minify-templates.js';
+import {isNodeBuiltin, packageOf} from './scripts/vite/packages.js';
+import {subresourceIntegrity} from './scripts/vite/subresource-integrity.js';
 
 type ExportTarget = string | {[condition: string]: string};
 interface PackageJson {
@@ -28,6 +46,12 @@ interface PackageJson {
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
 
+/** Gzip budget of the CDN file, in bytes. */
+const CDN_BUDGET_GZIP = 24 * 1024;
+
+/** The demo pages whose scripts are built (demo/scripts/<page>.ts → dist/demo/<page>.js). */
+const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;
+
 /** Packages built into dist/browser, with the notice their licence asks for. */
 const BUILT_IN: Readonly<Record<string, string>> = {
   'card-validator': '/*! card-validator | MIT | (c) Braintree */',
@@ -35,20 +59,27 @@ const BUILT_IN: Readonly<Record<string, string>> = {
   '@oxc-project/runtime': '',
 };
 
-const packageOf = (id: string) =>
-  id
-    .split('/')
-    .slice(0, id.startsWith('@') ? 2 : 1)
-    .join('/');
+const isLocal = (id: string) => id.startsWith('.') || id.startsWith('/') || id.startsWith('\0');
+const isDeclared = (name: string) =>
+  Boolean(pkg.dependencies?.[name] || pkg.peerDependencies?.[name]);
 
-/** Declared packages stay imports; built-in ones are bundled; anything else fails the build. */
-function external(id: string): boolean {
-  if (id.startsWith('.') || id.startsWith('/') || id.startsWith('\0')) return false;
+/** Browser library: declared packages stay imports; built-in ones are bundled; else an error. */
+function browserExternal(id: string): boolean {
+  if (isLocal(id)) return false;
   const name = packageOf(id);
-  if (pkg.dependencies?.[name] || pkg.peerDependencies?.[name]) return true;
+  if (isDeclared(name)) return true;
   if (name in BUILT_IN) return false;
   throw new Error(
     `the browser build imports ${id}: declare ${name} in package.json (dependencies or peerDependencies) or build it in (BUILT_IN in vite.config.ts)`,
+  );
+}
+
+/** Node library: Node's modules and declared packages stay imports; anything else is an error. */
+function nodeExternal(id: string): boolean {
+  if (isLocal(id)) return false;
+  if (isNodeBuiltin(id) || isDeclared(packageOf(id))) return true;
+  throw new Error(
+    `the server build imports ${id}: declare ${packageOf(id)} in package.json (peerDependencies)`,
   );
 }
 
@@ -63,9 +94,29 @@ function browserEntries(): Record<string, string> {
   return entries;
 }
 
-export default defineConfig(({mode}) => {
-  const development = mode === 'development';
+/** Every `.ts` module under src/server, src/protocol and sandbox, by its path without `.ts`. */
+function nodeEntries(): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const dir of ['src/server', 'src/protocol', 'sandbox']) {
+    for (const file of readdirSync(dir, {recursive: true, encoding: 'utf8'})) {
+      if (file.endsWith('.ts') && !file.endsWith('.d.ts')) {
+        const module = `${dir}/${file.replaceAll('\\', '/')}`;
+        entries[module.slice(0, -3)] = module;
+      }
+    }
+  }
+  return entries;
+}
+
+/** Options every target shares. */
+const common = {
+  publicDir: false,
+  logLevel: 'warn',
+} satisfies UserConfig;
+
+function browserLibrary(development: boolean): UserConfig {
   return {
+    ...common,
     define: {__PG_DEV__: JSON.stringify(development)},
     build: {
       outDir: development ? 'dist/browser/development' : 'dist/browser',
@@ -74,8 +125,8 @@ export default defineConfig(({mode}) => {
       minify: false,
       target: 'es2022',
       lib: {entry: browserEntries(), formats: ['es']},
-      rollupOptions: {
-        external,
+      rolldownOptions: {
+        external: browserExternal,
         output: {
           preserveModules: true,
           preserveModulesRoot: 'src',
@@ -89,4 +140,137 @@ export default defineConfig(({mode}) => {
       },
     },
   };
+}
+
+function nodeLibrary(): UserConfig {
+  return {
+    ...common,
+    plugins: [
+      everyModuleMapped(),
+      guardedEntries(
+        [
+          {dir: 'server', subpath: 'pg-checkout/server'},
+          {dir: 'sandbox', subpath: 'pg-checkout/sandbox'},
+        ],
+        pkg,
+      ),
+    ],
+    build: {
+      ssr: true,
+      outDir: 'dist',
+      emptyOutDir: false,
+      sourcemap: true,
+      minify: false,
+      target: 'es2022',
+      rolldownOptions: {
+        // Every module, as tsc emits them: a module that only re-exports (src/server/gateway/
+        // index.ts) would otherwise be folded into its importers and miss from the layout.
+        input: nodeEntries(),
+        external: nodeExternal,
+        output: {
+          // As tsc's maps were: the sources are not published, so neither is their text.
+          sourcemapExcludeSources: true,
+          preserveModules: true,
+          // src/server → dist/server, src/protocol → dist/protocol, sandbox → dist/sandbox:
+          // the sandbox's imports of ../src/server/... come out as ../server/...
+          entryFileNames: (chunk) => `${chunk.name.replace(/^src\//, '')}.js`,
+        },
+      },
+    },
+  };
+}
+
+function cdnBundle(): UserConfig {
+  return {
+    ...common,
+    define: {__PG_DEV__: 'false'},
+    resolve: {conditions: ['module', 'browser', 'production']},
+    plugins: [
+      minifyTemplatesPlugin(),
+      subresourceIntegrity({fileName: 'pg-checkout.js', budgetGzip: CDN_BUDGET_GZIP}),
+    ],
+    build: {
+      outDir: 'dist/cdn',
+      emptyOutDir: true,
+      sourcemap: false,
+      minify: true,
+      target: 'es2022',
+      // Not library mode: Vite leaves the whitespace of a library's ES output unminified.
+      rolldownOptions: {
+        input: 'src/index.ts',
+        preserveEntrySignatures: 'strict',
+        // The template minifier parses with TypeScript and the SRI step compresses at the
+        // highest levels: both slower than Rolldown's own work by design, not worth a warning.
+        checks: {bundlerTimings: false},
+        output: {
+          entryFileNames: 'pg-checkout.js',
+          codeSplitting: false,
+          comments: {legal: false},
+          // After minification, which would drop it with Lit's own licence comments.
+          postBanner:
+            '/*! pg-checkout | MIT | bundles Lit (BSD-3-Clause, Google LLC) and card-validator (MIT, Braintree) */',
+        },
+      },
+    },
+  };
+}
+
+/**
+ * One environment per page, built one after the other by `builder.buildApp`: a single
+ * Rolldown build of several entries would move the code they share (demo/scripts/dom.ts)
+ * into a chunk of its own, and each page script is meant to be one file.
+ */
+function demoScripts(): UserConfig {
+  const environment = (page: string) => `demo_${page}`;
+  return {
+    ...common,
+    environments: Object.fromEntries(
+      DEMO_PAGES.map((page) => [
+        environment(page),
+        {
+          consumer: 'client',
+          build: {
+            outDir: 'dist/demo',
+            emptyOutDir: false,
+            sourcemap: true,
+            minify: true,
+            target: 'es2022',
+            rolldownOptions: {
+              input: {[page]: `demo/scripts/${page}.ts`},
+              output: {entryFileNames: '[name].js', codeSplitting: false},
+            },
+          },
+        },
+      ]),
+    ),
+    builder: {
+      async buildApp(builder) {
+        rmSync('dist/demo', {recursive: true, force: true});
+        for (const page of DEMO_PAGES) {
+          const env = builder.environments[environment(page)];
+          if (!env) throw new Error(`no environment for the demo page ${page}`);
+          await builder.build(env);
+        }
+      },
+    },
+  };
+}
+
+export default defineConfig(({mode}) => {
+  switch (mode) {
+    case 'production':
+      return browserLibrary(false);
+    case 'development':
+      return browserLibrary(true);
+    case 'node':
+      return nodeLibrary();
+    case 'cdn':
+      return cdnBundle();
+    case 'demo':
+      return demoScripts();
+    default:
+      throw new Error(
+        `vite.config.ts has no target "${mode}" (production, development, node, cdn, demo)`,
+      );
+  }
 });

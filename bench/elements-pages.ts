@@ -22,8 +22,8 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Builds dist/cdn/pg-checkout.js when it is missing or older than the sources or the build
- * script, so a benchmark never measures a stale bundle.
+ * Builds dist/cdn/pg-checkout.js when it is missing or older than the sources or its build
+ * configuration, so a benchmark never measures a stale bundle.
  */
 export function ensureCdnBundle(): Buffer {
   const stale =
@@ -31,12 +31,10 @@ export function ensureCdnBundle(): Buffer {
     statSync(CDN_FILE).mtimeMs <
       Math.max(
         newestMtime('src'),
-        ...['scripts/build-browser.mjs', 'scripts/minify-templates.mjs'].map(
-          (f) => statSync(f).mtimeMs,
-        ),
+        ...['vite.config.ts', 'scripts/vite/minify-templates.ts'].map((f) => statSync(f).mtimeMs),
       );
   if (stale) {
-    execFileSync(process.execPath, ['scripts/build-browser.mjs', '--cdn-only'], {stdio: 'inherit'});
+    execFileSync(process.execPath, ['scripts/build.mjs', 'cdn'], {stdio: 'inherit'});
   }
   return readFileSync(CDN_FILE);
 }

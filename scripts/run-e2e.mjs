@@ -18,8 +18,7 @@ const LAST = 'card-data.test.ts';
 
 const build = (script, args = []) =>
   execFileSync(process.execPath, [script, ...args], {stdio: 'inherit'});
-if (!existsSync('dist/cdn/pg-checkout.js')) build('scripts/build-browser.mjs', ['--cdn-only']);
-build('scripts/build-demo.mjs');
+build('scripts/build.mjs', existsSync('dist/cdn/pg-checkout.js') ? ['demo'] : ['cdn', 'demo']);
 
 const files = readdirSync('test/e2e')
   .filter((f) => f.endsWith('.test.ts') && f !== LAST)

@@ -25,15 +25,16 @@ const wtr = run([
 if (wtr !== 0) process.exit(wtr);
 if (only.length) process.exit(0);
 
-// The e2e test needs a CDN bundle no older than the sources.
+// The e2e test needs a CDN bundle no older than the sources and the build's configuration.
 const newest = (dir) =>
   readdirSync(dir, {recursive: true})
     .map((f) => path.join(dir, String(f)))
     .filter((f) => f.endsWith('.ts'))
     .reduce((m, f) => Math.max(m, statSync(f).mtimeMs), 0);
 const cdn = 'dist/cdn/pg-checkout.js';
-if (!existsSync(cdn) || statSync(cdn).mtimeMs < newest('src')) {
-  const built = run(['scripts/build-browser.mjs', '--cdn-only']);
+const inputs = Math.max(newest('src'), newest('scripts/vite'), statSync('vite.config.ts').mtimeMs);
+if (!existsSync(cdn) || statSync(cdn).mtimeMs < inputs) {
+  const built = run(['scripts/build.mjs', 'cdn']);
   if (built !== 0) process.exit(built);
 }
 const e2e = readdirSync('test/browser-e2e')

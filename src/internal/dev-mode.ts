@@ -6,7 +6,7 @@
  * dist/browser/development, built with `DEV_MODE` true, and everything else to
  * dist/browser and the CDN bundle, built with it false, where every check and warning
  * below is dead code and is dropped. The build settles it by replacing `__PG_DEV__`
- * (scripts/build-browser.mjs, vite.config.ts); the unbuilt sources, as the tests run
+ * (vite.config.ts, every browser target); the unbuilt sources, as the tests run
  * them, are in development mode.
  */
 declare const __PG_DEV__: boolean | undefined;
