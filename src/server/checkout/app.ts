@@ -26,7 +26,7 @@ import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
 import type {OperationRequest, OperationResult} from './operations.js';
 import {checkSameOrigin, readBodyText, resolveClientIp} from './security.js';
-import {PaymentService, errorSummary, type SweepResult} from './service.js';
+import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
 import type {PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
 
