@@ -5,7 +5,7 @@
  * gateway and what the browser is told — so that no payment is lost and none is charged
  * twice. The parts:
  *
- * - `pay.ts` — direct and hosted pay, one attempt path;
+ * - `pay.ts` — direct and hosted pay, over the one attempt path of `attempt.ts`;
  * - `reconcile.ts` — lookups, the status route, the return check, abandon, `reconcileOrder`;
  * - `webhooks.ts` — verified, stored once, applied;
  * - `sweep.ts` — the periodic sweep and start-up recovery;
@@ -24,6 +24,7 @@ import {
 } from '../operations.js';
 import type {AttemptRecord, IntentKind} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
+import {Attempts} from './attempt.js';
 import {AttemptWrites} from './attempt-writes.js';
 import {Background, errorSummary} from './background.js';
 import type {HostedResult, PayContext, PayResult, ServiceConfig, SweepResult} from './config.js';
@@ -95,7 +96,8 @@ export class PaymentService {
     this.#outbox = outbox;
     this.#operations = operations;
     this.#reconciler = reconciler;
-    this.#payments = new Payments({cfg, writes, reconciler, locks, creates});
+    const attempts = new Attempts({cfg, writes, reconciler, creates});
+    this.#payments = new Payments({cfg, attempts, reconciler, locks});
     this.#webhooks = new Webhooks({cfg, writes, outbox});
     this.#sweeper = new Sweeper({
       cfg,
