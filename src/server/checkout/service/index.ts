@@ -15,5 +15,5 @@ export {
   type SweepResult,
 } from './config.js';
 export {answerFor} from './answers.js';
-export {orderState, statusFor, type OrderState} from './order-state.js';
+export {statusFor} from './order-state.js';
 export {errorSummary} from './background.js';
