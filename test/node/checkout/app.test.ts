@@ -10,8 +10,6 @@ import {
   CheckoutConfigError,
   MemoryPaymentStore,
   createCheckoutApp,
-  encodeWebhookData,
-  signWebhook,
   type CheckoutAppOptions,
   type PaymentRecord,
 } from '../../../src/server/index.js';
@@ -25,13 +23,10 @@ import {
   inProcessApp,
   pay,
   payBody,
+  postWebhook,
   record,
+  signedWebhook,
 } from './helpers.js';
-
-function webhookBody(payload: Record<string, unknown>, secret = SECRET): string {
-  const data = encodeWebhookData(payload);
-  return new URLSearchParams({data, signature: signWebhook(data, secret)}).toString();
-}
 
 function primaryWebhook(orderId: string, status: string, extra: Record<string, unknown> = {}) {
   return {
@@ -47,17 +42,6 @@ function primaryWebhook(orderId: string, status: string, extra: Record<string, u
     created_at: '2026-01-01T00:00:00.000',
     ...extra,
   };
-}
-
-async function postWebhook(
-  app: {request: (p: string, i: RequestInit) => Response | Promise<Response>},
-  body: string,
-) {
-  return app.request('/webhook', {
-    method: 'POST',
-    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-    body,
-  });
 }
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
@@ -262,7 +246,7 @@ describe('webhooks', () => {
     const {app, orderId, updates} = await pendingOrder('w1');
     const res = await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success', {future_field: 'kept'})),
+      signedWebhook(primaryWebhook(orderId, 'success', {future_field: 'kept'})),
     );
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '');
@@ -279,15 +263,15 @@ describe('webhooks', () => {
 
   test('a duplicate changes nothing and an older status never overwrites a final one', async () => {
     const {app, orderId, updates} = await pendingOrder('w2');
-    const success = webhookBody(primaryWebhook(orderId, 'success'));
+    const success = signedWebhook(primaryWebhook(orderId, 'success'));
     assert.equal((await postWebhook(app, success)).status, 200);
     assert.equal((await postWebhook(app, success)).status, 200);
     assert.equal(
-      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'pending', {x: 1})))).status,
+      (await postWebhook(app, signedWebhook(primaryWebhook(orderId, 'pending', {x: 1})))).status,
       200,
     );
     assert.equal(
-      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'failure')))).status,
+      (await postWebhook(app, signedWebhook(primaryWebhook(orderId, 'failure')))).status,
       200,
     );
     assert.equal((await app.store.getAttemptByGatewayOrderId(orderId))?.state, 'success');
@@ -303,7 +287,7 @@ describe('webhooks', () => {
     const {app, orderId} = await pendingOrder('w3');
     const res = await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success'), 'wrong-secret'),
+      signedWebhook(primaryWebhook(orderId, 'success'), 'wrong-secret'),
     );
     assert.equal(res.status, 403);
     assert.equal(((await json(res))['error'] as {code: string}).code, 'forbidden');
@@ -319,7 +303,10 @@ describe('webhooks', () => {
     let appRef: {request: (p: string, i: RequestInit) => Response | Promise<Response>} | undefined =
       undefined;
     gw.onCreate = async (req) => {
-      const res = await postWebhook(appRef!, webhookBody(primaryWebhook(req.order_id, 'success')));
+      const res = await postWebhook(
+        appRef!,
+        signedWebhook(primaryWebhook(req.order_id, 'success')),
+      );
       assert.equal(res.status, 200);
       return record(req, 'pending');
     };
@@ -338,7 +325,7 @@ describe('webhooks', () => {
     const {app, orderId, updates} = await pendingOrder('w5');
     await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success', {recurring: {id: 'rec-1', status: 'init'}})),
+      signedWebhook(primaryWebhook(orderId, 'success', {recurring: {id: 'rec-1', status: 'init'}})),
     );
     const refund = {
       operation_id: 'op-1',
@@ -353,14 +340,14 @@ describe('webhooks', () => {
       status_code: '1004',
       created_at: '2026-01-02T00:00:00.000',
     };
-    assert.equal((await postWebhook(app, webhookBody(refund))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(refund))).status, 200);
     const charge = primaryWebhook(orderId, 'success', {
       payment_id: 'pay-charge-2',
       transaction_id: 'txn-2',
       recurring: {id: 'rec-1', status: 'active'},
     });
-    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
-    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(charge))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(charge))).status, 200);
     const ops = await app.store.listOperations('w5');
     assert.deepEqual(
       ops.map((o) => [o.kind, o.operationId]),
@@ -381,7 +368,7 @@ describe('webhooks', () => {
     const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
       webhookAllowedIps: ['35.187.74.148'],
     });
-    const res = await postWebhook(app, webhookBody(primaryWebhook('x', 'success')));
+    const res = await postWebhook(app, signedWebhook(primaryWebhook('x', 'success')));
     assert.equal(res.status, 403);
     assert.equal((await app.store.listRejectedWebhooks())[0]?.reason, 'address_not_allowed');
     const allowed = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
@@ -389,14 +376,14 @@ describe('webhooks', () => {
       clientIp: () => '35.187.74.148',
     });
     assert.equal(
-      (await postWebhook(allowed.app, webhookBody(primaryWebhook('x', 'success')))).status,
+      (await postWebhook(allowed.app, signedWebhook(primaryWebhook('x', 'success')))).status,
       200,
     );
   });
 
   test('signed data that is not a known payload is kept and acknowledged', async () => {
     const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
-    const res = await postWebhook(app, webhookBody({method: 'dispute', something: 1}));
+    const res = await postWebhook(app, signedWebhook({method: 'dispute', something: 1}));
     assert.equal(res.status, 200);
     assert.equal((await app.store.listEvents())[0]?.kind, 'undecodable');
   });

@@ -10,9 +10,7 @@
  * added by a recording `fetch` the companion's gateway client is given; the create
  * requests and lookups are counted there too.
  */
-import {mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
-import path from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
 import type {PayRequest} from '../../../src/protocol/checkout.js';
 import {
   GatewayAuthenticationError,
@@ -20,7 +18,6 @@ import {
   GatewayOutcomeUnknownError,
   GatewayValidationError,
   MemoryPaymentStore,
-  SqlitePaymentStore,
   type CheckoutApp,
   type DirectPaymentRequestInput,
   type PaymentRecord,
@@ -31,11 +28,14 @@ import {
   CARDS,
   StubGateway,
   inProcessApp,
+  isPaymentOf,
   pay,
   payHttp,
   record,
+  sandboxCharges,
   serveCompanion,
   statusHttp,
+  tempStores,
   type Overrides,
 } from './helpers.js';
 
@@ -82,11 +82,6 @@ export interface Backend {
   companion(overrides?: Overrides): Promise<Harness>;
 }
 
-/** True when `gatewayOrderId` is one of `orderRef`'s (`<orderRef>-<seq>-<random>`). */
-const ofOrder = (orderRef: string, gatewayOrderId: string) =>
-  gatewayOrderId.startsWith(`${orderRef}-`) &&
-  /^\d+-[0-9a-f]+$/.test(gatewayOrderId.slice(orderRef.length + 1));
-
 /** Queues of faults per order reference. */
 class Faults {
   readonly #queues = new Map<string, CreateFault[]>();
@@ -96,7 +91,7 @@ class Faults {
   /** The next fault for a create of `gatewayOrderId`, if any. */
   take(gatewayOrderId: string): CreateFault | undefined {
     for (const [orderRef, queue] of this.#queues) {
-      if (ofOrder(orderRef, gatewayOrderId)) return queue.shift();
+      if (isPaymentOf(orderRef, gatewayOrderId)) return queue.shift();
     }
     return undefined;
   }
@@ -122,7 +117,7 @@ export function memoryAndStub(): Backend {
         const orderId = req.order_id;
         switch (faults.take(orderId)) {
           case 'slow':
-            await new Promise((r) => setTimeout(r, 30));
+            await sleep(30);
             break;
           case 'lost':
             throw new GatewayOutcomeUnknownError('payment creation: 500', {status: 500, orderId});
@@ -160,11 +155,11 @@ export function memoryAndStub(): Backend {
         },
         fault: (orderRef, ...list) => faults.add(orderRef, list),
         creates: (orderRef) =>
-          gw.created.map((r) => r.order_id).filter((id) => ofOrder(orderRef, id)),
-        lookups: (orderRef) => gw.lookups.filter((id) => ofOrder(orderRef, id)).length,
+          gw.created.map((r) => r.order_id).filter((id) => isPaymentOf(orderRef, id)),
+        lookups: (orderRef) => gw.lookups.filter((id) => isPaymentOf(orderRef, id)).length,
         charges: (orderRef) =>
           [...gw.known.values()].filter(
-            (r) => r.status === 'success' && ofOrder(orderRef, String(r.order_id)),
+            (r) => r.status === 'success' && isPaymentOf(orderRef, String(r.order_id)),
           ).length,
       };
     },
@@ -178,19 +173,19 @@ const LOOKUP_PATH = /^\/api\/v1\/pos\/[^/]+\/orders\/([^/?]+)\/[a-z_]+(?:\?|$)/;
 /** A SQLite file in a temporary folder and the real sandbox over HTTP. */
 export function sqliteAndSandbox(): Backend {
   let sandbox: Sandbox;
-  let dir: string;
+  let stores: ReturnType<typeof tempStores>;
   let n = 0;
-  const open: {close(): Promise<void>}[] = [];
+  const served: {close(): Promise<void>}[] = [];
   return {
     name: 'SQLite store, sandbox over HTTP',
     async setup() {
-      dir = mkdtempSync(path.join(tmpdir(), 'pg-never-double-'));
+      stores = tempStores('pg-never-double');
       sandbox = await startSandbox({webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]}});
     },
     async teardown() {
-      for (const o of open.splice(0)) await o.close().catch(() => undefined);
+      for (const c of served.splice(0)) await c.close().catch(() => undefined);
+      await stores?.cleanup();
       await sandbox?.close();
-      rmSync(dir, {recursive: true, force: true});
     },
     async companion(overrides = {}) {
       const faults = new Faults();
@@ -236,21 +231,18 @@ export function sqliteAndSandbox(): Backend {
             return send();
         }
       };
-      const store = new SqlitePaymentStore(path.join(dir, `companion-${n++}.db`));
+      const store = stores.open(`companion-${n++}`);
       const c = await serveCompanion(sandbox, store, {gatewayFetch, ...overrides});
-      open.unshift(store);
-      open.unshift(c);
-      const payments = (orderRef: string) =>
-        sandbox.payments().filter((p) => ofOrder(orderRef, p.orderId));
+      served.push(c);
       return {
         app: c.app,
         updates: c.updates,
         pay: (body) => payHttp(c.url, body),
         status: async (orderRef) => (await statusHttp(c.url, orderRef)).json,
         fault: (orderRef, ...list) => faults.add(orderRef, list),
-        creates: (orderRef) => created.filter((id) => ofOrder(orderRef, id)),
-        lookups: (orderRef) => looked.filter((id) => ofOrder(orderRef, id)).length,
-        charges: (orderRef) => payments(orderRef).filter((p) => p.status === 'success').length,
+        creates: (orderRef) => created.filter((id) => isPaymentOf(orderRef, id)),
+        lookups: (orderRef) => looked.filter((id) => isPaymentOf(orderRef, id)).length,
+        charges: (orderRef) => sandboxCharges(sandbox, orderRef),
       };
     },
   };

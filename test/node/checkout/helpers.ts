@@ -1,11 +1,16 @@
 /**
  * Shared helpers of the checkout companion tests: pay bodies, a log capture, an order
- * catalogue, a stub gateway for in-process tests, a companion served over real HTTP
- * (so the sandbox can reach its webhook and return routes), and a driver for the
+ * catalogue, a stub gateway for in-process tests, signed webhooks, a companion served
+ * over real HTTP (so the sandbox can reach its webhook and return routes), SQLite stores
+ * in a temporary folder, what the sandbox charged for an order, and a driver for the
  * sandbox's 3-D Secure page.
  */
+import {mkdtempSync, rmSync} from 'node:fs';
 import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
 import {Writable} from 'node:stream';
+import {setTimeout as sleep} from 'node:timers/promises';
 import {createAdaptorServer} from '@hono/node-server';
 import {
   CHECKOUT_HEADER,
@@ -15,7 +20,10 @@ import {
 import {
   createCheckoutApp,
   createCheckoutLogger,
+  encodeWebhookData,
+  signWebhook,
   GatewayNotFoundError,
+  SqlitePaymentStore,
   type CheckoutApp,
   type CheckoutAppOptions,
   type CheckoutGateway,
@@ -120,6 +128,24 @@ export function catalogue(defaults: Partial<ResolvedOrder> = {}) {
 export function updates() {
   const list: PaymentUpdate[] = [];
   return {list, onPaymentUpdate: (u: PaymentUpdate) => void list.push(u)};
+}
+
+/** A webhook's form body (`data` and its `signature`), signed with `secret`. */
+export function signedWebhook(payload: Record<string, unknown>, secret = SECRET): string {
+  const data = encodeWebhookData(payload);
+  return new URLSearchParams({data, signature: signWebhook(data, secret)}).toString();
+}
+
+/** POSTs a webhook form body to an in-process companion. */
+export async function postWebhook(
+  app: {request: (p: string, i: RequestInit) => Response | Promise<Response>},
+  body: string,
+): Promise<Response> {
+  return app.request('/webhook', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+    body,
+  });
 }
 
 /** A payment record as the gateway would answer. */
@@ -293,6 +319,48 @@ export async function serveCompanion(
   };
 }
 
+/** SQLite payment stores on files in one temporary folder. */
+export function tempStores(prefix: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
+  const files = new Set<string>();
+  const stores: SqlitePaymentStore[] = [];
+  return {
+    /** The database files opened so far. */
+    files: (): string[] => [...files],
+    /** A store on `<name>.db` in the folder; the same name opens the same file again. */
+    open(name: string): SqlitePaymentStore {
+      const file = path.join(dir, `${name}.db`);
+      files.add(file);
+      const store = new SqlitePaymentStore(file);
+      stores.push(store);
+      return store;
+    },
+    /** Closes the stores still open and removes the folder. */
+    async cleanup(): Promise<void> {
+      for (const store of stores) await store.close().catch(() => undefined);
+      rmSync(dir, {recursive: true, force: true});
+    },
+  };
+}
+
+/** True when `gatewayOrderId` is one of `orderRef`'s (`<orderRef>-<seq>-<random>`). */
+export function isPaymentOf(orderRef: string, gatewayOrderId: string): boolean {
+  return (
+    gatewayOrderId.startsWith(`${orderRef}-`) &&
+    /^\d+-[0-9a-f]+$/.test(gatewayOrderId.slice(orderRef.length + 1))
+  );
+}
+
+/** The sandbox's primary payments of an order. */
+export function sandboxPayments(sandbox: Sandbox, orderRef: string) {
+  return sandbox.payments().filter((p) => isPaymentOf(orderRef, p.orderId));
+}
+
+/** Successful charges the sandbox holds for an order (a refund leaves a charge `success`). */
+export function sandboxCharges(sandbox: Sandbox, orderRef: string): number {
+  return sandboxPayments(sandbox, orderRef).filter((p) => p.status === 'success').length;
+}
+
 /** POSTs a pay body over HTTP. */
 export async function payHttp(
   base: string,
@@ -312,6 +380,18 @@ export async function statusHttp(base: string, orderRef: string) {
     headers: {[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION},
   });
   return {status: res.status, json: (await res.json()) as Record<string, unknown>};
+}
+
+/** Polls the status route until the order is final; resolves with that answer. */
+export function finalStatus(base: string, orderRef: string, timeoutMs = 5_000, stepMs = 25) {
+  return eventually(
+    async () => {
+      const s = await statusHttp(base, orderRef);
+      return s.json['final'] ? s : undefined;
+    },
+    timeoutMs,
+    stepMs,
+  );
 }
 
 /**
@@ -359,6 +439,6 @@ export async function eventually<T>(
     const value = await fn();
     if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
+    await sleep(stepMs);
   }
 }
