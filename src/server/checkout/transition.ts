@@ -32,18 +32,20 @@ export function isFinal(state: AttemptState): boolean {
 }
 
 /** What the gateway said about an attempt, from a record, a webhook or a lookup. */
-export interface GatewayStatusInfo {
+export type GatewayStatusInfo = Pick<
+  AttemptRecord,
+  | 'statusCode'
+  | 'statusDescription'
+  | 'userActionUrl'
+  | 'paymentId'
+  | 'cardMask'
+  | 'cardToken'
+  | 'recurringId'
+> & {
   status: 'init' | 'pending' | 'success' | 'failure';
-  statusCode?: string;
-  statusDescription?: string;
-  userActionUrl?: string;
-  paymentId?: string;
-  cardMask?: string;
-  cardToken?: string;
-  recurringId?: string;
   /** The record or payload as JSON. */
   raw: string;
-}
+};
 
 /** What a payment record or webhook payload says, with `raw` its JSON as received. */
 export function statusInfoFromRecord(

@@ -12,7 +12,6 @@
  *   re-sends it with the same `order_id`, so at most one of them is charged. A fresh
  *   `order_id` is minted only once the previous attempt is final and failed, or written off.
  */
-import type {Logger} from 'pino';
 import type {PayFailure} from '../../../protocol/checkout.js';
 import type {CheckedPaymentRequest, CreatePaymentResult} from '../../gateway/client.js';
 import {
@@ -34,7 +33,7 @@ import {
 import {refusedAnswer} from './answers.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {errorSummary} from './background.js';
-import type {ServiceConfig} from './config.js';
+import {ServicePart, type ServiceConfig} from './config.js';
 import type {CreatesInFlight} from './locks.js';
 import type {Reconciler} from './reconcile.js';
 
@@ -85,27 +84,17 @@ export type AttemptOutcome =
   | {kind: 'refused'; response: PayFailure};
 
 /** Runs attempts; see the module comment. */
-export class Attempts {
-  readonly #d: AttemptsDeps;
-  readonly #cfg: AttemptConfig;
-  readonly #log: Logger;
-
-  constructor(deps: AttemptsDeps) {
-    this.#d = deps;
-    this.#cfg = deps.cfg;
-    this.#log = deps.cfg.logger;
-  }
-
+export class Attempts extends ServicePart<AttemptsDeps> {
   /** The one attempt path (the caller holds the order's lock); see the module comment. */
   async run(spec: AttemptSpec): Promise<AttemptOutcome> {
-    const {store} = this.#cfg;
+    const {store} = this.cfg;
     const {orderRef, mode} = spec;
-    const {attempts: previous, state} = await this.#d.reconciler.settledOrder(orderRef);
+    const {attempts: previous, state} = await this.d.reconciler.settledOrder(orderRef);
     const live = state.current;
     // An unknown outcome is retried with the same order id; anything else live answers.
     if (live && live.state !== 'unknown') return {kind: 'current', attempt: live};
 
-    const order = await this.#cfg.resolveOrder(orderRef, spec.request);
+    const order = await this.cfg.resolveOrder(orderRef, spec.request);
     if (!order) throw new NotFoundError('unknown order');
     const seq = live?.seq ?? (previous.at(-1)?.seq ?? 0) + 1;
     const gatewayOrderId = live?.gatewayOrderId ?? newGatewayOrderId(orderRef, seq);
@@ -119,25 +108,25 @@ export class Attempts {
         live.amount !== prepared.amount ||
         live.currency !== prepared.currency
       ) {
-        this.#log.warn(
+        this.log.warn(
           {orderRef, gatewayOrderId, mode},
           'the order changed while its payment is unknown: not paying again until it is settled',
         );
         return {kind: 'settled', attempt: live};
       }
       await spec.beforeCreate?.();
-      const r = await this.#d.writes.write({attemptId: live.attemptId}, (c) =>
-        markRecreating(c, this.#cfg.now()),
+      const r = await this.d.writes.write({attemptId: live.attemptId}, (c) =>
+        markRecreating(c, this.cfg.now()),
       );
       if (!r.changed || !r.attempt) return {kind: 'settled', attempt: r.attempt ?? live};
-      this.#log.warn(
+      this.log.warn(
         {orderRef, gatewayOrderId, mode, createCount: r.attempt.createCount},
         'paying again after an unknown outcome: the create is sent again with the same order_id',
       );
       return this.#send(r.attempt, prepared, spec);
     }
 
-    const now = this.#cfg.now();
+    const now = this.cfg.now();
     const attempt: AttemptRecord = {
       attemptId: spec.newAttemptId(gatewayOrderId),
       orderRef,
@@ -157,9 +146,9 @@ export class Attempts {
     if (!inserted.inserted) {
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
-      return {kind: 'current', attempt: await this.#d.reconciler.settle(inserted.existing, true)};
+      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing, true)};
     }
-    this.#log.info(
+    this.log.info(
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
       'payment attempt stored',
     );
@@ -175,8 +164,8 @@ export class Attempts {
     const {orderRef, gatewayOrderId} = attempt;
     let result: CreatePaymentResult;
     try {
-      result = await this.#d.creates.run(gatewayOrderId, () =>
-        this.#cfg.gateway.createPayment(prepared.request, prepared.checked),
+      result = await this.d.creates.run(gatewayOrderId, () =>
+        this.cfg.gateway.createPayment(prepared.request, prepared.checked),
       );
     } catch (error) {
       return this.#createFailed(attempt, error);
@@ -184,19 +173,19 @@ export class Attempts {
     const info = spec.statusInfo(result, gatewayOrderId);
     if (!info) {
       // Cannot happen; keep the attempt open for reconciliation.
-      this.#log.error(
+      this.log.error(
         {gatewayOrderId},
         `the gateway answered a ${spec.mode} payment as ${result.kind}`,
       );
-      const unknown = await this.#d.writes.update(attempt.attemptId, (c) =>
-        markUnknown(c, this.#cfg.now()),
+      const unknown = await this.d.writes.update(attempt.attemptId, (c) =>
+        markUnknown(c, this.cfg.now()),
       );
       return {kind: 'settled', attempt: unknown ?? attempt};
     }
     const current =
-      (await this.#d.writes.applyStatus({attemptId: attempt.attemptId}, info, 'create')).attempt ??
+      (await this.d.writes.applyStatus({attemptId: attempt.attemptId}, info, 'create')).attempt ??
       attempt;
-    this.#log.info(
+    this.log.info(
       {
         orderRef,
         gatewayOrderId,
@@ -212,7 +201,7 @@ export class Attempts {
   /** A create call failed: decide between "not created" and "unknown". */
   async #createFailed(attempt: AttemptRecord, error: unknown): Promise<AttemptOutcome> {
     const {gatewayOrderId, orderRef} = attempt;
-    const {writes} = this.#d;
+    const {writes} = this.d;
     if (isRefusal(error)) {
       const code = (error as {gatewayCode?: string}).gatewayCode ?? (error as {code: string}).code;
       const fields = {orderRef, gatewayOrderId, error: errorSummary(error)};
@@ -221,19 +210,19 @@ export class Attempts {
       const resent = (attempt.createCount ?? 1) > 1;
       await writes.update(attempt.attemptId, (c) =>
         resent
-          ? markUnknown(c, this.#cfg.now())
+          ? markUnknown(c, this.cfg.now())
           : markNotCreated(
               c,
-              this.#cfg.now(),
+              this.cfg.now(),
               code,
               'The payment request was refused by the payment gateway.',
             ),
       );
       if (error instanceof GatewayValidationError) {
-        this.#log.warn(fields, 'the gateway refused the payment request');
+        this.log.warn(fields, 'the gateway refused the payment request');
         return {kind: 'refused', response: refusedAnswer(orderRef, code)};
       }
-      this.#log.error(
+      this.log.error(
         fields,
         'the gateway refused the payment request (configuration or rate limit)',
       );
@@ -248,12 +237,12 @@ export class Attempts {
     // the order id exists at the gateway (an earlier create of it landed): look it up.
     const level =
       error instanceof GatewayConflictError && (attempt.createCount ?? 1) === 1 ? 'error' : 'warn';
-    this.#log[level](
+    this.log[level](
       {orderRef, gatewayOrderId, error: errorSummary(error)},
       'payment creation outcome unknown: reconciling',
     );
-    const unknown = await writes.update(attempt.attemptId, (c) => markUnknown(c, this.#cfg.now()));
-    const settled = await this.#d.reconciler.reconcile(unknown ?? attempt, {force: true});
+    const unknown = await writes.update(attempt.attemptId, (c) => markUnknown(c, this.cfg.now()));
+    const settled = await this.d.reconciler.reconcile(unknown ?? attempt, {force: true});
     return {kind: 'settled', attempt: settled};
   }
 }

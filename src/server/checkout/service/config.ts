@@ -1,7 +1,7 @@
 /**
  * What the payment service is given and what it answers, shared by its parts: the
- * configuration `createCheckoutApp` resolves, the gateway calls it needs, and the result
- * types of pay, hosted pay and the sweep.
+ * configuration `createCheckoutApp` resolves, the gateway calls it needs, the result
+ * types of pay, hosted pay and the sweep, and `ServicePart`, what each part holds.
  */
 import type {Logger} from 'pino';
 import type {PayResponse} from '../../../protocol/checkout.js';
@@ -93,4 +93,17 @@ export interface SweepResult {
   expired: number;
   /** Secondary operations with an unknown outcome looked up. */
   intents: number;
+}
+
+/** What every part of the service holds: its dependencies, its configuration and the logger. */
+export class ServicePart<D extends {cfg: {logger: Logger}}> {
+  protected readonly d: D;
+  protected readonly cfg: D['cfg'];
+  protected readonly log: Logger;
+
+  constructor(deps: D) {
+    this.d = deps;
+    this.cfg = deps.cfg;
+    this.log = deps.cfg.logger;
+  }
 }

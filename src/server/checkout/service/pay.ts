@@ -10,7 +10,6 @@
  * - One order → at most one live attempt: an order's attempts run one at a time in this
  *   process, and the store inserts a new attempt only when the order has no live one.
  */
-import type {Logger} from 'pino';
 import type {PayRequest} from '../../../protocol/checkout.js';
 import {InternalCheckoutError, InvalidRequestError} from '../errors.js';
 import {
@@ -23,7 +22,13 @@ import type {AttemptRecord} from '../store.js';
 import {statusInfoFromRecord} from '../transition.js';
 import {answerFor, hostedAnswer} from './answers.js';
 import {attemptOfAnotherOrder, type Attempts} from './attempt.js';
-import type {HostedResult, PayContext, PayResult, ServiceConfig} from './config.js';
+import {
+  ServicePart,
+  type HostedResult,
+  type PayContext,
+  type PayResult,
+  type ServiceConfig,
+} from './config.js';
 import {SingleFlight, type OrderLocks} from './locks.js';
 import type {Reconciler} from './reconcile.js';
 
@@ -39,18 +44,9 @@ export interface PaymentsDeps {
   locks: OrderLocks;
 }
 
-export class Payments {
-  readonly #d: PaymentsDeps;
-  readonly #cfg: PayConfig;
-  readonly #log: Logger;
+export class Payments extends ServicePart<PaymentsDeps> {
   /** Attempt id → the running pay call (tagged with its order). */
   readonly #inflight = new SingleFlight<PayResult, string>();
-
-  constructor(deps: PaymentsDeps) {
-    this.#d = deps;
-    this.#cfg = deps.cfg;
-    this.#log = deps.cfg.logger;
-  }
 
   /** Answers a pay request; repeats of the same attempt id share one gateway request. */
   pay(body: PayRequest, ctx: PayContext): Promise<PayResult> {
@@ -70,8 +66,8 @@ export class Payments {
     orderRef: string,
     ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
   ): Promise<HostedResult> {
-    return this.#d.locks.run(orderRef, async () => {
-      const outcome = await this.#d.attempts.run({
+    return this.d.locks.run(orderRef, async () => {
+      const outcome = await this.d.attempts.run({
         mode: 'hosted',
         orderRef,
         request: ctx.request,
@@ -117,25 +113,25 @@ export class Payments {
   async #payOnce(body: PayRequest, ctx: PayContext): Promise<PayResult> {
     // A known attempt is answered without waiting behind the order's other attempts. When
     // nothing holds the order's lock, the look-up under the lock is the only one needed.
-    if (this.#d.locks.busy(body.orderRef)) {
-      const known = await this.#cfg.store.getAttempt(body.attemptId);
+    if (this.d.locks.busy(body.orderRef)) {
+      const known = await this.cfg.store.getAttempt(body.attemptId);
       if (known) return this.#answerKnown(known, body);
     }
-    return this.#d.locks.run(body.orderRef, () => this.#payDirect(body, ctx));
+    return this.d.locks.run(body.orderRef, () => this.#payDirect(body, ctx));
   }
 
   /** The answer for a pay request whose attempt is already stored. */
   async #answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResult> {
     if (known.orderRef !== body.orderRef) throw attemptOfAnotherOrder();
-    return {response: answerFor(await this.#d.reconciler.settle(known, true))};
+    return {response: answerFor(await this.d.reconciler.settle(known, true))};
   }
 
   async #payDirect(body: PayRequest, ctx: PayContext): Promise<PayResult> {
     const {orderRef} = body;
     // Under the order lock: another attempt may have settled the order meanwhile.
-    const again = await this.#cfg.store.getAttempt(body.attemptId);
+    const again = await this.cfg.store.getAttempt(body.attemptId);
     if (again) return this.#answerKnown(again, body);
-    const outcome = await this.#d.attempts.run({
+    const outcome = await this.d.attempts.run({
       mode: 'direct',
       orderRef,
       request: ctx.request,
@@ -165,7 +161,7 @@ export class Payments {
         };
       },
       beforeCreate: () =>
-        this.#cfg.velocity.reserve({ip: ctx.ip, orderRef, cardNumber: body.card.number}),
+        this.cfg.velocity.reserve({ip: ctx.ip, orderRef, cardNumber: body.card.number}),
       statusInfo: (result) =>
         result.kind === 'direct'
           ? statusInfoFromRecord(result.record, JSON.stringify(result.record))
@@ -177,17 +173,17 @@ export class Payments {
   /** What both modes take from the app for a create. */
   #orderContext(orderRef: string, gatewayOrderId: string) {
     return {
-      posId: this.#cfg.gateway.posId,
+      posId: this.cfg.gateway.posId,
       gatewayOrderId,
-      serverUrl: this.#cfg.serverUrl,
-      resultUrl: this.#cfg.resultUrl(orderRef),
-      order3dsBypass: this.#cfg.order3dsBypass,
+      serverUrl: this.cfg.serverUrl,
+      resultUrl: this.cfg.resultUrl(orderRef),
+      order3dsBypass: this.cfg.order3dsBypass,
     };
   }
 
   /** The order from `resolveOrder` or the configuration makes an invalid gateway request. */
   #merchantError(orderRef: string, issues: unknown): InternalCheckoutError {
-    this.#log.error(
+    this.log.error(
       {orderRef, issues},
       'the order from resolveOrder or the configuration gives an invalid gateway request',
     );

@@ -8,7 +8,6 @@
  * A 404 on a lookup never means "not created": a slow gateway may still create the
  * payment, so the attempt stays open and its `order_id` is reused by the next create.
  */
-import type {Logger} from 'pino';
 import type {StatusResponse} from '../../../protocol/checkout.js';
 import {GatewayNotFoundError} from '../../gateway/errors.js';
 import type {TransactionRecord} from '../../gateway/schemas.js';
@@ -23,7 +22,7 @@ import {
 } from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {errorSummary, type Background} from './background.js';
-import type {ServiceConfig} from './config.js';
+import {ServicePart, type ServiceConfig} from './config.js';
 import {CreatesInFlight, OrderLocks, SingleFlight} from './locks.js';
 import {
   isStaleChallenge,
@@ -53,18 +52,9 @@ export interface ReconcilerDeps {
   background: Background;
 }
 
-export class Reconciler {
-  readonly #d: ReconcilerDeps;
-  readonly #cfg: ReconcileConfig;
-  readonly #log: Logger;
+export class Reconciler extends ServicePart<ReconcilerDeps> {
   /** Gateway order id → running lookup. */
   readonly #running = new SingleFlight<AttemptRecord>();
-
-  constructor(deps: ReconcilerDeps) {
-    this.#d = deps;
-    this.#cfg = deps.cfg;
-    this.#log = deps.cfg.logger;
-  }
 
   /**
    * Asks the gateway for an attempt's state (operation lookup by its gateway `order_id`)
@@ -72,14 +62,14 @@ export class Reconciler {
    * attempt whose create call is still running in this process.
    */
   reconcile(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
-    if (this.#d.creates.has(attempt.gatewayOrderId) || isFinal(attempt.state)) {
+    if (this.d.creates.has(attempt.gatewayOrderId) || isFinal(attempt.state)) {
       return Promise.resolve(attempt);
     }
-    const now = this.#cfg.now();
+    const now = this.cfg.now();
     if (
       !opts.force &&
       attempt.lastCheckAt !== undefined &&
-      now - attempt.lastCheckAt < this.#cfg.statusCheck.minIntervalMs
+      now - attempt.lastCheckAt < this.cfg.statusCheck.minIntervalMs
     ) {
       return Promise.resolve(attempt);
     }
@@ -98,18 +88,18 @@ export class Reconciler {
    * it no longer blocks the order.
    */
   async settledOrder(orderRef: string): Promise<{attempts: AttemptRecord[]; state: OrderState}> {
-    const {store} = this.#cfg;
+    const {store} = this.cfg;
     let attempts = await store.listAttempts(orderRef);
-    const now = this.#cfg.now();
+    const now = this.cfg.now();
     const open = attempts.filter((a) => a.state === 'creating' || a.state === 'unknown');
     const stale = attempts.filter((a) =>
-      isStaleChallenge(a, now, this.#cfg.attempts.abandonAfterMs),
+      isStaleChallenge(a, now, this.cfg.attempts.abandonAfterMs),
     );
     if (open.length > 0 || stale.length > 0) {
       for (const a of open) await this.reconcile(a, {force: true});
       for (const a of stale) {
-        await this.#d.writes.update(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
-        this.#log.info(
+        await this.d.writes.update(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
+        this.log.info(
           {orderRef, gatewayOrderId: a.gatewayOrderId},
           '3-D Secure attempt without news for too long: the order may be paid again',
         );
@@ -121,10 +111,10 @@ export class Reconciler {
 
   /** The order's state from the store; asks the gateway about attempts that stay open too long. */
   async status(orderRef: string, request: Request): Promise<StatusResponse> {
-    const {store} = this.#cfg;
+    const {store} = this.cfg;
     let attempts = await store.listAttempts(orderRef);
     if (attempts.length === 0) {
-      const order = await this.#cfg.resolveOrder(orderRef, request);
+      const order = await this.cfg.resolveOrder(orderRef, request);
       if (!order) throw new NotFoundError('unknown order');
       return statusFor(orderRef, attempts);
     }
@@ -142,7 +132,7 @@ export class Reconciler {
    * attempts. Attempts whose create call runs in this process are left to it.
    */
   async reconcileOrder(orderRef: string): Promise<StatusResponse> {
-    const {store} = this.#cfg;
+    const {store} = this.cfg;
     const open = (await store.listAttempts(orderRef)).filter((a) => !isFinal(a.state));
     await Promise.all(open.map((a) => this.reconcile(a, {force: true})));
     return statusFor(orderRef, await store.listAttempts(orderRef));
@@ -153,16 +143,16 @@ export class Reconciler {
    * background (rate-limited), so the return page's first status question finds news.
    */
   customerReturned(orderRef: string): void {
-    if (this.#d.background.closed) return;
+    if (this.d.background.closed) return;
     const task = (async () => {
-      const attempts = await this.#cfg.store.listAttempts(orderRef);
+      const attempts = await this.cfg.store.listAttempts(orderRef);
       await Promise.all(
         attempts.filter((a) => this.#checkDue(a, true)).map((a) => this.reconcile(a)),
       );
     })().catch((error: unknown) =>
-      this.#log.warn({orderRef, error: errorSummary(error)}, 'return check failed'),
+      this.log.warn({orderRef, error: errorSummary(error)}, 'return check failed'),
     );
-    this.#d.background.run(task);
+    this.d.background.run(task);
   }
 
   /**
@@ -172,8 +162,8 @@ export class Reconciler {
    * after all, the double charge is compensated. Answers the order's status.
    */
   abandon(orderRef: string, attemptId: string): Promise<StatusResponse> {
-    return this.#d.locks.run(orderRef, async () => {
-      const {store} = this.#cfg;
+    return this.d.locks.run(orderRef, async () => {
+      const {store} = this.cfg;
       const stored = await store.getAttempt(attemptId);
       if (!stored || stored.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
       // The customer may have finished the challenge just before cancelling: ask first.
@@ -181,12 +171,12 @@ export class Reconciler {
         stored.state === 'init' || stored.state === 'pending'
           ? await this.reconcile(stored, {force: true}).catch(() => stored)
           : stored;
-      const now = this.#cfg.now();
-      const written = await this.#d.writes.update(a.attemptId, (c) =>
+      const now = this.cfg.now();
+      const written = await this.d.writes.update(a.attemptId, (c) =>
         markWrittenOff(c, now, 'abandoned'),
       );
       if (written?.writtenOff === 'abandoned' && written.writtenOffAt === now) {
-        this.#log.info(
+        this.log.info(
           {orderRef, gatewayOrderId: a.gatewayOrderId},
           '3-D Secure abandoned by the customer: the order may be paid again',
         );
@@ -197,34 +187,34 @@ export class Reconciler {
 
   /** True when an open attempt has gone without news long enough to ask the gateway. */
   #checkDue(a: AttemptRecord, ignoreAfter = false): boolean {
-    if (isFinal(a.state) || this.#d.creates.has(a.gatewayOrderId)) return false;
-    const now = this.#cfg.now();
-    const {afterMs, minIntervalMs} = this.#cfg.statusCheck;
+    if (isFinal(a.state) || this.d.creates.has(a.gatewayOrderId)) return false;
+    const now = this.cfg.now();
+    const {afterMs, minIntervalMs} = this.cfg.statusCheck;
     if (a.lastCheckAt !== undefined && now - a.lastCheckAt < minIntervalMs) return false;
     if (a.state === 'creating' || a.state === 'unknown' || ignoreAfter) return true;
     return sinceNews(a, now) >= afterMs;
   }
 
   async #lookup(attempt: AttemptRecord): Promise<AttemptRecord> {
-    const {gateway} = this.#cfg;
-    const {writes} = this.#d;
+    const {gateway} = this.cfg;
+    const {writes} = this.d;
     const key = {attemptId: attempt.attemptId};
-    const checkedAt = this.#cfg.now();
+    const checkedAt = this.cfg.now();
     let current = (await writes.write(key, (c) => markChecked(c, checkedAt))).attempt ?? attempt;
     let record: TransactionRecord;
     try {
       record = await gateway.getOperation(attempt.gatewayOrderId, attempt.method);
     } catch (error) {
-      const now = this.#cfg.now();
+      const now = this.cfg.now();
       if (error instanceof GatewayNotFoundError) {
         // Never "not created": a slow gateway may still create it. The order id stays
         // this attempt's, so paying again re-sends it and cannot charge twice.
-        this.#log.info(
+        this.log.info(
           {gatewayOrderId: current.gatewayOrderId, state: current.state},
           'the gateway does not know the order yet: still unknown',
         );
       } else {
-        this.#log.warn(
+        this.log.warn(
           {gatewayOrderId: current.gatewayOrderId, error: errorSummary(error)},
           'payment lookup failed',
         );
@@ -245,7 +235,7 @@ export class Reconciler {
     );
     const next = r.attempt ?? current;
     if (r.changed) {
-      this.#log.info(
+      this.log.info(
         {orderRef: next.orderRef, gatewayOrderId: next.gatewayOrderId, state: next.state},
         'payment reconciled',
       );

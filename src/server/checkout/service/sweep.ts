@@ -4,13 +4,12 @@
  * recovery (what a crash left `creating` becomes `unknown`, every open attempt is looked
  * up, recent double charges are compensated, the outbox is delivered).
  */
-import type {Logger} from 'pino';
 import type {SecondaryOperations} from '../operations.js';
 import {UNSETTLED_STATES, type AttemptRecord} from '../store.js';
 import {markUnknown, markWrittenOff} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {errorSummary, type Background} from './background.js';
-import type {ServiceConfig, SweepResult} from './config.js';
+import {ServicePart, type ServiceConfig, type SweepResult} from './config.js';
 import type {CreatesInFlight} from './locks.js';
 import type {Outbox} from './outbox.js';
 import {isStaleChallenge} from './order-state.js';
@@ -30,18 +29,9 @@ export interface SweeperDeps {
   checkDuplicates: (orderRef: string) => Promise<void>;
 }
 
-export class Sweeper {
-  readonly #d: SweeperDeps;
-  readonly #cfg: SweepConfig;
-  readonly #log: Logger;
+export class Sweeper extends ServicePart<SweeperDeps> {
   /** The running sweep (never two at once). */
   #running: Promise<SweepResult> | undefined;
-
-  constructor(deps: SweeperDeps) {
-    this.#d = deps;
-    this.#cfg = deps.cfg;
-    this.#log = deps.cfg.logger;
-  }
 
   /** True while a sweep runs. */
   get running(): boolean {
@@ -66,10 +56,10 @@ export class Sweeper {
   }
 
   async #sweepOnce(force: boolean): Promise<SweepResult> {
-    const {attempts: ages, sweep} = this.#cfg;
-    const {background, creates, writes} = this.#d;
-    const now = this.#cfg.now();
-    const open = await this.#cfg.store.listAttemptsInStates(UNSETTLED_STATES);
+    const {attempts: ages, sweep} = this.cfg;
+    const {background, creates, writes} = this.d;
+    const now = this.cfg.now();
+    const open = await this.cfg.store.listAttemptsInStates(UNSETTLED_STATES);
     const due: AttemptRecord[] = [];
     let expired = 0;
     for (const a of open) {
@@ -96,17 +86,17 @@ export class Sweeper {
     await eachLimited(due, sweep.concurrency, async (a) => {
       if (background.closed) return;
       try {
-        const settled = await this.#d.reconciler.reconcile(a, {force: true});
+        const settled = await this.d.reconciler.reconcile(a, {force: true});
         if (settled.state === 'creating' || settled.state === 'unknown') unknown++;
       } catch (error) {
         unknown++;
-        this.#log.warn(
+        this.log.warn(
           {gatewayOrderId: a.gatewayOrderId, error: errorSummary(error)},
           'reconcile failed',
         );
       }
     });
-    const intents = background.closed ? 0 : await this.#d.operations.settleUnknown(100);
+    const intents = background.closed ? 0 : await this.d.operations.settleUnknown(100);
     return {open: open.length, checked: due.length, unknown, expired, intents};
   }
 
@@ -116,23 +106,23 @@ export class Sweeper {
    * compensated, and the outbox is delivered.
    */
   async recover(): Promise<{checked: number; unknown: number}> {
-    const {store} = this.#cfg;
+    const {store} = this.cfg;
     const crashed = await store.listAttemptsInStates(['creating']);
     for (const a of crashed) {
-      if (this.#d.creates.has(a.gatewayOrderId)) continue;
-      await this.#d.writes.update(a.attemptId, (c) => markUnknown(c, this.#cfg.now()));
+      if (this.d.creates.has(a.gatewayOrderId)) continue;
+      await this.d.writes.update(a.attemptId, (c) => markUnknown(c, this.cfg.now()));
     }
     const result = await this.sweep({force: true});
     // A crash between a second success and its compensation: look at recent successes.
-    const since = this.#cfg.now() - this.#cfg.attempts.expireAfterMs;
+    const since = this.cfg.now() - this.cfg.attempts.expireAfterMs;
     const orders = new Set(
       (await store.listAttemptsInStates(['success']))
         .filter((a) => a.updatedAt >= since)
         .map((a) => a.orderRef),
     );
-    for (const orderRef of orders) await this.#d.checkDuplicates(orderRef);
-    await this.#d.outbox.flush();
-    this.#log.info({...result, crashed: crashed.length}, 'recovery done');
+    for (const orderRef of orders) await this.d.checkDuplicates(orderRef);
+    await this.d.outbox.flush();
+    this.log.info({...result, crashed: crashed.length}, 'recovery done');
     return {checked: result.checked, unknown: result.unknown};
   }
 }

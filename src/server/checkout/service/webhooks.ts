@@ -7,7 +7,6 @@
  * applied; signed data of an unknown shape is kept and acknowledged.
  */
 import {createHash} from 'node:crypto';
-import type {Logger} from 'pino';
 import {WebhookDecodeError, WebhookSignatureError} from '../../gateway/errors.js';
 import {amountText, amountToMinor} from '../../gateway/primitives.js';
 import type {WebhookPayload} from '../../gateway/schemas.js';
@@ -16,7 +15,7 @@ import {ForbiddenError} from '../errors.js';
 import type {AttemptRecord, NewPaymentUpdate, WebhookEventInput} from '../store.js';
 import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
-import type {ServiceConfig} from './config.js';
+import {ServicePart, type ServiceConfig} from './config.js';
 import type {Outbox} from './outbox.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -32,33 +31,23 @@ export interface WebhooksDeps {
   outbox: Outbox;
 }
 
-export class Webhooks {
-  readonly #d: WebhooksDeps;
-  readonly #cfg: WebhooksConfig;
-  readonly #log: Logger;
-
-  constructor(deps: WebhooksDeps) {
-    this.#d = deps;
-    this.#cfg = deps.cfg;
-    this.#log = deps.cfg.logger;
-  }
-
+export class Webhooks extends ServicePart<WebhooksDeps> {
   /** True when webhooks from `ip` are accepted (always, without an allow-list). */
   sourceAllowed(ip: string | undefined): boolean {
-    const list = this.#cfg.webhookAllowedIps;
+    const list = this.cfg.webhookAllowedIps;
     return !list || (ip !== undefined && list.includes(ip));
   }
 
   /** Records a refused webhook (its body only as a hash). */
   async reject(ip: string | undefined, reason: string, body: string): Promise<void> {
-    await this.#cfg.store.recordRejectedWebhook({
-      receivedAt: this.#cfg.now(),
+    await this.cfg.store.recordRejectedWebhook({
+      receivedAt: this.cfg.now(),
       ip: ip ?? 'unknown',
       reason,
       bodySha256: sha256(body),
       size: Buffer.byteLength(body),
     });
-    this.#log.warn({ip, reason, size: Buffer.byteLength(body)}, 'webhook refused');
+    this.log.warn({ip, reason, size: Buffer.byteLength(body)}, 'webhook refused');
   }
 
   /**
@@ -70,10 +59,10 @@ export class Webhooks {
     const form = parseWebhookForm(rawBody);
     let payload: WebhookPayload;
     let raw: string;
-    const now = this.#cfg.now();
+    const now = this.cfg.now();
     const base = {eventKey: sha256(form.data), receivedAt: now, data: form.data};
     try {
-      ({payload, json: raw} = verifyWebhookText(form, this.#cfg.webhookSecret));
+      ({payload, json: raw} = verifyWebhookText(form, this.cfg.webhookSecret));
     } catch (error) {
       if (error instanceof WebhookSignatureError) {
         await this.reject(ip, 'bad_signature', rawBody);
@@ -81,8 +70,8 @@ export class Webhooks {
       }
       if (error instanceof WebhookDecodeError) {
         // Signed by the gateway but not a payload we know: keep it, acknowledge it.
-        const stored = await this.#cfg.store.recordEvent({...base, kind: 'undecodable'});
-        this.#log.warn(
+        const stored = await this.cfg.store.recordEvent({...base, kind: 'undecodable'});
+        this.log.warn(
           {stored, error: error.message},
           'signed webhook with an unknown payload kept',
         );
@@ -102,13 +91,13 @@ export class Webhooks {
       status: payload.status,
     };
 
-    const attempt = await this.#cfg.store.getAttemptByGatewayOrderId(payload.order_id);
+    const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
     const mismatch = attempt && this.#mismatch(payload, attempt);
     if (mismatch) {
       // Signed, so it is the gateway's, but it does not describe the payment we stored:
       // keep it for a person to look at, and change nothing.
-      const stored = await this.#cfg.store.recordEvent({...event, flag: mismatch});
-      this.#log.error(
+      const stored = await this.cfg.store.recordEvent({...event, flag: mismatch});
+      this.log.error(
         {...logFields, orderRef: attempt.orderRef, mismatch, duplicate: !stored},
         'signed webhook does not match the stored payment: kept, flagged, not applied',
       );
@@ -123,17 +112,17 @@ export class Webhooks {
         (attempt.paymentId === undefined && !isFinal(attempt.state));
       if (isInitial) {
         const info = statusInfoFromRecord(payload, raw);
-        const r = await this.#d.writes.applyStatus(
+        const r = await this.d.writes.applyStatus(
           {gatewayOrderId: payload.order_id},
           info,
           'webhook',
           event,
         );
-        if (r.duplicateEvent) this.#log.info(logFields, 'duplicate webhook ignored');
+        if (r.duplicateEvent) this.log.info(logFields, 'duplicate webhook ignored');
         else if (!r.attempt)
-          this.#log.warn(logFields, 'webhook for an order this app did not create');
+          this.log.warn(logFields, 'webhook for an order this app did not create');
         else
-          this.#log.info(
+          this.log.info(
             {...logFields, state: r.attempt.state, changed: r.changed},
             'webhook applied',
           );
@@ -143,8 +132,8 @@ export class Webhooks {
       return;
     }
     if (!attempt) {
-      await this.#cfg.store.recordEvent(event);
-      this.#log.warn(logFields, 'operation webhook for an order this app did not create');
+      await this.cfg.store.recordEvent(event);
+      this.log.warn(logFields, 'operation webhook for an order this app did not create');
       return;
     }
     await this.#recordOperation(attempt, payload, raw, event, payload.kind);
@@ -157,7 +146,7 @@ export class Webhooks {
   #mismatch(payload: WebhookPayload, attempt: AttemptRecord): string | undefined {
     const p = payload as Record<string, unknown>;
     const posId = p['pos_id'];
-    if (typeof posId === 'string' && posId !== this.#cfg.gateway.posId) return 'pos_id';
+    if (typeof posId === 'string' && posId !== this.cfg.gateway.posId) return 'pos_id';
     const currency = p['currency'];
     if (typeof currency === 'string' && currency !== attempt.currency) return 'currency';
     if (payload.kind === 'primary') {
@@ -186,7 +175,7 @@ export class Webhooks {
         p['transaction_id'] ??
         `${String(p['payment_id'])}:${String(p['created_at'])}`,
     );
-    const now = this.#cfg.now();
+    const now = this.cfg.now();
     const statusCode = typeof p['status_code'] === 'string' ? p['status_code'] : undefined;
     const amount =
       p['amount'] === undefined || p['amount'] === null ? undefined : String(p['amount']);
@@ -210,7 +199,7 @@ export class Webhooks {
       ...(currency ? {currency} : {}),
       ...(recurring?.id ? {recurringId: recurring.id} : {}),
     };
-    const r = await this.#cfg.store.recordOperation(
+    const r = await this.cfg.store.recordOperation(
       {
         gatewayOrderId: attempt.gatewayOrderId,
         orderRef: attempt.orderRef,
@@ -226,8 +215,8 @@ export class Webhooks {
       update,
       event,
     );
-    if (r.outboxId !== undefined) this.#d.outbox.kick();
-    this.#log.info(
+    if (r.outboxId !== undefined) this.d.outbox.kick();
+    this.log.info(
       {
         gatewayOrderId: attempt.gatewayOrderId,
         kind,
