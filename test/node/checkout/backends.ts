@@ -26,11 +26,14 @@ import {
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   CARDS,
+  ORIGIN,
   StubGateway,
+  catalogue,
   inProcessApp,
   isPaymentOf,
   pay,
   payHttp,
+  postHosted,
   record,
   sandboxCharges,
   serveCompanion,
@@ -60,6 +63,8 @@ export interface Harness {
   updates: PaymentUpdate[];
   /** `POST /pay` as the card form sends it. */
   pay(body: PayRequest): Promise<{status: number; json: Record<string, unknown>}>;
+  /** The hosted-payment form posted for an order, as the shop's page does. */
+  hosted(orderRef: string): Promise<{status: number; location: string | null}>;
   /** `GET /status` for an order. */
   status(orderRef: string): Promise<Record<string, unknown>>;
   /** Makes the next create requests of `orderRef` meet these faults, in order. */
@@ -82,6 +87,9 @@ export interface Backend {
   companion(overrides?: Overrides): Promise<Harness>;
 }
 
+/** The orders of both backends: with the customer a hosted payment needs from the shop. */
+const orders = () => catalogue({customer: {email: 'ada@example.com', phone: '+380501234567'}});
+
 /** Queues of faults per order reference. */
 class Faults {
   readonly #queues = new Map<string, CreateFault[]>();
@@ -97,8 +105,9 @@ class Faults {
   }
 }
 
-/** What the stub gateway answers for a card: the sandbox's test cards. */
+/** What the stub gateway answers: a hosted payment waits; a card as the sandbox's test cards. */
 function outcome(req: DirectPaymentRequestInput): PaymentRecord {
+  if ((req as {mode?: string}).mode === 'hosted') return record(req, 'init', {mode: 'hosted'});
   if (req.cc_number === CARDS.decline) return record(req, 'failure');
   if (req.cc_number === CARDS.threeDS) return record(req, 'pending');
   return record(req, 'success');
@@ -141,7 +150,10 @@ export function memoryAndStub(): Backend {
         }
         return outcome(req);
       };
-      const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw, overrides);
+      const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw, {
+        resolveOrder: orders().resolveOrder,
+        ...overrides,
+      });
       return {
         app,
         updates,
@@ -149,6 +161,7 @@ export function memoryAndStub(): Backend {
           const res = await pay(app, body);
           return {status: res.status, json: (await res.json()) as Record<string, unknown>};
         },
+        hosted: (orderRef) => postHosted((p, init) => app.request(p, init), orderRef, ORIGIN),
         async status(orderRef) {
           const res = await app.request(`/status?order=${encodeURIComponent(orderRef)}`);
           return (await res.json()) as Record<string, unknown>;
@@ -232,12 +245,17 @@ export function sqliteAndSandbox(): Backend {
         }
       };
       const store = stores.open(`companion-${n++}`);
-      const c = await serveCompanion(sandbox, store, {gatewayFetch, ...overrides});
+      const c = await serveCompanion(sandbox, store, {
+        gatewayFetch,
+        resolveOrder: orders().resolveOrder,
+        ...overrides,
+      });
       served.push(c);
       return {
         app: c.app,
         updates: c.updates,
         pay: (body) => payHttp(c.url, body),
+        hosted: (orderRef) => postHosted((p, init) => fetch(c.url + p, init), orderRef, c.url),
         status: async (orderRef) => (await statusHttp(c.url, orderRef)).json,
         fault: (orderRef, ...list) => faults.add(orderRef, list),
         creates: (orderRef) => created.filter((id) => isPaymentOf(orderRef, id)),

@@ -29,6 +29,7 @@ import {
   type CheckoutGateway,
   type CreatePaymentResult,
   type DirectPaymentRequestInput,
+  type HostedPaymentRequestInput,
   type PaymentRecord,
   type PaymentStore,
   type PaymentUpdate,
@@ -176,7 +177,8 @@ export function record(
 
 /**
  * A scriptable gateway for in-process tests. `onCreate` decides each create's fate
- * (default: success); `known` holds what lookups find.
+ * (default: success); `known` holds what lookups find. A hosted request is answered with
+ * a checkout address on the stub's own origin, and its record.
  */
 export class StubGateway implements CheckoutGateway {
   readonly posId = POS_ID;
@@ -186,10 +188,21 @@ export class StubGateway implements CheckoutGateway {
   onCreate: (req: DirectPaymentRequestInput) => Promise<PaymentRecord> = async (req) =>
     record(req, 'success');
 
-  async createPayment(req: DirectPaymentRequestInput): Promise<CreatePaymentResult> {
-    this.created.push(req);
-    const r = await this.onCreate(req);
+  async createPayment(
+    req: DirectPaymentRequestInput | HostedPaymentRequestInput,
+  ): Promise<CreatePaymentResult> {
+    // A hosted request has no card fields: `onCreate` sees it through the direct shape.
+    const request = req as DirectPaymentRequestInput;
+    this.created.push(request);
+    const r = await this.onCreate(request);
     this.known.set(req.order_id, r);
+    if (req.mode === 'hosted') {
+      return {
+        kind: 'hosted',
+        checkoutUrl: `https://gw.example/checkout/${req.order_id}`,
+        record: r,
+      };
+    }
     return {kind: 'direct', record: r};
   }
 
@@ -359,6 +372,24 @@ export function sandboxPayments(sandbox: Sandbox, orderRef: string) {
 /** Successful charges the sandbox holds for an order (a refund leaves a charge `success`). */
 export function sandboxCharges(sandbox: Sandbox, orderRef: string): number {
   return sandboxPayments(sandbox, orderRef).filter((p) => p.status === 'success').length;
+}
+
+/**
+ * POSTs the hosted-payment form (`order=<orderRef>`) from `origin`, as a shop's page does;
+ * answers the status and the `Location` it redirects to.
+ */
+export async function postHosted(
+  send: (path: string, init: RequestInit) => Response | Promise<Response>,
+  orderRef: string,
+  origin: string,
+): Promise<{status: number; location: string | null}> {
+  const res = await send('/hosted', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded', Origin: origin},
+    body: new URLSearchParams({order: orderRef}).toString(),
+    redirect: 'manual',
+  });
+  return {status: res.status, location: res.headers.get('location')};
 }
 
 /** POSTs a pay body over HTTP. */

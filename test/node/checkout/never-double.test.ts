@@ -172,5 +172,26 @@ for (const make of BACKENDS) {
       assert.equal((res.json['error'] as {code: string}).code, 'gateway_unavailable');
       assert.equal(h.charges('ord-o'), 0);
     });
+
+    test('hosted: a second click reuses the open payment; after an unknown outcome the same order id is sent again', async () => {
+      const h = await backend.companion();
+      const first = await h.hosted('hp-1');
+      assert.equal(first.status, 303);
+      assert.notEqual(first.location, '/thanks?order=hp-1', "to the gateway's page");
+      const again = await h.hosted('hp-1');
+      assert.equal(again.location, first.location);
+      assert.equal(h.creates('hp-1').length, 1);
+
+      h.fault('hp-2', 'lost');
+      const lost = await h.hosted('hp-2');
+      assert.equal(lost.status, 303);
+      assert.equal(lost.location, '/thanks?order=hp-2', 'not confirmed: the return page');
+      const retried = await h.hosted('hp-2');
+      assert.notEqual(retried.location, '/thanks?order=hp-2');
+      const created = h.creates('hp-2');
+      assert.equal(created.length, 2);
+      assert.equal(created[0], created[1]);
+      assert.equal((await h.app.store.listAttempts('hp-2')).length, 1);
+    });
   });
 }
