@@ -17,14 +17,7 @@ import {fileURLToPath} from 'node:url';
 import Database from 'better-sqlite3';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {LIVE_STATES} from '../../../src/server/index.js';
-import {
-  CARDS,
-  finalStatus,
-  payBody,
-  payHttp,
-  sandboxCharges,
-  sandboxPayments,
-} from './helpers.js';
+import {CARDS, finalStatus, payBody, payHttp, sandboxCharges, sandboxPayments} from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FIXTURE = path.join(ROOT, 'test/node/checkout/fixtures/companion-process.ts');
