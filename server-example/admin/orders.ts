@@ -172,7 +172,7 @@ export function ordersArea(deps: AreaDeps): Hono {
       );
       if (body.action === 'cancel' || body.action === 'resend') {
         // Update the companion's view at once; the gateway's webhook confirms it too.
-        await checkout.sweep({force: true}).catch(() => undefined);
+        await checkout.reconcile(orderRef).catch(() => undefined);
       }
       return c.json({ok: true, result});
     } catch (error) {

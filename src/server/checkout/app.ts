@@ -14,6 +14,7 @@ import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
 import type {Logger} from 'pino';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
+import type {StatusResponse} from '../../protocol/checkout.js';
 import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {
@@ -34,7 +35,7 @@ import {
   sameOriginForms,
   sameOriginJson,
 } from './security.js';
-import {PaymentService, errorSummary, type SweepResult} from './service.js';
+import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
 import type {PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
 
@@ -61,6 +62,13 @@ export type CheckoutApp = Hono<Env> & {
   sweep(opts?: {force?: boolean}): Promise<SweepResult>;
   /** @deprecated Use `sweep()`. */
   reconcileOpen(): Promise<{checked: number; unknown: number}>;
+  /**
+   * Asks the gateway now about the order's open payments (no rate limit or backoff),
+   * stores what it says, and answers the order's state as the status route would:
+   * `none` for an order without payments. For a back office after it cancelled or
+   * resent something at the gateway.
+   */
+  reconcile(orderRef: string): Promise<StatusResponse>;
   /** Captures a held payment, fully or partly, exactly once per `key`. */
   capture(request: OperationRequest): Promise<OperationResult>;
   /** Releases a held payment, exactly once per `key`. */
@@ -343,6 +351,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     recover: () => service.recover(),
     sweep: (opts?: {force?: boolean}) => service.sweep(opts),
     reconcileOpen: () => service.reconcileOpen({force: false}),
+    reconcile: (orderRef: string) => service.reconcileOrder(orderRef),
     capture: (request: OperationRequest) => service.operate('capture', request),
     void: (request: Omit<OperationRequest, 'amount'>) => service.operate('void', request),
     refund: (request: OperationRequest) => service.operate('refund', request),

@@ -6,7 +6,7 @@ export * from './memory-store.js';
 export * from './options.js';
 export * from './request.js';
 export * from './security.js';
-export * from './service.js';
+export * from './service/index.js';
 export * from './sqlite-store.js';
 export * from './store.js';
 export * from './transition.js';

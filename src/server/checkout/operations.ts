@@ -8,11 +8,15 @@
  * capture or refund, checked in the store's transaction, so two requests at once cannot
  * both pass. After an unknown outcome (5xx, timeout, dropped connection) nothing is sent
  * again: the order lookup tells whether the operation happened (an operation of that kind
- * and amount that is in neither the baseline nor another intent).
+ * and amount that is in neither the baseline nor another intent). What an order still
+ * allows is computed in `operation-limits.ts`.
+ *
+ * Over 400 lines as one cohesive thing: the life of one intent (stored, called, settled
+ * by lookup, reported) is a single protocol whose steps share its invariants.
  */
 import type {Logger} from 'pino';
 import {isRefusal} from '../gateway/errors.js';
-import {amountText, amountToMinor} from '../gateway/primitives.js';
+import {amountText} from '../gateway/primitives.js';
 import {
   isOperationRecord,
   type OperationRecord,
@@ -25,6 +29,9 @@ import {
   NotFoundError,
   OperationRefusedError,
 } from './errors.js';
+import {allowance, fingerprint, minor} from './operation-limits.js';
+import {SingleFlight} from './service/locks.js';
+import {paidAttempt} from './service/order-state.js';
 import type {
   AttemptRecord,
   IntentKind,
@@ -32,7 +39,6 @@ import type {
   NewPaymentUpdate,
   OperationIntent,
   PaymentStore,
-  StoredOperation,
 } from './store.js';
 
 /** The gateway calls secondary operations need (`GatewayClient` has them). */
@@ -88,54 +94,6 @@ export interface OperationsDeps {
 }
 
 const KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
-const minor = (v: string | number | null | undefined): number => {
-  if (v === undefined || v === null) return 0;
-  const text = amountText(v);
-  return text === undefined ? 0 : amountToMinor(text);
-};
-const text = (m: number): string => {
-  const whole = Math.trunc(m / 100);
-  return `${whole}.${String(m % 100).padStart(2, '0')}`;
-};
-
-/** What an order's payment allows, from its intents and the operations the gateway reported. */
-export function operationLimits(
-  attempt: AttemptRecord,
-  intents: readonly OperationIntent[],
-  operations: readonly StoredOperation[],
-): {capturable: number; voidable: boolean; refundable: number} {
-  const mine = intents.filter((i) => i.gatewayOrderId === attempt.gatewayOrderId);
-  const claimed = new Set(mine.map((i) => i.operationId).filter(Boolean));
-  // Intents that may still move money, and operations made elsewhere (the gateway's
-  // dashboard) that webhooks reported.
-  const live = mine.filter((i) => i.state !== 'failure');
-  const foreign = operations.filter(
-    (o) =>
-      o.gatewayOrderId === attempt.gatewayOrderId &&
-      o.status === 'success' &&
-      !claimed.has(o.operationId) &&
-      (o.kind === 'capture' || o.kind === 'void' || o.kind === 'refund'),
-  );
-  const sum = (kind: IntentKind) =>
-    live.filter((i) => i.kind === kind).reduce((s, i) => s + minor(i.amount), 0) +
-    [
-      ...new Map(foreign.filter((o) => o.kind === kind).map((o) => [o.operationId, o])).values(),
-    ].reduce((s, o) => s + minor(o.amount), 0);
-  const any = (kind: IntentKind) =>
-    live.some((i) => i.kind === kind) || foreign.some((o) => o.kind === kind);
-  const paid = attempt.state === 'success' ? minor(attempt.amount) : 0;
-  if (attempt.method === 'auth') {
-    const voided = any('void');
-    const captured = sum('capture');
-    return {
-      capturable: voided || any('capture') ? 0 : paid,
-      voidable: paid > 0 && !voided && !any('capture'),
-      refundable: Math.max(0, captured - sum('refund')),
-    };
-  }
-  return {capturable: 0, voidable: false, refundable: Math.max(0, paid - sum('refund'))};
-}
-
 function publicResult(i: OperationIntent, repeated: boolean): OperationResult {
   const {baseline: _b, fingerprint: _f, createdAt: _c, updatedAt: _u, ...rest} = i;
   return {...rest, repeated};
@@ -144,8 +102,8 @@ function publicResult(i: OperationIntent, repeated: boolean): OperationResult {
 /** Secondary operations of the companion; see the module comment. */
 export class SecondaryOperations {
   readonly #d: OperationsDeps;
-  /** `orderRef key` → the running gateway call or settlement (single flight). */
-  readonly #running = new Map<string, Promise<OperationIntent>>();
+  /** `orderRef key` → the running gateway call or settlement. */
+  readonly #running = new SingleFlight<OperationIntent>();
 
   constructor(deps: OperationsDeps) {
     this.#d = deps;
@@ -195,7 +153,7 @@ export class SecondaryOperations {
       if (attempts.length === 0) throw new NotFoundError('unknown order or no payment');
       const attempt = request.gatewayOrderId
         ? attempts.find((a) => a.gatewayOrderId === request.gatewayOrderId)
-        : attempts.find((a) => a.state === 'success');
+        : paidAttempt(attempts);
       if (!attempt) {
         throw request.gatewayOrderId
           ? new NotFoundError('gatewayOrderId: is not a payment of this order')
@@ -256,7 +214,6 @@ export class SecondaryOperations {
       );
     }
     const now = this.#d.now();
-    let amount = requested;
     const intent: OperationIntent = {
       orderRef: attempt.orderRef,
       key,
@@ -274,35 +231,9 @@ export class SecondaryOperations {
     const created = await store.createIntent(
       intent,
       (intents, operations) => {
-        const limits = operationLimits(attempt, intents, operations);
-        const want = requested === undefined ? undefined : minor(requested);
-        if (kind === 'void') {
-          if (!limits.voidable) {
-            return {
-              code: 'not_voidable',
-              message: 'only a held payment that was not captured or voided can be voided',
-            };
-          }
-          amount = attempt.amount;
-        } else {
-          const left = kind === 'capture' ? limits.capturable : limits.refundable;
-          if (left === 0) {
-            return kind === 'capture'
-              ? {
-                  code: 'not_capturable',
-                  message: 'only a held payment that was not captured or voided can be captured',
-                }
-              : {code: 'nothing_to_refund', message: 'nothing is left to refund on this payment'};
-          }
-          if (want !== undefined && want > left) {
-            return {
-              code: kind === 'capture' ? 'over_capture' : 'over_refund',
-              message: `amount: must be at most what is left, ${text(left)}`,
-            };
-          }
-          amount = text(want ?? left);
-        }
-        intent.amount = amount;
+        const allowed = allowance(attempt, kind, requested, intents, operations);
+        if ('refused' in allowed) return allowed.refused;
+        intent.amount = allowed.amount;
         return undefined;
       },
       update ? this.#d.notify(update) : undefined,
@@ -355,12 +286,7 @@ export class SecondaryOperations {
   }
 
   #single(intent: OperationIntent, fn: () => Promise<OperationIntent>): Promise<OperationIntent> {
-    const id = `${intent.orderRef}\u0000${intent.key}`;
-    const running = this.#running.get(id);
-    if (running) return running;
-    const p = fn().finally(() => this.#running.delete(id));
-    this.#running.set(id, p);
-    return p;
+    return this.#running.run(`${intent.orderRef}\u0000${intent.key}`, fn);
   }
 
   /** The gateway call of a stored intent; its answer (or its absence) is stored. */
@@ -521,12 +447,4 @@ export class SecondaryOperations {
     );
     return next ?? intent;
   }
-}
-
-function fingerprint(
-  kind: IntentKind,
-  gatewayOrderId: string,
-  requested: string | undefined,
-): string {
-  return `${kind}|${gatewayOrderId}|${requested === undefined ? 'all' : text(minor(requested))}`;
 }

@@ -13,7 +13,7 @@ import {
   type CheckoutGateway,
   type DuplicateChargePolicy,
   type ResolveOrder,
-} from './service.js';
+} from './service/index.js';
 import type {PaymentStore, PaymentUpdate} from './store.js';
 import {normalizeIp} from './security.js';
 

@@ -22,6 +22,7 @@ import {
 } from '../gateway/schemas.js';
 import {amountText} from '../gateway/primitives.js';
 import type {PayRequest} from '../../protocol/checkout.js';
+import {definedOnly} from './defined.js';
 
 /** The customer as the merchant knows them. Every field optional; the browser fills gaps. */
 export interface OrderCustomer {
@@ -134,13 +135,6 @@ function orderFields(order: ResolvedOrder, ctx: OrderContext) {
       merchant_mcc: order.merchantMcc,
     }),
   };
-}
-
-/** `fields` without its undefined entries, so an absent value is not sent as a key. */
-function definedOnly<T extends Record<string, unknown>>(fields: T): Partial<T> {
-  return Object.fromEntries(
-    Object.entries(fields).filter(([, v]) => v !== undefined),
-  ) as Partial<T>;
 }
 
 export interface BuiltRequest {

@@ -6,6 +6,8 @@
  * inferred ourselves (`not_created`, the gateway did not know the order) gives way to
  * what the gateway later reports, because money the gateway took must never be lost.
  */
+import type {TransactionRecord, WebhookPayload} from '../gateway/schemas.js';
+import {definedOnly} from './defined.js';
 import type {
   AttemptMutation,
   AttemptRecord,
@@ -30,17 +32,43 @@ export function isFinal(state: AttemptState): boolean {
 }
 
 /** What the gateway said about an attempt, from a record, a webhook or a lookup. */
-export interface GatewayStatusInfo {
+export type GatewayStatusInfo = Pick<
+  AttemptRecord,
+  | 'statusCode'
+  | 'statusDescription'
+  | 'userActionUrl'
+  | 'paymentId'
+  | 'cardMask'
+  | 'cardToken'
+  | 'recurringId'
+> & {
   status: 'init' | 'pending' | 'success' | 'failure';
-  statusCode?: string;
-  statusDescription?: string;
-  userActionUrl?: string;
-  paymentId?: string;
-  cardMask?: string;
-  cardToken?: string;
-  recurringId?: string;
   /** The record or payload as JSON. */
   raw: string;
+};
+
+/** What a payment record or webhook payload says, with `raw` its JSON as received. */
+export function statusInfoFromRecord(
+  record: TransactionRecord | WebhookPayload,
+  raw: string,
+): GatewayStatusInfo {
+  const r = record as Record<string, unknown>;
+  const str = (k: string) =>
+    typeof r[k] === 'string' && r[k] !== '' ? (r[k] as string) : undefined;
+  const recurring = r['recurring'] as {id?: unknown} | null | undefined;
+  return {
+    status: record.status,
+    raw,
+    ...definedOnly({
+      statusCode: str('status_code'),
+      statusDescription: str('status_description'),
+      userActionUrl: str('user_action_url'),
+      paymentId: str('payment_id'),
+      cardMask: str('cc_mask'),
+      cardToken: str('cc_token'),
+      recurringId: typeof recurring?.id === 'string' ? recurring.id : undefined,
+    }),
+  };
 }
 
 function baseUpdate(
@@ -63,10 +91,6 @@ function baseUpdate(
   };
 }
 
-function defined<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 /**
  * Applies a gateway status to an attempt. Returns `undefined` when nothing changes; a
  * patch without an update when only data (payment id, mask, raw record) is filled in.
@@ -77,7 +101,7 @@ export function applyGatewayStatus(
   now: number,
   source: NewPaymentUpdate['source'],
 ): AttemptMutation | undefined {
-  const data = defined({
+  const data = definedOnly({
     paymentId: current.paymentId ?? info.paymentId,
     cardMask: current.cardMask ?? info.cardMask,
     cardToken: current.cardToken ?? info.cardToken,
@@ -116,7 +140,7 @@ export function applyGatewayStatus(
   const next = {...current, ...patch};
   const update: NewPaymentUpdate = {
     ...baseUpdate(current, state, now, source),
-    ...defined({
+    ...definedOnly({
       failureReason,
       statusCode: info.statusCode,
       statusDescription: info.statusDescription,

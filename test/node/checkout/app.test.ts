@@ -1,22 +1,15 @@
 /**
  * The companion in-process (`app.request`) against a scriptable stub gateway: options
- * validation, how the direct request is built, the never-double rules (single flight,
- * one live attempt per order, unknown outcomes reconciled before anything else),
- * webhooks (signature, duplicates, order, early arrival, secondary operations), the
+ * validation, how the direct request is built (the never-double rules run on both the
+ * stub and the sandbox: `never-double.test.ts`), webhooks (signature, duplicates, order, early arrival, secondary operations), the
  * outbox, the status and return routes, and the security checks of the pay route.
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CheckoutConfigError,
-  GatewayAuthenticationError,
-  GatewayConflictError,
-  GatewayOutcomeUnknownError,
-  GatewayValidationError,
   MemoryPaymentStore,
   createCheckoutApp,
-  encodeWebhookData,
-  signWebhook,
   type CheckoutAppOptions,
   type PaymentRecord,
 } from '../../../src/server/index.js';
@@ -30,13 +23,10 @@ import {
   inProcessApp,
   pay,
   payBody,
+  postWebhook,
   record,
+  signedWebhook,
 } from './helpers.js';
-
-function webhookBody(payload: Record<string, unknown>, secret = SECRET): string {
-  const data = encodeWebhookData(payload);
-  return new URLSearchParams({data, signature: signWebhook(data, secret)}).toString();
-}
 
 function primaryWebhook(orderId: string, status: string, extra: Record<string, unknown> = {}) {
   return {
@@ -52,17 +42,6 @@ function primaryWebhook(orderId: string, status: string, extra: Record<string, u
     created_at: '2026-01-01T00:00:00.000',
     ...extra,
   };
-}
-
-async function postWebhook(
-  app: {request: (p: string, i: RequestInit) => Response | Promise<Response>},
-  body: string,
-) {
-  return app.request('/webhook', {
-    method: 'POST',
-    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-    body,
-  });
 }
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
@@ -253,200 +232,6 @@ describe('pay: building the direct request', () => {
   });
 });
 
-describe('pay: never double', () => {
-  test('concurrent submits of one attempt make one gateway request and get the same answer', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      await new Promise((r) => setTimeout(r, 30));
-      return record(req, 'success');
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const answers = await Promise.all(
-      Array.from({length: 10}, () => pay(app, payBody('ord-c', 'att-c')).then(json)),
-    );
-    assert.equal(gw.created.length, 1);
-    for (const a of answers) assert.deepEqual(a, answers[0]);
-  });
-
-  test('concurrent attempts with different ids for one order make one gateway request', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      await new Promise((r) => setTimeout(r, 20));
-      return record(req, 'success');
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const answers = await Promise.all(
-      Array.from({length: 8}, (_, i) => pay(app, payBody('ord-d', `att-d${i}`)).then(json)),
-    );
-    assert.equal(gw.created.length, 1);
-    assert.ok(answers.every((a) => a['outcome'] === 'success'));
-  });
-
-  test('a repeat after the answer is answered from the store', async () => {
-    const gw = new StubGateway();
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const first = await json(await pay(app, payBody('ord-e', 'att-e')));
-    const again = await json(await pay(app, payBody('ord-e', 'att-e')));
-    assert.deepEqual(again, first);
-    assert.equal(gw.created.length, 1);
-  });
-
-  test('an attempt id of another order is refused', async () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
-    await pay(app, payBody('ord-f', 'att-f'));
-    const res = await pay(app, payBody('ord-g', 'att-f'));
-    assert.equal(res.status, 400);
-    assert.equal(((await json(res))['error'] as {field: string}).field, 'attemptId');
-  });
-
-  test('after a decline a new attempt id gets a new gateway order id; the old one replays', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) =>
-      record(req, req.cc_number === CARDS.decline ? 'failure' : 'success');
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const declined = await json(await pay(app, payBody('ord-h', 'att-h1', CARDS.decline)));
-    assert.equal(declined['outcome'], 'failure');
-    assert.equal(declined['code'], '5152');
-    const replay = await json(await pay(app, payBody('ord-h', 'att-h1', CARDS.decline)));
-    assert.deepEqual(replay, declined);
-    const ok = await json(await pay(app, payBody('ord-h', 'att-h2')));
-    assert.equal(ok['outcome'], 'success');
-    assert.equal(gw.created.length, 2);
-    assert.notEqual(gw.created[0]!.order_id, gw.created[1]!.order_id);
-    assert.match(gw.created[1]!.order_id, /^ord-h-2-/);
-  });
-
-  test('a success answers every later attempt of the order without charging', async () => {
-    const gw = new StubGateway();
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    await pay(app, payBody('ord-i', 'att-i1'));
-    const later = await json(await pay(app, payBody('ord-i', 'att-i2')));
-    assert.equal(later['outcome'], 'success');
-    assert.equal(gw.created.length, 1);
-  });
-
-  test('a pending 3-D Secure attempt answers its user_action_url instead of a second charge', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => record(req, 'pending');
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const first = await json(await pay(app, payBody('ord-j', 'att-j1')));
-    assert.equal(first['outcome'], '3ds_required');
-    const second = await json(await pay(app, payBody('ord-j', 'att-j2')));
-    assert.deepEqual(second, first);
-    assert.equal(gw.created.length, 1);
-  });
-
-  test('an unknown outcome is reconciled before answering: found → its state', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      gw.known.set(req.order_id, record(req, 'success'));
-      throw new GatewayOutcomeUnknownError('payment creation: 500', {
-        status: 500,
-        orderId: req.order_id,
-      });
-    };
-    const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw);
-    const answer = await json(await pay(app, payBody('ord-k', 'att-k')));
-    assert.equal(answer['outcome'], 'success');
-    assert.equal(gw.lookups.length, 1);
-    await app.flushOutbox();
-    assert.deepEqual(
-      updates.map((u) => u.state),
-      ['success'],
-    );
-  });
-
-  test('an unknown outcome is never taken for "not created": paying again reuses the order id', async () => {
-    let now = 1_000_000;
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
-      clock: () => now,
-      statusCheck: {afterMs: 0, minIntervalMs: 1_000},
-    });
-    const answer = await json(await pay(app, payBody('ord-l', 'att-l1')));
-    assert.equal(answer['outcome'], 'failure');
-    assert.equal(answer['code'], 'not_confirmed', 'retryable, never "no money was taken"');
-    // However long the gateway keeps not knowing it, the order is never "not created".
-    now += 7 * 24 * 3600_000;
-    const status = await json(await app.request('/status?order=ord-l'));
-    assert.equal(status['state'], 'processing');
-    assert.equal(status['final'], false);
-    // Paying again sends the create again with the SAME gateway order id (the gateway
-    // charges at most one create per order id).
-    gw.onCreate = async (req) => record(req, 'success');
-    const ok = await json(await pay(app, payBody('ord-l', 'att-l2')));
-    assert.equal(ok['outcome'], 'success');
-    assert.equal(gw.created.length, 2);
-    assert.equal(gw.created[0]!.order_id, gw.created[1]!.order_id);
-    const attempts = await app.store.listAttempts('ord-l');
-    assert.equal(attempts.length, 1);
-    assert.equal(attempts[0]!.createCount, 2);
-  });
-
-  test('a refusal of a re-sent create keeps the attempt open: the first may still land', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    await pay(app, payBody('ord-rf', 'att-rf1'));
-    gw.onCreate = async () => {
-      throw new GatewayValidationError('gateway_validation', 'bad card', {
-        status: 400,
-        args: {code: 'V-400'},
-      });
-    };
-    const refused = await json(await pay(app, payBody('ord-rf', 'att-rf2')));
-    assert.equal(refused['outcome'], 'failure');
-    const [a] = await app.store.listAttempts('ord-rf');
-    assert.equal(a!.state, 'unknown');
-    // The next payment still uses the same order id, never a fresh one.
-    gw.onCreate = async (req) => record(req, 'success');
-    await pay(app, payBody('ord-rf', 'att-rf3'));
-    assert.equal(new Set(gw.created.map((r) => r.order_id)).size, 1);
-  });
-
-  test('P-409 on creation is treated as unknown and looked up', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async (req) => {
-      gw.known.set(req.order_id, record(req, 'success'));
-      throw new GatewayConflictError('conflict', 'P-409', {status: 400, args: {code: 'P-409'}});
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    assert.equal((await json(await pay(app, payBody('ord-m', 'att-m'))))['outcome'], 'success');
-  });
-
-  test('a 400 from the gateway is a failure with nothing created; a new attempt may follow', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async () => {
-      throw new GatewayValidationError('gateway_validation', 'bad', {
-        status: 400,
-        args: {code: 'V-400'},
-      });
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const first = await json(await pay(app, payBody('ord-n', 'att-n1')));
-    assert.equal(first['outcome'], 'failure');
-    assert.equal(first['code'], 'V-400');
-    gw.onCreate = async (req) => record(req, 'success');
-    assert.equal((await json(await pay(app, payBody('ord-n', 'att-n2'))))['outcome'], 'success');
-  });
-
-  test('a 401 from the gateway is 503 gateway_unavailable and nothing is charged', async () => {
-    const gw = new StubGateway();
-    gw.onCreate = async () => {
-      throw new GatewayAuthenticationError('authentication', 'bad creds', {status: 401});
-    };
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
-    const res = await pay(app, payBody('ord-o', 'att-o'));
-    assert.equal(res.status, 503);
-    assert.equal(((await json(res))['error'] as {code: string}).code, 'gateway_unavailable');
-  });
-});
-
 describe('webhooks', () => {
   async function pendingOrder(ref: string) {
     const gw = new StubGateway();
@@ -461,7 +246,7 @@ describe('webhooks', () => {
     const {app, orderId, updates} = await pendingOrder('w1');
     const res = await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success', {future_field: 'kept'})),
+      signedWebhook(primaryWebhook(orderId, 'success', {future_field: 'kept'})),
     );
     assert.equal(res.status, 200);
     assert.equal(await res.text(), '');
@@ -478,15 +263,15 @@ describe('webhooks', () => {
 
   test('a duplicate changes nothing and an older status never overwrites a final one', async () => {
     const {app, orderId, updates} = await pendingOrder('w2');
-    const success = webhookBody(primaryWebhook(orderId, 'success'));
+    const success = signedWebhook(primaryWebhook(orderId, 'success'));
     assert.equal((await postWebhook(app, success)).status, 200);
     assert.equal((await postWebhook(app, success)).status, 200);
     assert.equal(
-      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'pending', {x: 1})))).status,
+      (await postWebhook(app, signedWebhook(primaryWebhook(orderId, 'pending', {x: 1})))).status,
       200,
     );
     assert.equal(
-      (await postWebhook(app, webhookBody(primaryWebhook(orderId, 'failure')))).status,
+      (await postWebhook(app, signedWebhook(primaryWebhook(orderId, 'failure')))).status,
       200,
     );
     assert.equal((await app.store.getAttemptByGatewayOrderId(orderId))?.state, 'success');
@@ -502,7 +287,7 @@ describe('webhooks', () => {
     const {app, orderId} = await pendingOrder('w3');
     const res = await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success'), 'wrong-secret'),
+      signedWebhook(primaryWebhook(orderId, 'success'), 'wrong-secret'),
     );
     assert.equal(res.status, 403);
     assert.equal(((await json(res))['error'] as {code: string}).code, 'forbidden');
@@ -518,7 +303,10 @@ describe('webhooks', () => {
     let appRef: {request: (p: string, i: RequestInit) => Response | Promise<Response>} | undefined =
       undefined;
     gw.onCreate = async (req) => {
-      const res = await postWebhook(appRef!, webhookBody(primaryWebhook(req.order_id, 'success')));
+      const res = await postWebhook(
+        appRef!,
+        signedWebhook(primaryWebhook(req.order_id, 'success')),
+      );
       assert.equal(res.status, 200);
       return record(req, 'pending');
     };
@@ -537,7 +325,7 @@ describe('webhooks', () => {
     const {app, orderId, updates} = await pendingOrder('w5');
     await postWebhook(
       app,
-      webhookBody(primaryWebhook(orderId, 'success', {recurring: {id: 'rec-1', status: 'init'}})),
+      signedWebhook(primaryWebhook(orderId, 'success', {recurring: {id: 'rec-1', status: 'init'}})),
     );
     const refund = {
       operation_id: 'op-1',
@@ -552,14 +340,14 @@ describe('webhooks', () => {
       status_code: '1004',
       created_at: '2026-01-02T00:00:00.000',
     };
-    assert.equal((await postWebhook(app, webhookBody(refund))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(refund))).status, 200);
     const charge = primaryWebhook(orderId, 'success', {
       payment_id: 'pay-charge-2',
       transaction_id: 'txn-2',
       recurring: {id: 'rec-1', status: 'active'},
     });
-    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
-    assert.equal((await postWebhook(app, webhookBody(charge))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(charge))).status, 200);
+    assert.equal((await postWebhook(app, signedWebhook(charge))).status, 200);
     const ops = await app.store.listOperations('w5');
     assert.deepEqual(
       ops.map((o) => [o.kind, o.operationId]),
@@ -580,7 +368,7 @@ describe('webhooks', () => {
     const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
       webhookAllowedIps: ['35.187.74.148'],
     });
-    const res = await postWebhook(app, webhookBody(primaryWebhook('x', 'success')));
+    const res = await postWebhook(app, signedWebhook(primaryWebhook('x', 'success')));
     assert.equal(res.status, 403);
     assert.equal((await app.store.listRejectedWebhooks())[0]?.reason, 'address_not_allowed');
     const allowed = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
@@ -588,14 +376,14 @@ describe('webhooks', () => {
       clientIp: () => '35.187.74.148',
     });
     assert.equal(
-      (await postWebhook(allowed.app, webhookBody(primaryWebhook('x', 'success')))).status,
+      (await postWebhook(allowed.app, signedWebhook(primaryWebhook('x', 'success')))).status,
       200,
     );
   });
 
   test('signed data that is not a known payload is kept and acknowledged', async () => {
     const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
-    const res = await postWebhook(app, webhookBody({method: 'dispute', something: 1}));
+    const res = await postWebhook(app, signedWebhook({method: 'dispute', something: 1}));
     assert.equal(res.status, 200);
     assert.equal((await app.store.listEvents())[0]?.kind, 'undecodable');
   });

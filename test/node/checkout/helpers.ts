@@ -1,11 +1,16 @@
 /**
  * Shared helpers of the checkout companion tests: pay bodies, a log capture, an order
- * catalogue, a stub gateway for in-process tests, a companion served over real HTTP
- * (so the sandbox can reach its webhook and return routes), and a driver for the
+ * catalogue, a stub gateway for in-process tests, signed webhooks, a companion served
+ * over real HTTP (so the sandbox can reach its webhook and return routes), SQLite stores
+ * in a temporary folder, what the sandbox charged for an order, and a driver for the
  * sandbox's 3-D Secure page.
  */
+import {mkdtempSync, rmSync} from 'node:fs';
 import type {AddressInfo} from 'node:net';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
 import {Writable} from 'node:stream';
+import {setTimeout as sleep} from 'node:timers/promises';
 import {createAdaptorServer} from '@hono/node-server';
 import {
   CHECKOUT_HEADER,
@@ -15,12 +20,16 @@ import {
 import {
   createCheckoutApp,
   createCheckoutLogger,
+  encodeWebhookData,
+  signWebhook,
   GatewayNotFoundError,
+  SqlitePaymentStore,
   type CheckoutApp,
   type CheckoutAppOptions,
   type CheckoutGateway,
   type CreatePaymentResult,
   type DirectPaymentRequestInput,
+  type HostedPaymentRequestInput,
   type PaymentRecord,
   type PaymentStore,
   type PaymentUpdate,
@@ -122,6 +131,24 @@ export function updates() {
   return {list, onPaymentUpdate: (u: PaymentUpdate) => void list.push(u)};
 }
 
+/** A webhook's form body (`data` and its `signature`), signed with `secret`. */
+export function signedWebhook(payload: Record<string, unknown>, secret = SECRET): string {
+  const data = encodeWebhookData(payload);
+  return new URLSearchParams({data, signature: signWebhook(data, secret)}).toString();
+}
+
+/** POSTs a webhook form body to an in-process companion. */
+export async function postWebhook(
+  app: {request: (p: string, i: RequestInit) => Response | Promise<Response>},
+  body: string,
+): Promise<Response> {
+  return app.request('/webhook', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+    body,
+  });
+}
+
 /** A payment record as the gateway would answer. */
 export function record(
   req: {order_id: string; amount?: unknown; currency?: string},
@@ -150,7 +177,8 @@ export function record(
 
 /**
  * A scriptable gateway for in-process tests. `onCreate` decides each create's fate
- * (default: success); `known` holds what lookups find.
+ * (default: success); `known` holds what lookups find. A hosted request is answered with
+ * a checkout address on the stub's own origin, and its record.
  */
 export class StubGateway implements CheckoutGateway {
   readonly posId = POS_ID;
@@ -160,10 +188,21 @@ export class StubGateway implements CheckoutGateway {
   onCreate: (req: DirectPaymentRequestInput) => Promise<PaymentRecord> = async (req) =>
     record(req, 'success');
 
-  async createPayment(req: DirectPaymentRequestInput): Promise<CreatePaymentResult> {
-    this.created.push(req);
-    const r = await this.onCreate(req);
+  async createPayment(
+    req: DirectPaymentRequestInput | HostedPaymentRequestInput,
+  ): Promise<CreatePaymentResult> {
+    // A hosted request has no card fields: `onCreate` sees it through the direct shape.
+    const request = req as DirectPaymentRequestInput;
+    this.created.push(request);
+    const r = await this.onCreate(request);
     this.known.set(req.order_id, r);
+    if (req.mode === 'hosted') {
+      return {
+        kind: 'hosted',
+        checkoutUrl: `https://gw.example/checkout/${req.order_id}`,
+        record: r,
+      };
+    }
     return {kind: 'direct', record: r};
   }
 
@@ -293,6 +332,66 @@ export async function serveCompanion(
   };
 }
 
+/** SQLite payment stores on files in one temporary folder. */
+export function tempStores(prefix: string) {
+  const dir = mkdtempSync(path.join(tmpdir(), `${prefix}-`));
+  const files = new Set<string>();
+  const stores: SqlitePaymentStore[] = [];
+  return {
+    /** The database files opened so far. */
+    files: (): string[] => [...files],
+    /** A store on `<name>.db` in the folder; the same name opens the same file again. */
+    open(name: string): SqlitePaymentStore {
+      const file = path.join(dir, `${name}.db`);
+      files.add(file);
+      const store = new SqlitePaymentStore(file);
+      stores.push(store);
+      return store;
+    },
+    /** Closes the stores still open and removes the folder. */
+    async cleanup(): Promise<void> {
+      for (const store of stores) await store.close().catch(() => undefined);
+      rmSync(dir, {recursive: true, force: true});
+    },
+  };
+}
+
+/** True when `gatewayOrderId` is one of `orderRef`'s (`<orderRef>-<seq>-<random>`). */
+export function isPaymentOf(orderRef: string, gatewayOrderId: string): boolean {
+  return (
+    gatewayOrderId.startsWith(`${orderRef}-`) &&
+    /^\d+-[0-9a-f]+$/.test(gatewayOrderId.slice(orderRef.length + 1))
+  );
+}
+
+/** The sandbox's primary payments of an order. */
+export function sandboxPayments(sandbox: Sandbox, orderRef: string) {
+  return sandbox.payments().filter((p) => isPaymentOf(orderRef, p.orderId));
+}
+
+/** Successful charges the sandbox holds for an order (a refund leaves a charge `success`). */
+export function sandboxCharges(sandbox: Sandbox, orderRef: string): number {
+  return sandboxPayments(sandbox, orderRef).filter((p) => p.status === 'success').length;
+}
+
+/**
+ * POSTs the hosted-payment form (`order=<orderRef>`) from `origin`, as a shop's page does;
+ * answers the status and the `Location` it redirects to.
+ */
+export async function postHosted(
+  send: (path: string, init: RequestInit) => Response | Promise<Response>,
+  orderRef: string,
+  origin: string,
+): Promise<{status: number; location: string | null}> {
+  const res = await send('/hosted', {
+    method: 'POST',
+    headers: {'Content-Type': 'application/x-www-form-urlencoded', Origin: origin},
+    body: new URLSearchParams({order: orderRef}).toString(),
+    redirect: 'manual',
+  });
+  return {status: res.status, location: res.headers.get('location')};
+}
+
 /** POSTs a pay body over HTTP. */
 export async function payHttp(
   base: string,
@@ -312,6 +411,18 @@ export async function statusHttp(base: string, orderRef: string) {
     headers: {[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION},
   });
   return {status: res.status, json: (await res.json()) as Record<string, unknown>};
+}
+
+/** Polls the status route until the order is final; resolves with that answer. */
+export function finalStatus(base: string, orderRef: string, timeoutMs = 5_000, stepMs = 25) {
+  return eventually(
+    async () => {
+      const s = await statusHttp(base, orderRef);
+      return s.json['final'] ? s : undefined;
+    },
+    timeoutMs,
+    stepMs,
+  );
 }
 
 /**
@@ -359,6 +470,6 @@ export async function eventually<T>(
     const value = await fn();
     if (value) return value as NonNullable<T>;
     if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, stepMs));
+    await sleep(stepMs);
   }
 }

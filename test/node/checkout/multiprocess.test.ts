@@ -17,7 +17,7 @@ import {fileURLToPath} from 'node:url';
 import Database from 'better-sqlite3';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {LIVE_STATES} from '../../../src/server/index.js';
-import {CARDS, eventually, payBody, payHttp, statusHttp} from './helpers.js';
+import {CARDS, finalStatus, payBody, payHttp, sandboxCharges, sandboxPayments} from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const FIXTURE = path.join(ROOT, 'test/node/checkout/fixtures/companion-process.ts');
@@ -127,12 +127,7 @@ const refs = (prefix: string) =>
   Array.from({length: ORDERS}, (_, i) => `${prefix}-${String(i).padStart(2, '0')}`);
 
 /** An order reference's primary payments at the sandbox. */
-const paymentsOf = (orderRef: string) =>
-  sandbox.payments().filter((p) => p.orderId.startsWith(`${orderRef}-`));
-
-/** Successful charges (a refund leaves a charge `success`, with a refunded amount). */
-const charges = (orderRef: string) =>
-  paymentsOf(orderRef).filter((p) => p.status === 'success').length;
+const paymentsOf = (orderRef: string) => sandboxPayments(sandbox, orderRef);
 
 /** Per order, from the database file: live attempts (the store's rule), rows, creates sent. */
 function attemptsInFile(file: string, orderRefs: readonly string[]) {
@@ -183,10 +178,7 @@ function payEverywhere(orderRefs: readonly string[], tag: string, card: string) 
 
 /** Polls the status route of the process that answered until the order is final. */
 function finalState(c: Companion, orderRef: string): Promise<unknown> {
-  return eventually(async () => {
-    const s = await statusHttp(c.url, orderRef);
-    return s.json['final'] ? s.json['state'] : undefined;
-  }, 10_000);
+  return finalStatus(c.url, orderRef, 10_000).then((s) => s.json['state']);
 }
 
 /** The process logs, for a failure message. */
@@ -222,7 +214,7 @@ async function assertSuccessOrProcessing(answers: readonly Answer[]) {
  * success) per order in the database file. The figures are reported before the checks.
  */
 function assertOneChargePerOrder(t: TestContext, orderRefs: readonly string[]) {
-  const seen = orderRefs.map((ref) => ({ref, charges: charges(ref)}));
+  const seen = orderRefs.map((ref) => ({ref, charges: sandboxCharges(sandbox, ref)}));
   const inFile = attemptsInFile(SHARED_DB, orderRefs);
   t.diagnostic(
     `charges expected ${orderRefs.length}, seen ${seen.reduce((n, s) => n + s.charges, 0)}; ` +

@@ -11,24 +11,18 @@
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
-import path from 'node:path';
+import {setTimeout as sleep} from 'node:timers/promises';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   GatewayOutcomeUnknownError,
   MemoryPaymentStore,
-  SqlitePaymentStore,
-  encodeWebhookData,
-  signWebhook,
   type AttemptRecord,
+  type SqlitePaymentStore,
 } from '../../../src/server/index.js';
 import {velocityAddress} from '../../../src/server/checkout/velocity.js';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
 import {
   CARDS,
-  POS_ID,
-  SECRET,
   StubGateway,
   catalogue,
   complete3ds,
@@ -37,22 +31,23 @@ import {
   pay,
   payBody,
   payHttp,
+  postWebhook,
   record,
+  sandboxCharges,
+  sandboxPayments,
   serveCompanion,
+  signedWebhook,
   statusHttp,
+  tempStores,
   type ServedCompanion,
 } from './helpers.js';
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'pg-reliability-'));
+const stores = tempStores('pg-reliability');
 let sandbox: Sandbox;
 let n = 0;
 const open: {close(): Promise<void>}[] = [];
 
-const newStore = (name: string) => {
-  const s = new SqlitePaymentStore(path.join(tmp, `${name}-${n++}.db`));
-  open.push(s);
-  return s;
-};
+const newStore = (name: string) => stores.open(`${name}-${n++}`);
 
 async function companion(
   name: string,
@@ -64,12 +59,8 @@ async function companion(
   return {...c, store};
 }
 
-/** The sandbox's payments of an order (its gateway order ids start with the order ref). */
-const payments = (orderRef: string) =>
-  sandbox.payments().filter((p) => p.orderId.startsWith(`${orderRef}-`));
-const charges = (orderRef: string) => payments(orderRef).filter((p) => p.status === 'success');
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** The sandbox's payments of an order. */
+const payments = (orderRef: string) => sandboxPayments(sandbox, orderRef);
 
 /** `POST /abandon` as the card form sends it (`{orderRef, attemptId}`), from `origin`. */
 function abandonHttp(base: string, body: unknown, origin = base) {
@@ -90,8 +81,8 @@ before(async () => {
 
 after(async () => {
   for (const o of open) await o.close().catch(() => undefined);
+  await stores.cleanup();
   await sandbox?.close();
-  rmSync(tmp, {recursive: true, force: true});
 });
 
 describe('a late create is charged once', () => {
@@ -126,7 +117,7 @@ describe('a late create is charged once', () => {
         assert.equal(later.json['outcome'], 'success');
         const status = await statusHttp(c.url, ref);
         assert.equal(status.json['state'], 'success');
-        const seen = charges(ref).length;
+        const seen = sandboxCharges(sandbox, ref);
         t.diagnostic(
           `fault ${fault ?? 'none'}: charges expected 1, seen ${seen}; held create ${charged ? 'charged' : 'not charged'}`,
         );
@@ -209,7 +200,7 @@ describe('abandoned 3-D Secure', () => {
     assert.equal(status['state'], 'success');
     const [a] = await c.store.listAttempts(ref);
     assert.equal(a!.writtenOff, undefined);
-    assert.equal(charges(ref).length, 1);
+    assert.equal(sandboxCharges(sandbox, ref), 1);
   });
 
   test('a 3-D Secure attempt without news past abandonAfterMs no longer blocks the order', async () => {
@@ -428,11 +419,6 @@ describe('card-testing limits', () => {
 });
 
 describe('webhook cross-check', () => {
-  const webhook = (payload: Record<string, unknown>) => {
-    const data = encodeWebhookData(payload);
-    return new URLSearchParams({data, signature: signWebhook(data, SECRET)}).toString();
-  };
-
   for (const [what, change] of [
     ['amount', {amount: 0.01}],
     ['currency', {currency: 'UAH'}],
@@ -446,24 +432,15 @@ describe('webhook cross-check', () => {
       const r = await pay(app, payBody(`xc-${what}`, `xc-${what}-1`));
       assert.equal(((await r.json()) as {outcome: string}).outcome, '3ds_required');
       const [a] = await store.listAttempts(`xc-${what}`);
-      const body = webhook({...record({order_id: a!.gatewayOrderId}, 'success'), ...change});
-      const res = await app.request('/webhook', {
-        method: 'POST',
-        headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-        body,
-      });
+      const body = signedWebhook({...record({order_id: a!.gatewayOrderId}, 'success'), ...change});
+      const res = await postWebhook(app, body);
       assert.equal(res.status, 200);
       assert.equal((await store.getAttempt(`xc-${what}-1`))!.state, 'pending');
       const events = await store.listEvents();
       assert.equal(events.at(-1)!.flag, what);
       assert.ok(lines.some((l) => /"level":50/.test(l) && /does not match/.test(l)));
       // The right webhook still applies.
-      const good = webhook(record({order_id: a!.gatewayOrderId}, 'success'));
-      await app.request('/webhook', {
-        method: 'POST',
-        headers: {'Content-Type': 'application/x-www-form-urlencoded'},
-        body: good,
-      });
+      await postWebhook(app, signedWebhook(record({order_id: a!.gatewayOrderId}, 'success')));
       assert.equal((await store.getAttempt(`xc-${what}-1`))!.state, 'success');
     });
   }
@@ -547,5 +524,3 @@ describe('the sweep', () => {
     await app.close();
   });
 });
-
-void POS_ID;

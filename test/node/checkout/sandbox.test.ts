@@ -7,25 +7,24 @@
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
-import path from 'node:path';
 import Database from 'better-sqlite3';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {SqlitePaymentStore} from '../../../src/server/index.js';
+import type {SqlitePaymentStore} from '../../../src/server/index.js';
 import {
   CARDS,
   complete3ds,
   eventually,
+  finalStatus,
   payBody,
   payHttp,
+  sandboxCharges,
   serveCompanion,
   statusHttp,
+  tempStores,
   type ServedCompanion,
 } from './helpers.js';
 
-const tmp = mkdtempSync(path.join(tmpdir(), 'pg-companion-'));
-const dbFiles: string[] = [];
+const stores = tempStores('pg-companion');
 const logLines: string[][] = [];
 /** Every card number and CVV sent in this file: none may be found afterwards. */
 const usedNumbers = new Set<string>();
@@ -44,11 +43,7 @@ let sandbox: Sandbox;
 let companion: ServedCompanion;
 let store: SqlitePaymentStore;
 
-function newStore(name: string): SqlitePaymentStore {
-  const file = path.join(tmp, `${name}.db`);
-  if (!dbFiles.includes(file)) dbFiles.push(file);
-  return new SqlitePaymentStore(file);
-}
+const newStore = (name: string): SqlitePaymentStore => stores.open(name);
 
 async function serve(s: SqlitePaymentStore, overrides: Parameters<typeof serveCompanion>[2] = {}) {
   const c = await serveCompanion(sandbox, s, overrides);
@@ -57,11 +52,7 @@ async function serve(s: SqlitePaymentStore, overrides: Parameters<typeof serveCo
 }
 
 /** Successful primary payments the sandbox holds for an order reference. */
-function successfulCharges(orderRef: string): number {
-  return sandbox
-    .payments()
-    .filter((p) => p.orderId.startsWith(`${orderRef}-`) && p.status === 'success').length;
-}
+const successfulCharges = (orderRef: string): number => sandboxCharges(sandbox, orderRef);
 
 before(async () => {
   sandbox = await startSandbox({webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]}});
@@ -73,7 +64,7 @@ after(async () => {
   await companion?.close();
   await store?.close();
   await sandbox?.close();
-  rmSync(tmp, {recursive: true, force: true});
+  await stores.cleanup();
 });
 
 describe('outcomes', () => {
@@ -120,10 +111,7 @@ describe('outcomes', () => {
     assert.equal(back.status, 303);
     assert.equal(back.location, '/thanks?order=out-3ds');
     await sandbox.webhooksIdle();
-    const status = await eventually(async () => {
-      const s = await statusHttp(companion.url, 'out-3ds');
-      return s.json['final'] ? s : undefined;
-    });
+    const status = await finalStatus(companion.url, 'out-3ds');
     assert.equal(status.json['state'], 'success');
     assert.equal(successfulCharges('out-3ds'), 1);
     await companion.app.flushOutbox();
@@ -139,10 +127,7 @@ describe('outcomes', () => {
     assert.deepEqual(again.json, r.json, 'while 3DS is pending, the same challenge is answered');
     await complete3ds(String(r.json['userActionUrl']), 'decline');
     await sandbox.webhooksIdle();
-    const status = await eventually(async () => {
-      const s = await statusHttp(companion.url, 'out-3dsd');
-      return s.json['final'] ? s : undefined;
-    });
+    const status = await finalStatus(companion.url, 'out-3dsd');
     assert.equal(status.json['state'], 'failure');
     const retry = await payHttp(companion.url, body('out-3dsd', 'a-3dsd-2'));
     assert.equal(retry.json['outcome'], 'success');
@@ -212,14 +197,7 @@ describe('faults on creation', () => {
       assert.equal(r.json['code'], 'not_confirmed');
       const blocked = await payHttp(c.url, body('fault-delay', 'fd-2'));
       assert.equal(blocked.json['code'], 'not_confirmed');
-      const settled = await eventually(
-        async () => {
-          const st = await statusHttp(c.url, 'fault-delay');
-          return st.json['final'] ? st : undefined;
-        },
-        6_000,
-        100,
-      );
+      const settled = await finalStatus(c.url, 'fault-delay', 6_000, 100);
       assert.equal(settled.json['state'], 'success');
       assert.equal(successfulCharges('fault-delay'), 1);
     } finally {
@@ -336,10 +314,7 @@ describe('restart mid-flow', () => {
       const back = await complete3ds(String(r.json['userActionUrl']), 'approve');
       assert.equal(back.location, '/thanks?order=crash-3ds');
       await sandbox.webhooksIdle();
-      const status = await eventually(async () => {
-        const st = await statusHttp(c2.url, 'crash-3ds');
-        return st.json['final'] ? st : undefined;
-      });
+      const status = await finalStatus(c2.url, 'crash-3ds');
       assert.equal(status.json['state'], 'success');
       assert.equal(successfulCharges('crash-3ds'), 1);
       await c2.app.flushOutbox();
@@ -370,7 +345,7 @@ describe('card data', () => {
     }
     await companion.app.flushOutbox();
     let rows = 0;
-    for (const file of dbFiles) {
+    for (const file of stores.files()) {
       const db = new Database(file, {readonly: true});
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
         name: string;

@@ -1,0 +1,96 @@
+/**
+ * What the browser is told: the checkout protocol's answer for an attempt as it stands,
+ * and the wording of every answer the service gives. Pure functions; the order-level
+ * answer (the status route's) is derived in `order-state.ts` from these.
+ */
+import type {PayFailure, PayResponse} from '../../../protocol/checkout.js';
+import type {AttemptRecord} from '../store.js';
+import {isFinal} from '../transition.js';
+import type {HostedResult} from './config.js';
+
+export const PROCESSING_UNKNOWN =
+  'We could not confirm the payment with the bank yet: the status will be updated shortly.';
+export const PROCESSING_PENDING = 'The payment is being processed.';
+const NOT_CREATED_CODE = 'not_created';
+const NOT_CREATED_MESSAGE = 'The payment was not made and no money was taken. You can try again.';
+const NOT_CONFIRMED_CODE = 'not_confirmed';
+const NOT_CONFIRMED_MESSAGE =
+  'The bank did not confirm the payment in time. You can try again: this order cannot be charged twice.';
+
+/** The protocol answer for an attempt's current state. */
+export function answerFor(a: AttemptRecord): PayResponse {
+  switch (a.state) {
+    case 'success':
+      return {
+        outcome: 'success',
+        orderRef: a.orderRef,
+        code: a.statusCode ?? '1000',
+        message: a.statusDescription ?? 'Payment successful',
+        ...(a.cardMask ? {cardMask: a.cardMask} : {}),
+      };
+    case 'failure':
+      return a.failureReason === 'not_created'
+        ? {
+            outcome: 'failure',
+            orderRef: a.orderRef,
+            code: NOT_CREATED_CODE,
+            message: NOT_CREATED_MESSAGE,
+          }
+        : {
+            outcome: 'failure',
+            orderRef: a.orderRef,
+            code: a.statusCode ?? 'declined',
+            message: a.statusDescription ?? 'The payment was declined.',
+          };
+    case 'init':
+    case 'pending':
+      if (a.writtenOff) return writtenOffAnswer(a);
+      return a.userActionUrl
+        ? {outcome: '3ds_required', orderRef: a.orderRef, userActionUrl: a.userActionUrl}
+        : {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_PENDING};
+    case 'unknown':
+      // Safe to retry: paying again re-sends the create with this attempt's order id, and
+      // the gateway charges at most one of them. (Not "no money was taken": it may be.)
+      return {
+        outcome: 'failure',
+        orderRef: a.orderRef,
+        code: NOT_CONFIRMED_CODE,
+        message: NOT_CONFIRMED_MESSAGE,
+      };
+    default:
+      return {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_UNKNOWN};
+  }
+}
+
+/** An open attempt that no longer blocks its order: the customer may pay again. */
+function writtenOffAnswer(a: AttemptRecord): PayFailure {
+  return {
+    outcome: 'failure',
+    orderRef: a.orderRef,
+    code: a.writtenOff === 'abandoned' ? 'abandoned' : 'expired',
+    message:
+      a.writtenOff === 'abandoned'
+        ? 'The payment was cancelled. You can try again.'
+        : 'The payment was not completed in time. You can try again.',
+  };
+}
+
+/** The gateway refused the card data of a create request (a 400): nothing was charged. */
+export function refusedAnswer(orderRef: string, code: string): PayFailure {
+  return {
+    outcome: 'failure',
+    orderRef,
+    code,
+    message: 'The payment was refused. No money was taken; check the card details and try again.',
+  };
+}
+
+/**
+ * Where a hosted payment sends the customer for an attempt: on to the gateway's page
+ * while the attempt is open there, else to the return page with the attempt's answer.
+ */
+export function hostedAnswer(a: AttemptRecord): HostedResult {
+  return a.userActionUrl && !isFinal(a.state)
+    ? {kind: 'redirect', url: a.userActionUrl}
+    : {kind: 'settled', response: answerFor(a)};
+}

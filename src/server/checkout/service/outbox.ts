@@ -1,0 +1,98 @@
+/**
+ * Delivery of the outbox to `onPaymentUpdate`: every status change is stored with an
+ * outbox entry in one transaction (see `attempt-writes.ts`); this delivers the entries in
+ * order, after the write, one run at a time, and again after a failure (with backoff) or
+ * a crash (recovery flushes it).
+ */
+import type {Logger} from 'pino';
+import type {PaymentStore, PaymentUpdate} from '../store.js';
+import {errorSummary} from './background.js';
+
+export interface OutboxDeps {
+  store: PaymentStore;
+  onPaymentUpdate: ((update: PaymentUpdate) => void | Promise<void>) | undefined;
+  logger: Logger;
+  now: () => number;
+  /** True once the service is closed: nothing more is delivered. */
+  closed: () => boolean;
+}
+
+export class Outbox {
+  readonly #d: OutboxDeps;
+  #run: Promise<void> | undefined;
+  #again = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(deps: OutboxDeps) {
+    this.#d = deps;
+  }
+
+  /** Starts delivering the outbox, unless a delivery run is already going. */
+  kick(): void {
+    if (this.#d.closed()) return;
+    if (this.#run) {
+      this.#again = true;
+      return;
+    }
+    this.#run = this.#drain().finally(() => {
+      this.#run = undefined;
+    });
+  }
+
+  /** Resolves once the outbox is empty or a delivery failed (it is then retried later). */
+  async flush(): Promise<void> {
+    this.kick();
+    while (this.#run) await this.#run;
+  }
+
+  /** Waits for the running delivery and cancels the retry timer. */
+  async close(): Promise<void> {
+    while (this.#run) await this.#run.catch(() => undefined);
+    if (this.#timer) clearTimeout(this.#timer);
+  }
+
+  async #drain(): Promise<void> {
+    const {store, onPaymentUpdate, logger} = this.#d;
+    for (;;) {
+      this.#again = false;
+      let entries;
+      try {
+        entries = await store.pendingOutbox(100);
+      } catch (error) {
+        logger.error({error: errorSummary(error)}, 'reading the outbox failed');
+        return;
+      }
+      for (const entry of entries) {
+        if (this.#d.closed()) return;
+        try {
+          if (onPaymentUpdate) await onPaymentUpdate(entry.update);
+        } catch (error) {
+          await store.markOutboxFailed(entry.id).catch(() => undefined);
+          const delay = Math.min(60_000, 1000 * 2 ** Math.min(entry.failures, 6));
+          logger.error(
+            {
+              updateId: entry.update.updateId,
+              orderRef: entry.update.orderRef,
+              retryInMs: delay,
+              error: errorSummary(error),
+            },
+            'onPaymentUpdate failed: will retry',
+          );
+          this.#retryIn(delay);
+          return;
+        }
+        await store.markOutboxDelivered(entry.id, this.#d.now());
+      }
+      if (entries.length === 0 && !this.#again) return;
+    }
+  }
+
+  #retryIn(delay: number): void {
+    if (this.#timer || this.#d.closed()) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.kick();
+    }, delay);
+    this.#timer.unref?.();
+  }
+}

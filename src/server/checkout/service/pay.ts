@@ -1,0 +1,199 @@
+/**
+ * Pay: direct (card data from the card form) and hosted (the customer pays on the
+ * gateway's page). Both run the one attempt path of `attempt.ts` under the order's lock
+ * and differ only in how the request is built, whether card-testing limits apply, and
+ * how the answer is told (a protocol answer; a redirect to the gateway's page or to the
+ * return page).
+ *
+ * - One attempt id → one gateway request: repeats of a running pay call join it
+ *   (single flight); the store's primary key joins repeats from other processes.
+ * - One order → at most one live attempt: an order's attempts run one at a time in this
+ *   process, and the store inserts a new attempt only when the order has no live one.
+ */
+import type {PayRequest} from '../../../protocol/checkout.js';
+import {InternalCheckoutError, InvalidRequestError} from '../errors.js';
+import {
+  buildDirectRequest,
+  buildHostedRequest,
+  validateDirectRequest,
+  validateHostedRequest,
+} from '../request.js';
+import type {AttemptRecord} from '../store.js';
+import {statusInfoFromRecord} from '../transition.js';
+import {answerFor, hostedAnswer} from './answers.js';
+import {attemptOfAnotherOrder, type Attempts} from './attempt.js';
+import {
+  ServicePart,
+  type HostedResult,
+  type PayContext,
+  type PayResult,
+  type ServiceConfig,
+} from './config.js';
+import {SingleFlight, type OrderLocks} from './locks.js';
+import type {Reconciler} from './reconcile.js';
+
+export type PayConfig = Pick<
+  ServiceConfig,
+  'store' | 'gateway' | 'serverUrl' | 'resultUrl' | 'order3dsBypass' | 'velocity' | 'logger' | 'now'
+>;
+
+export interface PaymentsDeps {
+  cfg: PayConfig;
+  attempts: Attempts;
+  reconciler: Reconciler;
+  locks: OrderLocks;
+}
+
+export class Payments extends ServicePart<PaymentsDeps> {
+  /** Attempt id → the running pay call (tagged with its order). */
+  readonly #inflight = new SingleFlight<PayResult, string>();
+
+  /** Answers a pay request; repeats of the same attempt id share one gateway request. */
+  pay(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+    const running = this.#inflight.get(body.attemptId);
+    if (running && running.tag !== body.orderRef) return Promise.reject(attemptOfAnotherOrder());
+    return this.#inflight.run(body.attemptId, () => this.#payOnce(body, ctx), body.orderRef);
+  }
+
+  /**
+   * Creates a hosted payment for an order (the customer pays on the gateway's page) and
+   * answers where to send the customer: the gateway's checkout page, or — when the order
+   * is paid or its payment is still being settled — the return page. An order's open
+   * hosted payment is reused, so a double click or a second tab makes no second payment;
+   * after an unknown outcome the create is sent again with the same `order_id`.
+   */
+  payHosted(
+    orderRef: string,
+    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+  ): Promise<HostedResult> {
+    return this.d.locks.run(orderRef, async () => {
+      const outcome = await this.d.attempts.run({
+        mode: 'hosted',
+        orderRef,
+        request: ctx.request,
+        newAttemptId: (gatewayOrderId) => `hosted-${gatewayOrderId}`,
+        prepare: (order, gatewayOrderId) => {
+          const request = buildHostedRequest(order, {
+            ...this.#orderContext(orderRef, gatewayOrderId),
+            orderTimeout: ctx.orderTimeout,
+            language: ctx.language,
+          });
+          const valid = validateHostedRequest(request);
+          if (!valid.ok) throw this.#merchantError(orderRef, valid.issues);
+          return {
+            request,
+            checked: valid.checked,
+            method: request.method,
+            amount: valid.amountText,
+            currency: request.currency,
+          };
+        },
+        statusInfo: (result, gatewayOrderId) => {
+          if (result.kind !== 'hosted') return undefined;
+          const url = result.checkoutUrl;
+          return result.record
+            ? {
+                ...statusInfoFromRecord(result.record, JSON.stringify(result.record)),
+                userActionUrl: url,
+              }
+            : {
+                status: 'init',
+                userActionUrl: url,
+                raw: JSON.stringify({mode: 'hosted', order_id: gatewayOrderId, status: 'init'}),
+              };
+        },
+      });
+      if (outcome.kind === 'refused') return {kind: 'settled', response: outcome.response};
+      if (outcome.kind === 'settled')
+        return {kind: 'settled', response: answerFor(outcome.attempt)};
+      return hostedAnswer(outcome.attempt);
+    });
+  }
+
+  async #payOnce(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+    // A known attempt is answered without waiting behind the order's other attempts. When
+    // nothing holds the order's lock, the look-up under the lock is the only one needed.
+    if (this.d.locks.busy(body.orderRef)) {
+      const known = await this.cfg.store.getAttempt(body.attemptId);
+      if (known) return this.#answerKnown(known, body);
+    }
+    return this.d.locks.run(body.orderRef, () => this.#payDirect(body, ctx));
+  }
+
+  /** The answer for a pay request whose attempt is already stored. */
+  async #answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResult> {
+    if (known.orderRef !== body.orderRef) throw attemptOfAnotherOrder();
+    return {response: answerFor(await this.d.reconciler.settle(known, true))};
+  }
+
+  async #payDirect(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+    const {orderRef} = body;
+    // Under the order lock: another attempt may have settled the order meanwhile.
+    const again = await this.cfg.store.getAttempt(body.attemptId);
+    if (again) return this.#answerKnown(again, body);
+    const outcome = await this.d.attempts.run({
+      mode: 'direct',
+      orderRef,
+      request: ctx.request,
+      newAttemptId: () => body.attemptId,
+      prepare: (order, gatewayOrderId) => {
+        const built = buildDirectRequest(body, order, {
+          ...this.#orderContext(orderRef, gatewayOrderId),
+          customerIp: ctx.ip,
+          acceptHeader: ctx.accept,
+          userAgent: ctx.userAgent,
+        });
+        const valid = validateDirectRequest(built);
+        if (!valid.ok) {
+          if (valid.blame === 'browser') {
+            throw new InvalidRequestError(`${valid.field}: ${valid.message}`, {
+              field: valid.field,
+            });
+          }
+          throw this.#merchantError(orderRef, valid.issues);
+        }
+        return {
+          request: built.request,
+          checked: valid.checked,
+          method: built.request.method,
+          amount: valid.amountText,
+          currency: built.request.currency,
+        };
+      },
+      beforeCreate: () =>
+        this.cfg.velocity.reserve({ip: ctx.ip, orderRef, cardNumber: body.card.number}),
+      statusInfo: (result) =>
+        result.kind === 'direct'
+          ? statusInfoFromRecord(result.record, JSON.stringify(result.record))
+          : undefined,
+    });
+    return {response: outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt)};
+  }
+
+  /** What both modes take from the app for a create. */
+  #orderContext(orderRef: string, gatewayOrderId: string) {
+    return {
+      posId: this.cfg.gateway.posId,
+      gatewayOrderId,
+      serverUrl: this.cfg.serverUrl,
+      resultUrl: this.cfg.resultUrl(orderRef),
+      order3dsBypass: this.cfg.order3dsBypass,
+    };
+  }
+
+  /** The order from `resolveOrder` or the configuration makes an invalid gateway request. */
+  #merchantError(orderRef: string, issues: unknown): InternalCheckoutError {
+    this.log.error(
+      {orderRef, issues},
+      'the order from resolveOrder or the configuration gives an invalid gateway request',
+    );
+    return new InternalCheckoutError(
+      'this order cannot be paid because of a server configuration error',
+    );
+  }
+
+  /** Waits for the running pay calls (shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled(this.#inflight.all());
+  }
+}

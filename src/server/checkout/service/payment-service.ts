@@ -1,0 +1,273 @@
+/**
+ * `PaymentService`: the payment service behind the checkout routes, a small façade that
+ * composes its parts and owns their lifecycle (start, health, close). It decides, for
+ * each pay request, webhook and status question, what is stored, what is asked of the
+ * gateway and what the browser is told — so that no payment is lost and none is charged
+ * twice. The parts:
+ *
+ * - `pay.ts` — direct and hosted pay, over the one attempt path of `attempt.ts`;
+ * - `reconcile.ts` — lookups, the status route, the return check, abandon, `reconcileOrder`;
+ * - `webhooks.ts` — verified, stored once, applied;
+ * - `sweep.ts` — the periodic sweep and start-up recovery;
+ * - `outbox.ts` — delivery to `onPaymentUpdate`; `attempt-writes.ts` — every attempt change;
+ * - `duplicates.ts` — double charges compensated; `../operations.ts` — capture, void, refund;
+ * - `order-state.ts` — an order's state, derived in one place; `answers.ts` — what the
+ *   browser is told; `locks.ts` — per-order queues and single flight.
+ */
+import type {Logger} from 'pino';
+import type {PayRequest, StatusResponse} from '../../../protocol/checkout.js';
+import {
+  SecondaryOperations,
+  type OperationRequest,
+  type OperationResult,
+  type OperationsGateway,
+} from '../operations.js';
+import type {AttemptRecord, IntentKind} from '../store.js';
+import type {AttemptVelocity} from '../velocity.js';
+import {Attempts} from './attempt.js';
+import {AttemptWrites} from './attempt-writes.js';
+import {Background, errorSummary} from './background.js';
+import type {HostedResult, PayContext, PayResult, ServiceConfig, SweepResult} from './config.js';
+import {compensateDuplicates} from './duplicates.js';
+import {CreatesInFlight, OrderLocks} from './locks.js';
+import {Outbox} from './outbox.js';
+import {Payments} from './pay.js';
+import {Reconciler} from './reconcile.js';
+import {Sweeper} from './sweep.js';
+import {Webhooks} from './webhooks.js';
+
+export class PaymentService {
+  readonly #cfg: ServiceConfig;
+  readonly #log: Logger;
+  readonly #background: Background;
+  readonly #outbox: Outbox;
+  readonly #operations: SecondaryOperations;
+  readonly #reconciler: Reconciler;
+  readonly #payments: Payments;
+  readonly #webhooks: Webhooks;
+  readonly #sweeper: Sweeper;
+  #sweepTimer: ReturnType<typeof setInterval> | undefined;
+  /** Start-up recovery running in the background (`start()`). */
+  #recovering: Promise<unknown> | undefined;
+  #started = false;
+  /** The card-testing limits (the pay route counts invalid card data with it too). */
+  readonly velocity: AttemptVelocity;
+
+  constructor(config: ServiceConfig) {
+    const cfg = config;
+    this.#cfg = cfg;
+    this.#log = cfg.logger;
+    this.velocity = cfg.velocity;
+    const background = new Background(cfg.logger);
+    const outbox = new Outbox({
+      store: cfg.store,
+      onPaymentUpdate: cfg.onPaymentUpdate,
+      logger: cfg.logger,
+      now: cfg.now,
+      closed: () => background.closed,
+    });
+    const locks = new OrderLocks();
+    const creates = new CreatesInFlight();
+    const gateway = cfg.gateway;
+    const operations = new SecondaryOperations({
+      store: cfg.store,
+      gateway:
+        typeof gateway.capture === 'function' &&
+        typeof gateway.void === 'function' &&
+        typeof gateway.refund === 'function' &&
+        typeof gateway.getOrder === 'function'
+          ? (gateway as OperationsGateway)
+          : undefined,
+      logger: cfg.logger,
+      now: cfg.now,
+      withOrderLock: (orderRef, fn) => locks.run(orderRef, fn),
+      notify: (update) => (cfg.onPaymentUpdate ? update : undefined),
+      kickOutbox: () => outbox.kick(),
+    });
+    const writes = new AttemptWrites({
+      store: cfg.store,
+      notifies: cfg.onPaymentUpdate !== undefined,
+      outbox,
+      now: cfg.now,
+      succeeded: (orderRef) => background.run(this.checkDuplicates(orderRef)),
+    });
+    const reconciler = new Reconciler({cfg, writes, locks, creates, background});
+    this.#background = background;
+    this.#outbox = outbox;
+    this.#operations = operations;
+    this.#reconciler = reconciler;
+    const attempts = new Attempts({cfg, writes, reconciler, creates});
+    this.#payments = new Payments({cfg, attempts, reconciler, locks});
+    this.#webhooks = new Webhooks({cfg, writes, outbox});
+    this.#sweeper = new Sweeper({
+      cfg,
+      writes,
+      reconciler,
+      operations,
+      creates,
+      outbox,
+      background,
+      checkDuplicates: (orderRef) => this.checkDuplicates(orderRef),
+    });
+  }
+
+  // Pay, status, return, abandon ---------------------------------------------------------
+
+  /** Answers a pay request; repeats of the same attempt id share one gateway request. */
+  pay(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+    return this.#payments.pay(body, ctx);
+  }
+
+  /** Creates (or reuses) the order's hosted payment: see `Payments.payHosted`. */
+  payHosted(
+    orderRef: string,
+    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+  ): Promise<HostedResult> {
+    return this.#payments.payHosted(orderRef, ctx);
+  }
+
+  /** The order's state from the store; asks the gateway about attempts that stay open too long. */
+  status(orderRef: string, request: Request): Promise<StatusResponse> {
+    return this.#reconciler.status(orderRef, request);
+  }
+
+  /** The customer came back from 3-D Secure: the order's open attempts are checked in the background. */
+  customerReturned(orderRef: string): void {
+    this.#reconciler.customerReturned(orderRef);
+  }
+
+  /** The customer cancelled the 3-D Secure challenge of `attemptId`; answers the order's status. */
+  abandon(orderRef: string, attemptId: string): Promise<StatusResponse> {
+    return this.#reconciler.abandon(orderRef, attemptId);
+  }
+
+  // Reconciliation --------------------------------------------------------------------------
+
+  /** Asks the gateway now about every open attempt of the order; answers the order's state. */
+  reconcileOrder(orderRef: string): Promise<StatusResponse> {
+    return this.#reconciler.reconcileOrder(orderRef);
+  }
+
+  /**
+   * Asks the gateway for one attempt's state and stores the answer. `force` skips the
+   * `minIntervalMs` limit. Prefer `reconcileOrder`.
+   */
+  reconcile(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
+    return this.#reconciler.reconcile(attempt, opts);
+  }
+
+  /** One pass over the open attempts (see `Sweeper.sweep`). `force` ignores the backoff. */
+  sweep(opts: {force?: boolean} = {}): Promise<SweepResult> {
+    return this.#sweeper.sweep(opts);
+  }
+
+  /** @deprecated Use `sweep()`: the same pass, with backoff unless `force`. */
+  async reconcileOpen(opts: {force?: boolean} = {}): Promise<{checked: number; unknown: number}> {
+    const r = await this.sweep(opts);
+    return {checked: r.checked, unknown: r.unknown};
+  }
+
+  // Webhooks --------------------------------------------------------------------------------
+
+  /** True when webhooks from `ip` are accepted (always, without an allow-list). */
+  webhookSourceAllowed(ip: string | undefined): boolean {
+    return this.#webhooks.sourceAllowed(ip);
+  }
+
+  /** Records a refused webhook (its body only as a hash). */
+  rejectWebhook(ip: string | undefined, reason: string, body: string): Promise<void> {
+    return this.#webhooks.reject(ip, reason, body);
+  }
+
+  /**
+   * Verifies a webhook on its raw `data`, stores it and applies it. Resolves once it is
+   * durably stored; throws `ForbiddenError` for a bad signature (after recording it).
+   */
+  webhook(rawBody: string, ip: string | undefined): Promise<void> {
+    return this.#webhooks.receive(rawBody, ip);
+  }
+
+  // Secondary operations and double charges ---------------------------------------------
+
+  /** Captures, voids or refunds a payment, exactly once per `key` (see `operations.ts`). */
+  operate(kind: IntentKind, request: OperationRequest): Promise<OperationResult> {
+    return this.#operations.run(kind, request);
+  }
+
+  /** Compensates the order's double charges, if any (see `duplicates.ts`). */
+  checkDuplicates(orderRef: string): Promise<void> {
+    return compensateDuplicates(
+      {
+        store: this.#cfg.store,
+        policy: this.#cfg.duplicateCharges,
+        operations: this.#operations,
+        logger: this.#log,
+      },
+      orderRef,
+    );
+  }
+
+  // Outbox ----------------------------------------------------------------------------------
+
+  /** Starts delivering the outbox, unless a delivery run is already going. */
+  kickOutbox(): void {
+    this.#outbox.kick();
+  }
+
+  /** Resolves once the outbox is empty or a delivery failed (it is then retried later). */
+  flushOutbox(): Promise<void> {
+    return this.#outbox.flush();
+  }
+
+  // Start-up and shutdown -----------------------------------------------------------------
+
+  /**
+   * After a restart: `creating` attempts left by a crash become `unknown`, every open
+   * attempt is looked up (with bounded concurrency), recent double charges are
+   * compensated, and the outbox is delivered. Awaitable; `start()` runs it in the
+   * background so the app serves meanwhile.
+   */
+  recover(): Promise<{checked: number; unknown: number}> {
+    return this.#sweeper.recover();
+  }
+
+  /**
+   * Starts the background work: recovery at once (the app answers meanwhile; see
+   * `health()`), then a sweep every `sweep.intervalMs`. Idempotent.
+   */
+  start(): void {
+    if (this.#started || this.#background.closed) return;
+    this.#started = true;
+    const recovering = this.recover()
+      .catch((error: unknown) =>
+        this.#log.error({error: errorSummary(error)}, 'recovery failed: the sweep goes on'),
+      )
+      .finally(() => {
+        this.#recovering = undefined;
+      });
+    this.#recovering = recovering;
+    this.#background.run(recovering);
+    if (this.#cfg.sweep.intervalMs > 0) {
+      this.#sweepTimer = setInterval(() => {
+        if (this.#recovering || this.#sweeper.running) return;
+        this.#background.run(this.sweep());
+      }, this.#cfg.sweep.intervalMs);
+      this.#sweepTimer.unref?.();
+    }
+  }
+
+  /** `recovering` while start-up recovery runs, else `ready`; and whether the store answers. */
+  async health(): Promise<{state: 'ready' | 'recovering'; store: boolean}> {
+    const store = await this.#cfg.store.ping().catch(() => false);
+    return {state: this.#recovering ? 'recovering' : 'ready', store};
+  }
+
+  /** Waits for in-flight work; afterwards nothing new is started. */
+  async close(): Promise<void> {
+    if (this.#sweepTimer) clearInterval(this.#sweepTimer);
+    this.#sweepTimer = undefined;
+    await this.#payments.drain();
+    await this.#background.close();
+    await this.#outbox.close();
+  }
+}

@@ -1,0 +1,245 @@
+/**
+ * Bringing the stored attempts in line with the gateway: looking an attempt up by its
+ * gateway `order_id` (single flight, rate-limited unless forced, never while this
+ * process's create of it runs), the order's attempts settled before a new attempt may
+ * start, the status route's checks, the return route's background check, the customer's
+ * cancellation of a 3-D Secure challenge, and the public `reconcile(orderRef)`.
+ *
+ * A 404 on a lookup never means "not created": a slow gateway may still create the
+ * payment, so the attempt stays open and its `order_id` is reused by the next create.
+ */
+import type {StatusResponse} from '../../../protocol/checkout.js';
+import {GatewayNotFoundError} from '../../gateway/errors.js';
+import type {TransactionRecord} from '../../gateway/schemas.js';
+import {NotFoundError} from '../errors.js';
+import type {AttemptRecord} from '../store.js';
+import {
+  isFinal,
+  markChecked,
+  markUnknown,
+  markWrittenOff,
+  statusInfoFromRecord,
+} from '../transition.js';
+import type {AttemptWrites} from './attempt-writes.js';
+import {errorSummary, type Background} from './background.js';
+import {ServicePart, type ServiceConfig} from './config.js';
+import {CreatesInFlight, OrderLocks, SingleFlight} from './locks.js';
+import {
+  isStaleChallenge,
+  orderState,
+  sinceNews,
+  statusFor,
+  type OrderState,
+} from './order-state.js';
+
+/**
+ * How long another process's create may stay `creating` before a lookup that does not
+ * find it makes it `unknown` (and so open to a re-send with the same `order_id`): longer
+ * than a gateway client's timeout (30 s by default).
+ */
+const CREATE_GRACE_MS = 60_000;
+
+export type ReconcileConfig = Pick<
+  ServiceConfig,
+  'store' | 'gateway' | 'resolveOrder' | 'statusCheck' | 'attempts' | 'logger' | 'now'
+>;
+
+export interface ReconcilerDeps {
+  cfg: ReconcileConfig;
+  writes: AttemptWrites;
+  locks: OrderLocks;
+  creates: CreatesInFlight;
+  background: Background;
+}
+
+export class Reconciler extends ServicePart<ReconcilerDeps> {
+  /** Gateway order id → running lookup. */
+  readonly #running = new SingleFlight<AttemptRecord>();
+
+  /**
+   * Asks the gateway for an attempt's state (operation lookup by its gateway `order_id`)
+   * and stores the answer. `force` skips the `minIntervalMs` limit. Never reconciles an
+   * attempt whose create call is still running in this process.
+   */
+  reconcile(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
+    if (this.d.creates.has(attempt.gatewayOrderId) || isFinal(attempt.state)) {
+      return Promise.resolve(attempt);
+    }
+    const now = this.cfg.now();
+    if (
+      !opts.force &&
+      attempt.lastCheckAt !== undefined &&
+      now - attempt.lastCheckAt < this.cfg.statusCheck.minIntervalMs
+    ) {
+      return Promise.resolve(attempt);
+    }
+    return this.#running.run(attempt.gatewayOrderId, () => this.#lookup(attempt));
+  }
+
+  /** Reconciles an attempt whose creation is unsettled (`eager`: now); returns its latest row. */
+  settle(a: AttemptRecord, eager: boolean): Promise<AttemptRecord> {
+    if (a.state === 'creating' || a.state === 'unknown') return this.reconcile(a, {force: eager});
+    return Promise.resolve(a);
+  }
+
+  /**
+   * The order's attempts after reconciling unknown ones, and its state. A 3-D Secure
+   * attempt without news for `attempts.abandonAfterMs` is written off here (`expired`):
+   * it no longer blocks the order.
+   */
+  async settledOrder(orderRef: string): Promise<{attempts: AttemptRecord[]; state: OrderState}> {
+    const {store} = this.cfg;
+    let attempts = await store.listAttempts(orderRef);
+    const now = this.cfg.now();
+    const open = attempts.filter((a) => a.state === 'creating' || a.state === 'unknown');
+    const stale = attempts.filter((a) =>
+      isStaleChallenge(a, now, this.cfg.attempts.abandonAfterMs),
+    );
+    if (open.length > 0 || stale.length > 0) {
+      for (const a of open) await this.reconcile(a, {force: true});
+      for (const a of stale) {
+        await this.d.writes.update(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
+        this.log.info(
+          {orderRef, gatewayOrderId: a.gatewayOrderId},
+          '3-D Secure attempt without news for too long: the order may be paid again',
+        );
+      }
+      attempts = await store.listAttempts(orderRef);
+    }
+    return {attempts, state: orderState(orderRef, attempts)};
+  }
+
+  /** The order's state from the store; asks the gateway about attempts that stay open too long. */
+  async status(orderRef: string, request: Request): Promise<StatusResponse> {
+    const {store} = this.cfg;
+    let attempts = await store.listAttempts(orderRef);
+    if (attempts.length === 0) {
+      const order = await this.cfg.resolveOrder(orderRef, request);
+      if (!order) throw new NotFoundError('unknown order');
+      return statusFor(orderRef, attempts);
+    }
+    const due = attempts.filter((a) => this.#checkDue(a));
+    if (due.length > 0) {
+      await Promise.all(due.map((a) => this.reconcile(a)));
+      attempts = await store.listAttempts(orderRef);
+    }
+    return statusFor(orderRef, attempts);
+  }
+
+  /**
+   * Asks the gateway now about every open attempt of the order (the rate limit and the
+   * backoff do not apply) and answers the order's state: `none` for an order without
+   * attempts. Attempts whose create call runs in this process are left to it.
+   */
+  async reconcileOrder(orderRef: string): Promise<StatusResponse> {
+    const {store} = this.cfg;
+    const open = (await store.listAttempts(orderRef)).filter((a) => !isFinal(a.state));
+    await Promise.all(open.map((a) => this.reconcile(a, {force: true})));
+    return statusFor(orderRef, await store.listAttempts(orderRef));
+  }
+
+  /**
+   * The customer came back from 3-D Secure: check the order's open attempts in the
+   * background (rate-limited), so the return page's first status question finds news.
+   */
+  customerReturned(orderRef: string): void {
+    if (this.d.background.closed) return;
+    const task = (async () => {
+      const attempts = await this.cfg.store.listAttempts(orderRef);
+      await Promise.all(
+        attempts.filter((a) => this.#checkDue(a, true)).map((a) => this.reconcile(a)),
+      );
+    })().catch((error: unknown) =>
+      this.log.warn({orderRef, error: errorSummary(error)}, 'return check failed'),
+    );
+    this.d.background.run(task);
+  }
+
+  /**
+   * The customer cancelled the 3-D Secure challenge of `attemptId`: its attempt no longer
+   * blocks the order, so paying again (another card) starts a new attempt with a new
+   * `order_id` at once. The abandoned one is still settled by lookups; if it succeeds
+   * after all, the double charge is compensated. Answers the order's status.
+   */
+  abandon(orderRef: string, attemptId: string): Promise<StatusResponse> {
+    return this.d.locks.run(orderRef, async () => {
+      const {store} = this.cfg;
+      const stored = await store.getAttempt(attemptId);
+      if (!stored || stored.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
+      // The customer may have finished the challenge just before cancelling: ask first.
+      const a =
+        stored.state === 'init' || stored.state === 'pending'
+          ? await this.reconcile(stored, {force: true}).catch(() => stored)
+          : stored;
+      const now = this.cfg.now();
+      const written = await this.d.writes.update(a.attemptId, (c) =>
+        markWrittenOff(c, now, 'abandoned'),
+      );
+      if (written?.writtenOff === 'abandoned' && written.writtenOffAt === now) {
+        this.log.info(
+          {orderRef, gatewayOrderId: a.gatewayOrderId},
+          '3-D Secure abandoned by the customer: the order may be paid again',
+        );
+      }
+      return statusFor(orderRef, await store.listAttempts(orderRef));
+    });
+  }
+
+  /** True when an open attempt has gone without news long enough to ask the gateway. */
+  #checkDue(a: AttemptRecord, ignoreAfter = false): boolean {
+    if (isFinal(a.state) || this.d.creates.has(a.gatewayOrderId)) return false;
+    const now = this.cfg.now();
+    const {afterMs, minIntervalMs} = this.cfg.statusCheck;
+    if (a.lastCheckAt !== undefined && now - a.lastCheckAt < minIntervalMs) return false;
+    if (a.state === 'creating' || a.state === 'unknown' || ignoreAfter) return true;
+    return sinceNews(a, now) >= afterMs;
+  }
+
+  async #lookup(attempt: AttemptRecord): Promise<AttemptRecord> {
+    const {gateway} = this.cfg;
+    const {writes} = this.d;
+    const key = {attemptId: attempt.attemptId};
+    const checkedAt = this.cfg.now();
+    let current = (await writes.write(key, (c) => markChecked(c, checkedAt))).attempt ?? attempt;
+    let record: TransactionRecord;
+    try {
+      record = await gateway.getOperation(attempt.gatewayOrderId, attempt.method);
+    } catch (error) {
+      const now = this.cfg.now();
+      if (error instanceof GatewayNotFoundError) {
+        // Never "not created": a slow gateway may still create it. The order id stays
+        // this attempt's, so paying again re-sends it and cannot charge twice.
+        this.log.info(
+          {gatewayOrderId: current.gatewayOrderId, state: current.state},
+          'the gateway does not know the order yet: still unknown',
+        );
+      } else {
+        this.log.warn(
+          {gatewayOrderId: current.gatewayOrderId, error: errorSummary(error)},
+          'payment lookup failed',
+        );
+      }
+      // A `creating` attempt here is another process's create in flight (this process's
+      // are skipped, and a crash's were made `unknown` by recovery): leave it to that
+      // process for a while, so paying again does not re-send what is still being sent.
+      const sentAt = current.createSentAt ?? current.createdAt;
+      if (current.state === 'creating' && now - sentAt >= CREATE_GRACE_MS) {
+        current = (await writes.update(current.attemptId, (c) => markUnknown(c, now))) ?? current;
+      }
+      return current;
+    }
+    const r = await writes.applyStatus(
+      key,
+      statusInfoFromRecord(record, JSON.stringify(record)),
+      'lookup',
+    );
+    const next = r.attempt ?? current;
+    if (r.changed) {
+      this.log.info(
+        {orderRef: next.orderRef, gatewayOrderId: next.gatewayOrderId, state: next.state},
+        'payment reconciled',
+      );
+    }
+    return next;
+  }
+}
