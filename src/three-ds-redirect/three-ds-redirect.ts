@@ -15,7 +15,7 @@ import {
   PgSuccessEvent,
   PgThreeDSCancelEvent,
 } from '../events/events.js';
-import {AsyncController} from '../internal/async-controller.js';
+import {AsyncController, systemClock, type Clock} from '../internal/async-controller.js';
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, type CheckoutMessages} from '../i18n/messages.js';
@@ -159,6 +159,9 @@ export class PgThreeDSRedirect extends LitElement {
     window.location.assign(url);
   };
 
+  /** Where the status deadline and the waits between requests are measured (tests pass a manual one). */
+  @property({attribute: false}) clock: Clock = systemClock;
+
   /** What the element is doing now. */
   @state() state: RedirectState = 'idle';
 
@@ -262,6 +265,7 @@ export class PgThreeDSRedirect extends LitElement {
           interval: this.pollInterval,
           signal,
           onProgress: (s) => (this.lastStatus = s),
+          clock: this.clock,
         }),
       );
       if (!status) return undefined;
