@@ -118,7 +118,7 @@ export class PgThreeDSRedirect extends LitElement {
   };
 
   /** Where the status deadline and the waits between requests are measured (tests pass a manual one). */
-  @property({attribute: false}) clock: Clock = systemClock;
+  clock: Clock = systemClock;
 
   /** What the element is doing now. */
   @state() state: RedirectState = 'idle';
