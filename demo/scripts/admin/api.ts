@@ -3,6 +3,7 @@
  * shapes of their answers. The session cookie is HttpOnly: the browser never sees the
  * gateway credentials. A 403 `forbidden` (the session ended) goes back to the sign-in page.
  */
+import type {WebhookLogEntry} from '../../../server-example/webhook-log.js';
 
 interface ApiError {
   error?: {code?: string; message?: string};
@@ -114,19 +115,8 @@ export interface OrderDetail {
   intents?: Intent[];
 }
 
-export interface Delivery {
-  receivedAt: number;
-  ip: string;
-  signature: string;
-  duplicate: boolean;
-  answer: number;
-  kind: string | null;
-  gatewayOrderId: string | null;
-  status: string | null;
-  statusCode: string | null;
-  method: string | null;
-  amount: string | null;
-}
+/** One webhook delivery, as the server's log keeps it (a type only: nothing of the server is bundled). */
+export type Delivery = WebhookLogEntry;
 
 export interface Subscription {
   recurringId: string;
