@@ -1,40 +1,8 @@
 /**
- * Small DOM helpers for the demo's page scripts. Nodes are built with `textContent` and
- * attributes only — never HTML strings — so the pages work with Trusted Types enforced.
+ * Small DOM helpers for the demo's page scripts: finding elements, the order in the query
+ * string, and the order summary of the checkout and result pages. Text goes in through
+ * `textContent` only — never HTML strings — so the pages work with Trusted Types enforced.
  */
-
-type Attrs = Record<string, string | number | boolean | undefined | EventListener>;
-export type Child = Node | string | number | null | undefined | false;
-
-/** Creates an element: `h('td', {class: 'mono'}, 'text', h('span', null, '…'))`. */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs?: Attrs | null,
-  ...children: Child[]
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs ?? {})) {
-    if (value === undefined || value === false) continue;
-    if (typeof value === 'function') el.addEventListener(key.replace(/^on/, ''), value);
-    else if (value === true) el.setAttribute(key, '');
-    else el.setAttribute(key, String(value));
-  }
-  append(el, ...children);
-  return el;
-}
-
-export function append(parent: Node, ...children: Child[]): void {
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    parent.appendChild(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-}
-
-/** Replaces an element's content. */
-export function fill(parent: Element, ...children: Child[]): void {
-  parent.replaceChildren();
-  append(parent, ...children);
-}
 
 export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   const el = document.getElementById(id);

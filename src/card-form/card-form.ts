@@ -5,53 +5,41 @@
  * sent as a `PayRequest` to the merchant's pay route, and every outcome (success, decline,
  * 3-D Secure, still processing, error) is shown and emitted. Card data stays in the input
  * elements and the request body only.
+ *
+ * This module is the element: its contract, states and rendering. The jobs it delegates
+ * each have a module: typing and the caret (`card-input-controller.ts`), the fields' errors
+ * and validity (`field-validity.ts`, after the rules in `field-check.ts`), the field
+ * templates (`card-fields.ts`), the request (`pay.ts`) and the 3-D Secure hand-off
+ * (`three-ds-handoff.ts`). It stays over 400 lines as one thing: a fifth is the documented
+ * public contract (the manifest is generated from it), and the rest is one payment's life
+ * (submit, answer, outcome) over the same few states the template renders; moving that out
+ * would only pass those states back and forth.
  */
 import {LitElement, html, nothing, type PropertyValues} from 'lit';
 import {property, state} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
+import {CHECKOUT_ROUTES, type PayResponse} from '../protocol/checkout.js';
 import {
-  CHECKOUT_ROUTES,
-  type CardInput,
-  type CustomerInput,
-  type PayRequest,
-  type PayResponse,
-} from '../protocol/checkout.js';
-import {
+  CARD_FIELDS,
   PgBrandChangeEvent,
   PgErrorEvent,
   PgFailureEvent,
   PgSubmitEvent,
   PgSuccessEvent,
   PgThreeDSRequiredEvent,
-  PgValidityChangeEvent,
   type CardField,
   type PgErrorCode,
 } from '../events/events.js';
-import {collectBrowserFingerprint} from '../fingerprint/collect.js';
 import {AsyncController, randomId} from '../internal/async-controller.js';
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, fill, languageOf, type CheckoutMessages} from '../i18n/messages.js';
-import {
-  caretAfterDigits,
-  cvvLength,
-  digitsOnly,
-  formatExpiry,
-  formatNumber,
-  maxNumberLength,
-  normaliseNumber,
-  validateExpiry,
-  validateNumber,
-  type CardBrand,
-} from '../validation/card.js';
-import {
-  checkField,
-  fieldValue,
-  formFieldOf,
-  likeliestMessage,
-  type FieldCheck,
-} from './field-check.js';
-import {sendAbandon, sendPay, type PayError, type PayResult} from './pay.js';
+import {formFieldOf, likeliestMessage} from './field-check.js';
+import {FieldValidity} from './field-validity.js';
+import {payRequest, sendPay, type PayError, type PayResult} from './pay.js';
+import {CardInputController, fieldOf} from './card-input-controller.js';
+import {CARD_DATA_FIELDS, field, type FieldsView} from './card-fields.js';
+import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
 import {cardFormStyles} from './card-form.styles.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
@@ -71,37 +59,6 @@ export const CARD_FORM_PHASES = [
   'error',
 ] as const;
 export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
-
-/** Short brand marks shown in the number field. */
-const BRAND_MARKS: Readonly<Record<string, string>> = {
-  visa: 'VISA',
-  mastercard: 'MC',
-  'american-express': 'AMEX',
-  'diners-club': 'DINERS',
-  discover: 'DISC',
-  jcb: 'JCB',
-  unionpay: 'UPI',
-  maestro: 'MAES',
-  mir: 'MIR',
-};
-
-/** The optional fields, rendered from one template (the card fields are written out). */
-type OptionalField = Exclude<CardField, 'number' | 'expiry' | 'cvv'>;
-
-interface FieldSpec {
-  /** The input's `name` (an autofill token). */
-  inputName: string;
-  autocomplete: string;
-  type?: string;
-}
-
-const FIELDS: Readonly<Record<OptionalField, FieldSpec>> = {
-  holder: {inputName: 'cc-name', autocomplete: 'cc-name'},
-  firstName: {inputName: 'given-name', autocomplete: 'given-name'},
-  lastName: {inputName: 'family-name', autocomplete: 'family-name'},
-  email: {inputName: 'email', autocomplete: 'email', type: 'email'},
-  phone: {inputName: 'tel', autocomplete: 'tel', type: 'tel'},
-};
 
 /**
  * A complete card form for the gateway's direct mode: card number, expiry (`MM / YY`) and
@@ -196,8 +153,6 @@ export class PgCardForm extends LitElement {
   @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
 
   @state() private phase: CardFormPhase = 'idle';
-  @state() private errors: Partial<Record<CardField, string>> = {};
-  @state() private currentBrand: CardBrand | null = null;
   @state() private statusMessage = '';
   @state() private retryable = false;
   @state() private formDisabled = false;
@@ -207,29 +162,56 @@ export class PgCardForm extends LitElement {
   private readonly internals: ElementInternals;
   private readonly locale = new LocaleController(this);
   private readonly payTask = new AsyncController<PayResult>(this);
-  private readonly dirty = new Set<CardField>();
-  private lastValidity: string | undefined;
-  private numberDigits = '';
-  private expiryDigits = '';
+  private readonly typing = new CardInputController(this, {
+    input: (name) => this.input(name),
+    brandChanged: (brand) => {
+      this.dispatchEvent(
+        new PgBrandChangeEvent({brand: brand?.type ?? null, brandName: brand?.niceType ?? null}),
+      );
+      this.validity.recheck('cvv');
+    },
+  });
+  private readonly validity: FieldValidity;
+  private readonly handoff = new ThreeDSHandoff(this, () => this.redirectElement(), {
+    success: (message) => this.succeed(message, this.text()),
+    failure: (code, message) => {
+      const t = this.text();
+      this.phase = 'failure';
+      this.statusMessage =
+        code === 'abandoned' ? t.threeDSCancelled : [t.failure, message].filter(Boolean).join(' ');
+    },
+    error: (message) => {
+      this.phase = 'error';
+      this.retryable = false;
+      this.statusMessage = message;
+    },
+  });
   /** Kept after a retryable error, so trying again resends the same attempt. */
   private retryAttemptId: string | undefined;
   /** The attempt whose answer the form shows last (the one a 3-D Secure challenge is for). */
   private answeredAttemptId: string | undefined;
-  private handoff: AbortController | undefined;
 
   constructor() {
     super();
     this.internals = this.attachInternals();
+    this.validity = new FieldValidity(this, {
+      internals: this.internals,
+      fields: () => this.shownFields(),
+      input: (name) => this.input(name),
+      text: () => this.text(),
+      brand: () => this.typing.brand,
+      required: () => this.required,
+    });
   }
 
   /** The detected brand (`visa`, `american-express`, …) or null. */
   get brand(): string | null {
-    return this.currentBrand?.type ?? null;
+    return this.typing.brand?.type ?? null;
   }
 
   /** True when every shown field holds a valid value. */
   get valid(): boolean {
-    return this.invalidFields().length === 0;
+    return this.validity.invalid().length === 0;
   }
 
   /** Where the form is: `idle`, `pending`, `success`, `failure`, `three-ds`, `processing` or `error`. */
@@ -255,40 +237,29 @@ export class PgCardForm extends LitElement {
   }
 
   override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    this.handoff?.abort();
+    super.disconnectedCallback(); // the hand-off controller stops following the redirect
     this.clearCard();
   }
 
   /** Clears every card field (number, expiry, CVV, holder). */
   clearCard(): void {
-    for (const name of ['number', 'expiry', 'cvv', 'holder'] as const) {
+    for (const name of CARD_DATA_FIELDS) {
       const input = this.input(name);
       if (input) input.value = '';
-      this.dirty.delete(name);
     }
-    this.numberDigits = '';
-    this.expiryDigits = '';
-    this.currentBrand = null;
-    this.errors = {};
+    this.validity.forget(CARD_DATA_FIELDS);
+    this.validity.clearErrors();
+    this.typing.reset();
   }
 
   /** Validates every field, shows the errors and focuses the first invalid one. */
   reportValidity(): boolean {
-    const t = this.text();
-    const errors: Partial<Record<CardField, string>> = {};
-    for (const name of this.shownFields()) {
-      const check = this.check(name, t);
-      if (!check.valid) errors[name] = check.message;
-    }
-    this.errors = errors;
-    const invalid = Object.keys(errors) as CardField[];
+    const invalid = this.validity.report();
     if (invalid.length > 0) {
-      this.statusMessage = fill(t.fixFields, invalid.length);
+      this.statusMessage = fill(this.text().fixFields, invalid.length);
       this.phase = this.phase === 'pending' ? 'pending' : 'idle';
       this.input(invalid[0]!)?.focus();
     }
-    this.syncValidity(false);
     return invalid.length === 0;
   }
 
@@ -307,11 +278,7 @@ export class PgCardForm extends LitElement {
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
     if (changed.has('required') && (this.required || changed.get('required') !== undefined)) {
-      this.syncValidity(false);
-    } else if (this.lastValidity === undefined) {
-      // First render, not required: every shown field is empty, hence invalid. Validating
-      // them can wait for the first keystroke.
-      this.lastValidity = this.shownFields().join(',');
+      this.validity.sync(false);
     }
   }
 
@@ -329,194 +296,34 @@ export class PgCardForm extends LitElement {
     return this.input(name)?.value ?? '';
   }
 
+  /** The fields of this form: the card's, and the optional ones it asks for. */
   private shownFields(): CardField[] {
-    const fields: CardField[] = ['number', 'expiry', 'cvv'];
-    if (this.holderName) fields.push('holder');
-    if (this.customerName) fields.push('firstName', 'lastName');
-    if (this.customerEmail) fields.push('email');
-    if (this.customerPhone) fields.push('phone');
-    return fields;
-  }
-
-  /** The field's verdict under the project's field rules (see `field-check.ts`). */
-  private check(name: CardField, t: CheckoutMessages): FieldCheck {
-    return checkField(name, this.value(name), t, this.currentBrand);
-  }
-
-  private invalidFields(): CardField[] {
-    const t = this.text();
-    return this.shownFields().filter((name) => !this.check(name, t).valid);
-  }
-
-  /** Updates form-associated validity; with `announce`, emits `pg-validity-change` on a change. */
-  private syncValidity(announce: boolean): void {
-    const invalid = this.invalidFields();
-    const key = invalid.join(',');
-    if (this.required && invalid.length > 0) {
-      this.internals.setValidity(
-        {customError: true},
-        fill(this.text().fixFields, invalid.length),
-        this.input(invalid[0]!) ?? undefined,
-      );
-    } else {
-      this.internals.setValidity({});
-    }
-    if (announce && key !== this.lastValidity) {
-      this.dispatchEvent(
-        new PgValidityChangeEvent({valid: invalid.length === 0, invalidFields: invalid}),
-      );
-    }
-    this.lastValidity = key;
-  }
-
-  /** Shows or hides one field's error after input (`typing`) or blur. */
-  private revalidate(name: CardField, typing: boolean): void {
-    const check = this.check(name, this.text());
-    const shown = this.errors[name];
-    let message: string | undefined;
-    if (check.valid || (typing && check.potentiallyValid)) message = undefined;
-    else if (!check.potentiallyValid) message = check.message;
-    else message = this.dirty.has(name) ? check.message : shown;
-    if (message !== shown) {
-      const errors = {...this.errors};
-      if (message) errors[name] = message;
-      else delete errors[name];
-      this.errors = errors;
-    }
-    this.syncValidity(true);
-  }
-
-  private setBrand(brand: CardBrand | null): void {
-    if ((brand?.type ?? null) === (this.currentBrand?.type ?? null)) return;
-    this.currentBrand = brand;
-    this.dispatchEvent(
-      new PgBrandChangeEvent({brand: brand?.type ?? null, brandName: brand?.niceType ?? null}),
-    );
-    // A brand with a shorter code may make a typed CVV too long.
-    const cvv = this.input('cvv');
-    if (cvv && cvv.value.length > cvvLength(brand))
-      cvv.value = cvv.value.slice(0, cvvLength(brand));
-    if (this.dirty.has('cvv')) this.revalidate('cvv', true);
+    const optional: Partial<Record<CardField, boolean>> = {
+      holder: this.holderName,
+      firstName: this.customerName,
+      lastName: this.customerName,
+      email: this.customerEmail,
+      phone: this.customerPhone,
+    };
+    return CARD_FIELDS.filter((name) => optional[name] ?? true);
   }
 
   // ---- typing -------------------------------------------------------------------
 
-  private fieldOf(event: Event): CardField | undefined {
-    const target = event.target as HTMLElement | null;
-    return target?.dataset.field as CardField | undefined;
-  }
-
-  private onBeforeInput(event: InputEvent): void {
-    const name = this.fieldOf(event);
-    if (name !== 'number' && name !== 'expiry' && name !== 'cvv') return;
-    if (event.inputType !== 'insertText' || event.data === null) return;
-    const input = event.target as HTMLInputElement;
-    // Reject keystrokes that add nothing usable; longer insertions (keyboard suggestions)
-    // are cleaned up by the input handler instead.
-    const useful = name === 'expiry' ? /[\d/]/ : /\d/;
-    if (!useful.test(event.data)) {
-      event.preventDefault();
-      return;
-    }
-    const replacing = input.selectionStart !== input.selectionEnd;
-    const max =
-      name === 'number'
-        ? maxNumberLength(this.currentBrand)
-        : name === 'cvv'
-          ? cvvLength(this.currentBrand)
-          : 4;
-    if (
-      !replacing &&
-      event.data.length === 1 &&
-      /\d/.test(event.data) &&
-      digitsOnly(input.value).length >= max
-    ) {
-      event.preventDefault();
-    }
-  }
-
   private onInput(event: InputEvent): void {
-    const name = this.fieldOf(event);
+    const name = fieldOf(event);
     if (!name) return;
-    const input = event.target as HTMLInputElement;
-    const type = event.inputType ?? '';
-    if (name === 'number') this.formatNumberInput(input, type);
-    else if (name === 'expiry') this.formatExpiryInput(input, type);
-    else if (name === 'cvv') this.formatCvvInput(input);
-    this.dirty.add(name);
+    this.typing.format(name, event.target as HTMLInputElement, event.inputType ?? '');
     if (this.phase === 'failure' || this.phase === 'error') {
       // The customer is correcting: the old outcome no longer describes the form.
       this.statusMessage = '';
     }
-    this.revalidate(name, true);
-  }
-
-  private placeCaret(input: HTMLInputElement, position: number): void {
-    if (this.shadowRoot?.activeElement === input) input.setSelectionRange(position, position);
-  }
-
-  private formatNumberInput(input: HTMLInputElement, inputType: string): void {
-    const raw = input.value;
-    const caret = input.selectionStart ?? raw.length;
-    let before = digitsOnly(raw.slice(0, caret)).length;
-    let {digits, brand} = normaliseNumber(raw);
-    if (digits === this.numberDigits && caret < raw.length && inputType.startsWith('delete')) {
-      // Only a group space went: delete the digit next to it instead.
-      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
-      if (at >= 0 && at < digits.length) {
-        digits = digits.slice(0, at) + digits.slice(at + 1);
-        before = at;
-        brand = validateNumber(digits).brand;
-      }
-    }
-    const formatted = formatNumber(digits, brand);
-    if (input.value !== formatted) input.value = formatted;
-    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
-    this.numberDigits = digits;
-    this.setBrand(brand);
-  }
-
-  private formatExpiryInput(input: HTMLInputElement, inputType: string): void {
-    const raw = input.value;
-    const caret = input.selectionStart ?? raw.length;
-    const inserting = !inputType.startsWith('delete');
-    let formatted = formatExpiry(raw, inserting);
-    let before = digitsOnly(formatExpiry(raw.slice(0, caret), inserting)).length;
-    let digits = digitsOnly(formatted);
-    if (
-      !inserting &&
-      digits === this.expiryDigits &&
-      before > 0 &&
-      (caret < raw.length || formatted.length > raw.length)
-    ) {
-      // Only separator characters went (or formatting put back the one an impossible
-      // month keeps, `40 / `): delete the digit before them.
-      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
-      const kept = digits.slice(0, at) + digits.slice(at + 1);
-      formatted = formatExpiry(
-        kept.length > 2 ? `${kept.slice(0, 2)}/${kept.slice(2)}` : kept,
-        false,
-      );
-      digits = digitsOnly(formatted);
-      // A month padded again (`4` → `04`) has one digit more before the caret.
-      before = at + digits.length - kept.length;
-    }
-    if (input.value !== formatted) input.value = formatted;
-    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
-    this.expiryDigits = digits;
-  }
-
-  private formatCvvInput(input: HTMLInputElement): void {
-    const caret = input.selectionStart ?? input.value.length;
-    const before = digitsOnly(input.value.slice(0, caret)).length;
-    const digits = digitsOnly(input.value).slice(0, cvvLength(this.currentBrand));
-    if (input.value !== digits) input.value = digits;
-    this.placeCaret(input, Math.min(before, digits.length));
+    this.validity.typed(name);
   }
 
   private onFocusOut(event: FocusEvent): void {
-    const name = this.fieldOf(event);
-    if (name) this.revalidate(name, false);
+    const name = fieldOf(event);
+    if (name) this.validity.left(name);
   }
 
   // ---- submitting -----------------------------------------------------------------
@@ -549,7 +356,9 @@ export class PgCardForm extends LitElement {
     this.dispatchEvent(submitEvent);
     if (submitEvent.defaultPrevented) return;
 
-    const request = this.buildRequest(attemptId);
+    const request = payRequest(this.orderRef, attemptId, this.shownFields(), (name) =>
+      this.value(name),
+    );
     this.phase = 'pending';
     this.statusMessage = t.paying;
     let result: PayResult | undefined;
@@ -562,40 +371,11 @@ export class PgCardForm extends LitElement {
       request.card.cvv = '';
       const cvv = this.input('cvv');
       if (cvv) cvv.value = '';
-      this.dirty.delete('cvv');
-      const errors = {...this.errors};
-      delete errors.cvv;
-      this.errors = errors;
+      this.validity.forget(['cvv']);
     }
     if (!result) return; // aborted (element removed)
     this.handleResult(result, attemptId, t);
-    this.syncValidity(false);
-  }
-
-  private buildRequest(attemptId: string): PayRequest {
-    const expiry = validateExpiry(this.value('expiry'));
-    // Every value as the field rules normalise it: what the server and the gateway check.
-    const card: CardInput = {
-      number: fieldValue('number', this.value('number')),
-      expMonth: expiry.month ?? 0,
-      expYear: expiry.year ?? 0,
-      cvv: fieldValue('cvv', this.value('cvv')),
-    };
-    if (this.holderName) card.holder = fieldValue('holder', this.value('holder'));
-    const customer: CustomerInput = {};
-    if (this.customerName) {
-      customer.firstName = fieldValue('firstName', this.value('firstName'));
-      customer.lastName = fieldValue('lastName', this.value('lastName'));
-    }
-    if (this.customerEmail) customer.email = fieldValue('email', this.value('email'));
-    if (this.customerPhone) customer.phone = fieldValue('phone', this.value('phone'));
-    return {
-      orderRef: this.orderRef,
-      attemptId,
-      card,
-      ...(Object.keys(customer).length > 0 ? {customer} : {}),
-      fingerprint: collectBrowserFingerprint(),
-    };
+    this.validity.sync(false);
   }
 
   private handleResult(result: PayResult, attemptId: string, t: CheckoutMessages): void {
@@ -644,8 +424,7 @@ export class PgCardForm extends LitElement {
         });
         this.dispatchEvent(event);
         if (!event.defaultPrevented) {
-          void this.redirectElement().then((redirect) => {
-            this.followRedirect(redirect);
+          void this.handOver((redirect) => {
             if (this.threeDSMode === 'iframe' || redirect.mode === 'iframe')
               this.statusMessage = t.threeDSTitle;
             void redirect.start(response.userActionUrl, response.orderRef);
@@ -656,10 +435,7 @@ export class PgCardForm extends LitElement {
       case 'processing': {
         this.phase = 'processing';
         this.statusMessage = t.checking;
-        void this.redirectElement().then((redirect) => {
-          this.followRedirect(redirect);
-          void redirect.check(response.orderRef);
-        });
+        void this.handOver((redirect) => void redirect.check(response.orderRef));
         break;
       }
     }
@@ -682,11 +458,8 @@ export class PgCardForm extends LitElement {
     if (field && this.shownFields().includes(field)) {
       // The server refused it: say what is wrong locally, else the likeliest reason (the
       // CVV is always cleared by now, so it asks for the code again).
-      const local = this.check(field, t);
-      this.errors = {
-        ...this.errors,
-        [field]: local.valid ? likeliestMessage(field, t) : local.message,
-      };
+      const local = this.validity.check(field, t);
+      this.validity.blame(field, local.valid ? likeliestMessage(field, t) : local.message);
     }
     this.dispatchEvent(
       new PgErrorEvent({
@@ -718,181 +491,18 @@ export class PgCardForm extends LitElement {
   }
 
   private resolvedStatusEndpoint(): string {
-    return this.statusEndpoint || this.sibling(CHECKOUT_ROUTES.status);
+    return this.statusEndpoint || siblingRoute(this.endpoint, CHECKOUT_ROUTES.status);
   }
 
-  /** Another route of the companion: `endpoint` with `/pay` replaced by `route`. */
-  private sibling(route: string): string {
-    const pay = CHECKOUT_ROUTES.pay;
-    return this.endpoint.endsWith(pay)
-      ? this.endpoint.slice(0, -pay.length) + route
-      : this.endpoint.replace(/\/?$/, route);
-  }
-
-  /** Mirrors the redirect element's outcome in this form's own state. */
-  private followRedirect(redirect: PgThreeDSRedirect): void {
-    this.handoff?.abort();
-    const handoff = new AbortController();
-    this.handoff = handoff;
-    const {signal} = handoff;
-    const t = () => this.text();
-    redirect.addEventListener(
-      'pg-success',
-      (e) => {
-        this.succeed(e.detail.message, t());
-        handoff.abort();
-      },
-      {signal},
-    );
-    // The customer cancelled the challenge: the server writes the attempt off before the
-    // status check, so paying again (this card or another) starts a new attempt at once.
-    const attemptId = this.answeredAttemptId;
-    redirect.addEventListener(
-      'pg-3ds-cancel',
-      (e) => {
-        if (attemptId) {
-          e.waitUntil(
-            sendAbandon(this.sibling(CHECKOUT_ROUTES.abandon), {
-              orderRef: e.detail.orderRef || this.orderRef,
-              attemptId,
-            }),
-          );
-        }
-      },
-      {signal},
-    );
-    redirect.addEventListener(
-      'pg-failure',
-      (e) => {
-        this.phase = 'failure';
-        this.statusMessage =
-          e.detail.code === 'abandoned'
-            ? t().threeDSCancelled
-            : [t().failure, e.detail.message].filter(Boolean).join(' ');
-        handoff.abort();
-      },
-      {signal},
-    );
-    redirect.addEventListener(
-      'pg-error',
-      (e) => {
-        this.phase = 'error';
-        this.retryable = false;
-        this.statusMessage = e.detail.message;
-        handoff.abort();
-      },
-      {signal},
+  /** Gives the redirect element `work` and follows its outcome (see `three-ds-handoff.ts`). */
+  private handOver(work: (redirect: PgThreeDSRedirect) => void): Promise<void> {
+    return this.handoff.handOver(
+      {endpoint: this.endpoint, orderRef: this.orderRef, attemptId: this.answeredAttemptId},
+      work,
     );
   }
 
   // ---- rendering --------------------------------------------------------------------
-
-  /** An optional field (holder, customer data): one template, instantiated per field. */
-  private renderField(name: OptionalField, label: string, busy: boolean) {
-    const spec = FIELDS[name];
-    const error = this.errors[name] ?? '';
-    return html`<div class="field field--${name}" part="field field-${name}">
-      <label class="field__label" part="label" for=${name}>${label}</label>
-      <div class="field__control" part="control">
-        <input
-          id=${name}
-          class="field__input"
-          part="input input-${name}"
-          data-field=${name}
-          name=${spec.inputName}
-          type=${spec.type ?? 'text'}
-          autocomplete=${spec.autocomplete}
-          spellcheck="false"
-          aria-invalid=${error ? 'true' : 'false'}
-          aria-describedby="${name}-error"
-          ?readonly=${busy}
-        />
-      </div>
-      <div id="${name}-error" class="field__error" part="error">${error}</div>
-    </div>`;
-  }
-
-  /**
-   * Number, expiry and CVV, written out in one template: what the first render needs is
-   * static markup with a few bindings, which Lit prepares and clones fastest.
-   */
-  private renderCardFields(t: CheckoutMessages, busy: boolean) {
-    const brand = this.currentBrand;
-    const mark = brand ? (BRAND_MARKS[brand.type] ?? brand.niceType) : '';
-    const cvvLabel = brand && brand.codeName !== 'CVV' ? `${t.cvv} (${brand.codeName})` : t.cvv;
-    const {number = '', expiry = '', cvv = ''} = this.errors;
-    return html`<div class="field field--number" part="field field-number">
-        <label class="field__label" part="label" for="number">${t.cardNumber}</label>
-        <div class="field__control" part="control">
-          <input
-            id="number"
-            class="field__input"
-            part="input input-number"
-            data-field="number"
-            name="cc-number"
-            type="text"
-            autocomplete="cc-number"
-            inputmode="numeric"
-            spellcheck="false"
-            autocapitalize="off"
-            aria-describedby="number-error"
-            aria-invalid=${number ? 'true' : 'false'}
-            ?readonly=${busy}
-          />
-          <span part="brand" class="brand" data-brand=${brand?.type ?? ''} aria-hidden="true"
-            >${mark}</span
-          >
-        </div>
-        <div id="number-error" class="field__error" part="error">${number}</div>
-      </div>
-      <div class="row">
-        <div class="field field--expiry" part="field field-expiry">
-          <label class="field__label" part="label" for="expiry"
-            >${t.expiry} <span class="field__hint">(${t.expiryHint})</span></label
-          >
-          <div class="field__control" part="control">
-            <input
-              id="expiry"
-              class="field__input"
-              part="input input-expiry"
-              data-field="expiry"
-              name="cc-exp"
-              type="text"
-              autocomplete="cc-exp"
-              inputmode="numeric"
-              spellcheck="false"
-              autocapitalize="off"
-              aria-describedby="expiry-error"
-              placeholder=${t.expiryHint}
-              aria-invalid=${expiry ? 'true' : 'false'}
-              ?readonly=${busy}
-            />
-          </div>
-          <div id="expiry-error" class="field__error" part="error">${expiry}</div>
-        </div>
-        <div class="field field--cvv" part="field field-cvv">
-          <label class="field__label" part="label" for="cvv">${cvvLabel}</label>
-          <div class="field__control" part="control">
-            <input
-              id="cvv"
-              class="field__input"
-              part="input input-cvv"
-              data-field="cvv"
-              name="cc-csc"
-              type="text"
-              autocomplete="cc-csc"
-              inputmode="numeric"
-              spellcheck="false"
-              autocapitalize="off"
-              aria-describedby="cvv-error"
-              aria-invalid=${cvv ? 'true' : 'false'}
-              ?readonly=${busy}
-            />
-          </div>
-          <div id="cvv-error" class="field__error" part="error">${cvv}</div>
-        </div>
-      </div>`;
-  }
 
   protected override render() {
     const t = this.text();
@@ -905,6 +515,7 @@ export class PgCardForm extends LitElement {
           : this.phase === 'error' && this.retryable
             ? t.retry
             : t.pay;
+    const view: FieldsView = {t, errors: this.validity.errors, brand: this.typing.brand, busy};
     const statusKind =
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
         ? this.phase
@@ -915,7 +526,7 @@ export class PgCardForm extends LitElement {
         class="form"
         novalidate
         @submit=${this.onSubmit}
-        @beforeinput=${this.onBeforeInput}
+        @beforeinput=${(e: InputEvent) => this.typing.beforeInput(e)}
         @input=${this.onInput}
         @focusout=${this.onFocusOut}
       >
@@ -923,18 +534,16 @@ export class PgCardForm extends LitElement {
           class="fieldset"
           ?disabled=${this.disabled || this.formDisabled || this.phase === 'success'}
         >
-          ${this.renderCardFields(t, busy)}
-          ${this.holderName ? this.renderField('holder', t.holder, busy) : nothing}
+          ${field('number', view)}
+          <div class="row">${field('expiry', view)} ${field('cvv', view)}</div>
+          ${this.holderName ? field('holder', view) : nothing}
           ${
             this.customerName
-              ? html`<div class="row">
-                  ${this.renderField('firstName', t.firstName, busy)}
-                  ${this.renderField('lastName', t.lastName, busy)}
-                </div>`
+              ? html`<div class="row">${field('firstName', view)} ${field('lastName', view)}</div>`
               : nothing
           }
-          ${this.customerEmail ? this.renderField('email', t.email, busy) : nothing}
-          ${this.customerPhone ? this.renderField('phone', t.phone, busy) : nothing}
+          ${this.customerEmail ? field('email', view) : nothing}
+          ${this.customerPhone ? field('phone', view) : nothing}
           <button
             part="button"
             class="button"

@@ -1,18 +1,24 @@
 /**
- * Sends one {@link PayRequest} to the merchant's pay route and turns whatever comes back
- * (a {@link PayResponse}, a {@link CheckoutErrorBody}, a network failure, nonsense) into one
- * typed result. It never throws, except with the abort reason when `signal` aborts.
+ * Builds the {@link PayRequest} of the form's fields, sends it to the merchant's pay route
+ * and turns whatever comes back (a {@link PayResponse}, a {@link CheckoutErrorBody}, a
+ * network failure, nonsense) into one typed result. It never throws, except with the abort
+ * reason when `signal` aborts. Also the abandon call of a cancelled 3-D Secure challenge.
  */
 import {
   CHECKOUT_HEADER,
   CHECKOUT_PROTOCOL_VERSION,
   PAY_OUTCOMES,
+  type CardInput,
+  type CustomerInput,
   type PayRequest,
   type PayResponse,
 } from '../protocol/checkout.js';
 import {timeoutSignal} from '../internal/async-controller.js';
-import type {PgErrorCode} from '../events/events.js';
+import type {CardField, PgErrorCode} from '../events/events.js';
+import {collectBrowserFingerprint} from '../fingerprint/collect.js';
 import {errorBodyOf} from '../three-ds-redirect/poll-status.js';
+import {validateExpiry} from '../validation/card.js';
+import {fieldValue} from './field-check.js';
 
 /** Error codes after which the very same attempt may be sent again. */
 const RETRY_SAME_ATTEMPT: readonly PgErrorCode[] = [
@@ -37,6 +43,38 @@ export interface PayError {
 }
 
 export type PayResult = PayResponse | PayError;
+
+/**
+ * The request for the form's `fields` (the card's, and the optional ones shown), each value
+ * as the field rules normalise it: what the server and the gateway check.
+ */
+export function payRequest(
+  orderRef: string,
+  attemptId: string,
+  fields: readonly CardField[],
+  value: (name: CardField) => string,
+): PayRequest {
+  const expiry = validateExpiry(value('expiry'));
+  const card: CardInput = {
+    number: fieldValue('number', value('number')),
+    expMonth: expiry.month ?? 0,
+    expYear: expiry.year ?? 0,
+    cvv: fieldValue('cvv', value('cvv')),
+  };
+  const customer: CustomerInput = {};
+  for (const name of fields) {
+    if (name === 'holder') card.holder = fieldValue(name, value(name));
+    else if (name !== 'number' && name !== 'expiry' && name !== 'cvv')
+      customer[name] = fieldValue(name, value(name));
+  }
+  return {
+    orderRef,
+    attemptId,
+    card,
+    ...(Object.keys(customer).length > 0 ? {customer} : {}),
+    fingerprint: collectBrowserFingerprint(),
+  };
+}
 
 /** How long one pay request may take before it counts as a network failure. */
 export const PAY_TIMEOUT_MS = 90_000;

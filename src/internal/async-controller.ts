@@ -2,7 +2,8 @@
  * A small task controller (after `@lit/task`): runs one piece of async work for an element
  * with an `AbortSignal`, tracks explicit `initial` / `pending` / `complete` / `error`
  * states, re-renders its host when the state changes and aborts the work when the host
- * leaves the document or a newer run starts.
+ * leaves the document or a newer run starts. Also the waits that go with it: `sleep`, a
+ * replaceable `Clock`, a timeout signal, and random ids.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
 
@@ -90,23 +91,38 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** A signal that aborts when `parent` does or after `ms`, whichever comes first. */
+/**
+ * Where the elements' waits read the time and sleep: the system's by default, a manual one
+ * in tests (which then move time themselves instead of waiting for it).
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export const systemClock: Clock = {now: () => Date.now(), sleep};
+
+/** A signal that aborts when `parent` does or after `ms` on `clock`, whichever comes first. */
 export function timeoutSignal(
   parent: AbortSignal,
   ms: number,
+  clock: Clock = systemClock,
 ): {signal: AbortSignal; done(): void} {
   const controller = new AbortController();
+  const timer = new AbortController();
   const onAbort = () => controller.abort(parent.reason);
   if (parent.aborted) controller.abort(parent.reason);
   else parent.addEventListener('abort', onAbort, {once: true});
-  const timer = setTimeout(
+  clock.sleep(ms, timer.signal).then(
     () => controller.abort(new DOMException('Timed out', 'TimeoutError')),
-    ms,
+    () => {},
   );
   return {
     signal: controller.signal,
     done() {
-      clearTimeout(timer);
+      timer.abort();
       parent.removeEventListener('abort', onAbort);
     },
   };

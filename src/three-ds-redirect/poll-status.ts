@@ -12,7 +12,7 @@ import {
   type CheckoutErrorBody,
   type StatusResponse,
 } from '../protocol/checkout.js';
-import {sleep, timeoutSignal} from '../internal/async-controller.js';
+import {systemClock, timeoutSignal, type Clock} from '../internal/async-controller.js';
 import type {PgErrorCode} from '../events/events.js';
 
 export interface PollOptions {
@@ -27,6 +27,8 @@ export interface PollOptions {
   signal: AbortSignal;
   /** Called with every non-final answer (to show progress). */
   onProgress?: (status: StatusResponse) => void;
+  /** Where the deadline and the waits are measured (default: the system's clock). */
+  clock?: Clock;
 }
 
 /** Why polling stopped without a final state. */
@@ -83,18 +85,18 @@ async function readJson(response: Response): Promise<unknown> {
 
 /** Resolves with the final status, or rejects with a {@link StatusError} (or the abort reason). */
 export async function pollStatus(options: PollOptions): Promise<StatusResponse> {
-  const {signal} = options;
+  const {signal, clock = systemClock} = options;
   const url = new URL(options.endpoint, document.baseURI);
   url.searchParams.set(ORDER_QUERY_PARAM, options.orderRef);
-  const deadline = Date.now() + options.timeout;
+  const deadline = clock.now() + options.timeout;
   const maxInterval = options.maxInterval ?? 8000;
   let delay = options.interval;
   let last: StatusResponse | undefined;
 
   for (;;) {
-    const remaining = deadline - Date.now();
+    const remaining = deadline - clock.now();
     if (remaining <= 0) break;
-    const request = timeoutSignal(signal, remaining);
+    const request = timeoutSignal(signal, remaining, clock);
     try {
       const response = await fetch(url, {
         headers: {[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION, Accept: 'application/json'},
@@ -123,9 +125,9 @@ export async function pollStatus(options: PollOptions): Promise<StatusResponse> 
     } finally {
       request.done();
     }
-    const wait = Math.min(delay, deadline - Date.now());
+    const wait = Math.min(delay, deadline - clock.now());
     if (wait <= 0) break;
-    await sleep(wait, signal);
+    await clock.sleep(wait, signal);
     delay = Math.min(delay * 2, maxInterval);
   }
   throw new StatusError('timeout', 'The payment status is not final yet.', true, undefined, last);

@@ -8,18 +8,19 @@
 import {LitElement, html, nothing} from 'lit';
 import {property, query, state} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
-import {ORDER_QUERY_PARAM, PENDING_ORDER_KEY, type StatusResponse} from '../protocol/checkout.js';
+import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
 import {
   PgErrorEvent,
   PgFailureEvent,
   PgSuccessEvent,
   PgThreeDSCancelEvent,
 } from '../events/events.js';
-import {AsyncController} from '../internal/async-controller.js';
+import {AsyncController, systemClock, type Clock} from '../internal/async-controller.js';
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, type CheckoutMessages} from '../i18n/messages.js';
 import {pollStatus, StatusError} from './poll-status.js';
+import {pageScriptsRan, readPendingOrder, writePendingOrder} from './return-page.js';
 import {threeDSRedirectStyles} from './three-ds-redirect.styles.js';
 
 /** How the challenge is shown. */
@@ -47,49 +48,6 @@ export const REDIRECT_STATES = [
   'error',
 ] as const;
 export type RedirectState = (typeof REDIRECT_STATES)[number];
-
-function readPendingOrder(): string | null {
-  try {
-    return sessionStorage.getItem(PENDING_ORDER_KEY);
-  } catch {
-    return null;
-  }
-}
-
-function writePendingOrder(orderRef: string): void {
-  try {
-    sessionStorage.setItem(PENDING_ORDER_KEY, orderRef);
-  } catch {
-    // Storage disabled: the return page still has the order in its query string.
-  }
-}
-
-/**
- * Resolves once the document's deferred and module scripts have run (`DOMContentLoaded`).
- * Module scripts run one after the other once each has arrived, and the event loop keeps
- * turning in between: an outcome learned while a later page script is still downloading
- * would be emitted before that script could listen for it.
- */
-function pageScriptsRan(): Promise<void> {
-  const nav = performance.getEntriesByType?.('navigation')[0] as
-    PerformanceNavigationTiming | undefined;
-  if (document.readyState === 'complete' || (nav?.domContentLoadedEventStart ?? 0) > 0) {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const done = () => {
-      document.removeEventListener('DOMContentLoaded', done);
-      document.removeEventListener('readystatechange', onState);
-      resolve();
-    };
-    // Also on `complete`, should DOMContentLoaded have gone by unseen.
-    const onState = () => {
-      if (document.readyState === 'complete') done();
-    };
-    document.addEventListener('DOMContentLoaded', done);
-    document.addEventListener('readystatechange', onState);
-  });
-}
 
 /**
  * Sends the customer through a 3-D Secure challenge and reports the final outcome, which it
@@ -158,6 +116,9 @@ export class PgThreeDSRedirect extends LitElement {
   @property({attribute: false}) navigate: (url: string) => void = (url) => {
     window.location.assign(url);
   };
+
+  /** Where the status deadline and the waits between requests are measured (tests pass a manual one). */
+  clock: Clock = systemClock;
 
   /** What the element is doing now. */
   @state() state: RedirectState = 'idle';
@@ -262,6 +223,7 @@ export class PgThreeDSRedirect extends LitElement {
           interval: this.pollInterval,
           signal,
           onProgress: (s) => (this.lastStatus = s),
+          clock: this.clock,
         }),
       );
       if (!status) return undefined;

@@ -26,6 +26,7 @@ import {
   inputOf,
   json,
   onBuiltInRedirect,
+  once,
   press,
   recordEvents,
   statusOf,
@@ -34,6 +35,7 @@ import {
   typeInto,
   until,
 } from './helpers.js';
+import {ManualClock, settle} from './clock.js';
 
 const form = () =>
   fixture<PgCardForm>(
@@ -416,8 +418,10 @@ describe('pg-card-form events and card data', () => {
     const el = await form();
     el.addEventListener('pg-submit', (e) => e.preventDefault());
     await fillCard(el);
+    const submitted = once(el, 'pg-submit');
     buttonOf(el).click();
-    await tick(50);
+    await submitted;
+    await settle();
     expect(stub.calls).to.have.length(0);
   });
 });
@@ -470,10 +474,11 @@ describe('pg-card-form submit', () => {
     expect(button.disabled).to.equal(true);
     expect(button.textContent!.trim()).to.equal('Processing…');
     await expect(el).to.be.accessible();
-    await tick(20);
+    await settle();
     expect(stub.calls).to.have.length(1);
+    const succeeded = once(el, 'pg-success');
     answer(json(SUCCESS));
-    await until(() => el.state === 'success');
+    await succeeded;
     expect(stub.calls).to.have.length(1);
   });
 
@@ -669,7 +674,7 @@ describe('pg-card-form submit', () => {
     expect(abandon.url).to.equal('/checkout/abandon');
     expect(abandon.headers.get('content-type')).to.equal('application/json');
     expect(abandon.body).to.deep.equal({orderRef: 'order-42', attemptId: payId});
-    await tick(50);
+    await settle();
     expect(stub.calls.length, 'no status check before the server answered').to.equal(2);
     abandoned!();
     await until(() => statusOf(el).includes('Payment cancelled'), 3000, 'the cancelled text');
@@ -695,7 +700,7 @@ describe('pg-card-form submit', () => {
     await fillCard(el);
     buttonOf(el).click();
     await until(() => visited.length === 1);
-    await tick(20);
+    await settle();
     expect(visited).to.deep.equal(['https://acs.example/x']);
     expect(el.shadowRoot!.querySelector('pg-3ds-redirect')).to.equal(null);
   });
@@ -717,14 +722,18 @@ describe('pg-card-form submit', () => {
       );
     });
     const el = await form();
-    onBuiltInRedirect(el, (redirect) => (redirect.pollInterval = 20));
-    const got = new Promise<PgSuccessEvent>((r) =>
-      el.addEventListener('pg-success', r, {once: true}),
-    );
+    const clock = new ManualClock();
+    onBuiltInRedirect(el, (redirect) => {
+      redirect.pollInterval = 20;
+      redirect.clock = clock;
+    });
+    let event: PgSuccessEvent | undefined;
+    void once<PgSuccessEvent>(el, 'pg-success').then((e) => (event = e));
     await fillCard(el);
     buttonOf(el).click();
-    const event = await got;
-    expect(event.detail.orderRef).to.equal('order-42');
+    await clock.runUntil(() => event !== undefined, 'pg-success');
+    expect(clock.now(), 'one wait between the two status requests').to.equal(20);
+    expect(event!.detail.orderRef).to.equal('order-42');
     const statusCalls = stub.calls.filter((c) => c.method === 'GET');
     expect(statusCalls.length).to.be.greaterThan(1);
     expect(statusCalls[0]!.url).to.include('/checkout/status?order=order-42');

@@ -128,6 +128,13 @@ export const ALL_EVENTS = [
 
 export const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
 
+/** Resolves with the next `type` event reaching `target`: a deferred promise, no polling. */
+export function once<E extends Event = Event>(target: EventTarget, type: string): Promise<E> {
+  return new Promise((resolve) =>
+    target.addEventListener(type, (e) => resolve(e as E), {once: true}),
+  );
+}
+
 /** Waits until `predicate` holds (polling), or fails after `ms`. */
 export async function until(
   predicate: () => boolean,

@@ -6,7 +6,8 @@ import '../../src/index.js';
 import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
 import {PENDING_ORDER_KEY} from '../../src/protocol/checkout.js';
 import type {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../../src/events/events.js';
-import {json, stubFetch, tick, until} from './helpers.js';
+import {json, once, stubFetch, until} from './helpers.js';
+import {ManualClock} from './clock.js';
 
 const FINAL_SUCCESS = {
   orderRef: 'o-7',
@@ -179,14 +180,16 @@ describe('pg-3ds-redirect return page', () => {
 
   it('waits out a slow status endpoint with backoff until the state is final', async () => {
     sessionStorage.setItem(PENDING_ORDER_KEY, 'o-7');
+    const clock = new ManualClock();
     const times: number[] = [];
     stub = stubFetch(async (_r, i) => {
-      times.push(Date.now());
-      await tick(60); // slow answers
+      times.push(clock.now());
+      await clock.sleep(60, new AbortController().signal); // slow answers
       return json(i < 3 ? {orderRef: 'o-7', state: 'processing', final: false} : FINAL_SUCCESS);
     });
     const el = await fixture<PgThreeDSRedirect>(
       html`<pg-3ds-redirect
+        .clock=${clock}
         resolve
         status-endpoint="/s"
         poll-interval="40"
@@ -195,35 +198,37 @@ describe('pg-3ds-redirect return page', () => {
     );
     await el.updateComplete;
     expect(statusText(el)).to.equal('Checking the payment status…');
-    await until(() => el.state === 'success', 4000, 'success');
+    await clock.runUntil(() => el.state === 'success', 'success');
     expect(stub.calls).to.have.length(4);
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    // Each wait doubles (40, 80, 160 ms after 60 ms answers): later gaps are longer.
-    expect(gaps[2]!).to.be.greaterThan(gaps[0]!);
+    // Each wait doubles (40, 80, 160 ms) after 60 ms answers.
+    expect(gaps).to.deep.equal([60 + 40, 60 + 80, 60 + 160]);
   });
 
   it('gives up at the deadline when the status endpoint keeps failing, offering to check again', async () => {
     sessionStorage.setItem(PENDING_ORDER_KEY, 'o-7');
+    const clock = new ManualClock(1_000_000);
     stub = stubFetch((_r, i) =>
       i % 2
         ? Promise.reject(new TypeError('offline'))
         : json({error: {code: 'internal', message: 'x'}}, 500),
     );
-    const got = new Promise<PgErrorEvent>((r) =>
-      document.addEventListener('pg-error', r, {once: true}),
-    );
-    const started = Date.now();
+    const got = once<PgErrorEvent>(document, 'pg-error');
+    let event: PgErrorEvent | undefined;
+    void got.then((e) => (event = e));
     const el = await fixture<PgThreeDSRedirect>(
       html`<pg-3ds-redirect
+        .clock=${clock}
         resolve
         status-endpoint="/s"
         poll-interval="20"
         timeout="400"
       ></pg-3ds-redirect>`,
     );
-    const event = await got;
-    expect(Date.now() - started).to.be.within(350, 2000);
-    expect(event.detail).to.deep.include({code: 'timeout', retryable: true, orderRef: 'o-7'});
+    await clock.runUntil(() => event !== undefined, 'pg-error');
+    // Requests at 0, 20, 60, 140 and 300 ms; the next wait is cut to the deadline.
+    expect(clock.now() - 1_000_000).to.equal(400);
+    expect(event!.detail).to.deep.include({code: 'timeout', retryable: true, orderRef: 'o-7'});
     expect(stub.calls.length).to.be.greaterThan(2);
     await el.updateComplete;
     expect(statusText(el)).to.equal(
@@ -233,12 +238,15 @@ describe('pg-3ds-redirect return page', () => {
     await expect(el).to.be.accessible();
     stub.restore();
     stub = stubFetch(() => json(FINAL_SUCCESS));
+    const succeeded = once(el, 'pg-success');
     retry.click();
-    await until(() => el.state === 'success');
+    await succeeded;
+    expect(el.state).to.equal('success');
   });
 
   it('gives up at the deadline when the status endpoint never answers', async () => {
     sessionStorage.setItem(PENDING_ORDER_KEY, 'o-7');
+    const clock = new ManualClock();
     stub = stubFetch(
       (_r) =>
         new Promise<Response>(() => {
@@ -247,14 +255,17 @@ describe('pg-3ds-redirect return page', () => {
     );
     const el = await fixture<PgThreeDSRedirect>(
       html`<pg-3ds-redirect
+        .clock=${clock}
         resolve
         status-endpoint="/s"
         poll-interval="20"
         timeout="300"
       ></pg-3ds-redirect>`,
     );
-    await until(() => el.state === 'error', 2000, 'timeout');
+    await clock.runUntil(() => el.state === 'error', 'timeout');
     expect(el.state).to.equal('error');
+    expect(clock.now()).to.equal(300);
+    expect(stub.calls).to.have.length(1);
   });
 
   it('stops at once when the order is unknown', async () => {

@@ -1,0 +1,168 @@
+/**
+ * The card form's typing: a Lit reactive controller that formats the number, expiry and
+ * security code as the customer types (`4242 4242 …`, `MM / YY`), keeps the caret where
+ * the customer expects it (deleting a group space deletes the digit next to it), refuses
+ * keystrokes that add nothing usable, and tracks the card brand the number shows. The
+ * host renders the brand; this controller asks it to re-render when the brand changes.
+ */
+import type {ReactiveController, ReactiveControllerHost} from 'lit';
+import type {CardField} from '../events/events.js';
+import {
+  caretAfterDigits,
+  cvvLength,
+  digitsOnly,
+  formatExpiry,
+  formatNumber,
+  maxNumberLength,
+  normaliseNumber,
+  validateNumber,
+  type CardBrand,
+} from '../validation/card.js';
+
+export interface CardInputOptions {
+  /** The host's input for `name`, if rendered. */
+  input(name: CardField): HTMLInputElement | null;
+  /** The brand changed through typing (not through `reset`). */
+  brandChanged(brand: CardBrand | null): void;
+}
+
+/** The field an event comes from (its `data-field`). */
+export function fieldOf(event: Event): CardField | undefined {
+  return (event.target as HTMLElement | null)?.dataset.field as CardField | undefined;
+}
+
+export class CardInputController implements ReactiveController {
+  /** The brand the typed number shows, or null. */
+  brand: CardBrand | null = null;
+
+  private readonly host: ReactiveControllerHost;
+  private readonly options: CardInputOptions;
+  private numberDigits = '';
+  private expiryDigits = '';
+
+  constructor(host: ReactiveControllerHost, options: CardInputOptions) {
+    this.host = host;
+    this.options = options;
+    host.addController(this);
+  }
+
+  /** What was typed goes with the host's inputs when it leaves the page. */
+  hostDisconnected(): void {
+    this.reset();
+  }
+
+  /** Forgets what was typed (the host clears the inputs). */
+  reset(): void {
+    this.numberDigits = '';
+    this.expiryDigits = '';
+    this.brand = null;
+    this.host.requestUpdate();
+  }
+
+  /** `beforeinput`: rejects a keystroke that adds nothing usable or overflows the field. */
+  beforeInput(event: InputEvent): void {
+    const name = fieldOf(event);
+    if (name !== 'number' && name !== 'expiry' && name !== 'cvv') return;
+    if (event.inputType !== 'insertText' || event.data === null) return;
+    const input = event.target as HTMLInputElement;
+    // Longer insertions (keyboard suggestions) are cleaned up by `format` instead.
+    const useful = name === 'expiry' ? /[\d/]/ : /\d/;
+    if (!useful.test(event.data)) {
+      event.preventDefault();
+      return;
+    }
+    const replacing = input.selectionStart !== input.selectionEnd;
+    const max =
+      name === 'number' ? maxNumberLength(this.brand) : name === 'cvv' ? cvvLength(this.brand) : 4;
+    if (
+      !replacing &&
+      event.data.length === 1 &&
+      /\d/.test(event.data) &&
+      digitsOnly(input.value).length >= max
+    ) {
+      event.preventDefault();
+    }
+  }
+
+  /** `input`: formats the field's value and places the caret. */
+  format(name: CardField, input: HTMLInputElement, inputType: string): void {
+    if (name === 'number') this.formatNumber(input, inputType);
+    else if (name === 'expiry') this.formatExpiry(input, inputType);
+    else if (name === 'cvv') this.formatCvv(input);
+  }
+
+  private placeCaret(input: HTMLInputElement, position: number): void {
+    const root = input.getRootNode() as Document | ShadowRoot;
+    if (root.activeElement === input) input.setSelectionRange(position, position);
+  }
+
+  private formatNumber(input: HTMLInputElement, inputType: string): void {
+    const raw = input.value;
+    const caret = input.selectionStart ?? raw.length;
+    let before = digitsOnly(raw.slice(0, caret)).length;
+    let {digits, brand} = normaliseNumber(raw);
+    if (digits === this.numberDigits && caret < raw.length && inputType.startsWith('delete')) {
+      // Only a group space went: delete the digit next to it instead.
+      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
+      if (at >= 0 && at < digits.length) {
+        digits = digits.slice(0, at) + digits.slice(at + 1);
+        before = at;
+        brand = validateNumber(digits).brand;
+      }
+    }
+    const formatted = formatNumber(digits, brand);
+    if (input.value !== formatted) input.value = formatted;
+    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
+    this.numberDigits = digits;
+    this.setBrand(brand);
+  }
+
+  private formatExpiry(input: HTMLInputElement, inputType: string): void {
+    const raw = input.value;
+    const caret = input.selectionStart ?? raw.length;
+    const inserting = !inputType.startsWith('delete');
+    let formatted = formatExpiry(raw, inserting);
+    let before = digitsOnly(formatExpiry(raw.slice(0, caret), inserting)).length;
+    let digits = digitsOnly(formatted);
+    if (
+      !inserting &&
+      digits === this.expiryDigits &&
+      before > 0 &&
+      (caret < raw.length || formatted.length > raw.length)
+    ) {
+      // Only separator characters went (or formatting put back the one an impossible
+      // month keeps, `40 / `): delete the digit before them.
+      const at = inputType === 'deleteContentBackward' ? before - 1 : before;
+      const kept = digits.slice(0, at) + digits.slice(at + 1);
+      formatted = formatExpiry(
+        kept.length > 2 ? `${kept.slice(0, 2)}/${kept.slice(2)}` : kept,
+        false,
+      );
+      digits = digitsOnly(formatted);
+      // A month padded again (`4` → `04`) has one digit more before the caret.
+      before = at + digits.length - kept.length;
+    }
+    if (input.value !== formatted) input.value = formatted;
+    this.placeCaret(input, caretAfterDigits(formatted, Math.min(before, digits.length)));
+    this.expiryDigits = digits;
+  }
+
+  private formatCvv(input: HTMLInputElement): void {
+    const caret = input.selectionStart ?? input.value.length;
+    const before = digitsOnly(input.value.slice(0, caret)).length;
+    const digits = digitsOnly(input.value).slice(0, cvvLength(this.brand));
+    if (input.value !== digits) input.value = digits;
+    this.placeCaret(input, Math.min(before, digits.length));
+  }
+
+  private setBrand(brand: CardBrand | null): void {
+    if ((brand?.type ?? null) === (this.brand?.type ?? null)) return;
+    this.brand = brand;
+    this.host.requestUpdate();
+    // A brand with a shorter code may make a typed code too long.
+    const cvv = this.options.input('cvv');
+    if (cvv && cvv.value.length > cvvLength(brand))
+      cvv.value = cvv.value.slice(0, cvvLength(brand));
+    this.options.brandChanged(brand);
+  }
+}
