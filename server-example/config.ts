@@ -8,7 +8,7 @@ import type {
   CheckoutAppOptions,
   GatewayClientOptions,
   InitRecurringInput,
-  Logger,
+  CheckoutLogger,
   PaymentUpdate,
 } from '../src/server/index.js';
 import type {SandboxControl} from './admin/index.js';
@@ -22,7 +22,7 @@ export interface ExampleConfig {
   gateway: GatewayClientOptions;
   /** Token of the back office (`/admin`); without it the back office is off. */
   adminToken?: string;
-  logger?: Logger;
+  logger?: CheckoutLogger;
   /** The built browser bundle; default `dist/cdn/pg-checkout.js`. */
   bundlePath?: string;
   /** The demo's HTML and CSS; default `demo/`. */

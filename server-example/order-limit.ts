@@ -4,14 +4,14 @@
  * limit, and logs the refusal.
  */
 import type {Context} from 'hono';
-import type {Logger} from '../src/server/index.js';
+import type {CheckoutLogger} from '../src/server/index.js';
 import {clientKey} from './client-address.js';
 import type {SqliteThrottle} from './throttle.js';
 
 /** Counts a new order for the request's address; the seconds to wait when it is at the limit. */
 export type TakeOrderPlace = (c: Context) => number | undefined;
 
-export function orderLimit(throttle: SqliteThrottle, logger: Logger): TakeOrderPlace {
+export function orderLimit(throttle: SqliteThrottle, logger: CheckoutLogger): TakeOrderPlace {
   return function takeOrderPlace(c) {
     const key = clientKey(c);
     const wait = throttle.take(key);

@@ -10,7 +10,7 @@ import {
   RequestValidationError,
   type CheckoutApp,
   type GatewayClient,
-  type Logger,
+  type CheckoutLogger,
   type SqlitePaymentStore,
 } from '../../src/server/index.js';
 import type {ShopOrders} from '../shop.js';
@@ -31,7 +31,7 @@ export interface AreaDeps {
   shop: ShopOrders;
   webhookLog: WebhookLog;
   sandbox: SandboxControl | undefined;
-  logger: Logger;
+  logger: CheckoutLogger;
 }
 
 /** A request that fails its schema: 400 naming the first field and its rule. */
@@ -51,7 +51,7 @@ export function invalid(c: Context, error: z.ZodError) {
 }
 
 /** A gateway error as a JSON answer (its message is safe: values are never echoed). */
-export function gatewayFailure(c: Context, error: unknown, logger: Logger) {
+export function gatewayFailure(c: Context, error: unknown, logger: CheckoutLogger) {
   if (error instanceof RequestValidationError) {
     return c.json(
       {error: {code: 'invalid_request', message: error.message, issues: error.issues}},

@@ -9,7 +9,7 @@ import {createHmac, timingSafeEqual} from 'node:crypto';
 import type {Context, MiddlewareHandler} from 'hono';
 import {deleteCookie, getSignedCookie, setSignedCookie} from 'hono/cookie';
 import {csrf} from 'hono/csrf';
-import type {Logger} from '../../src/server/index.js';
+import type {CheckoutLogger} from '../../src/server/index.js';
 import {clientKey, socketAddress} from '../client-address.js';
 import {waitText, type SqliteThrottle} from '../throttle.js';
 import type {AdminSessions} from './sessions.js';
@@ -30,7 +30,7 @@ export interface AuthDeps {
   sessions: AdminSessions;
   /** Counts wrong tokens (sign-in form and `Authorization: Bearer`) per client address. */
   loginThrottle: SqliteThrottle;
-  logger: Logger;
+  logger: CheckoutLogger;
 }
 
 /** The key that signs the session cookie, derived from the token (which stays on the server). */

@@ -12,7 +12,7 @@
 import {Hono, type Context} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from './logger.js';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
 import type {StatusResponse} from '../../protocol/checkout.js';
 import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
@@ -80,7 +80,7 @@ export type CheckoutApp = Hono<Env> & {
   /** Waits for in-flight work. Does not close the store (its owner does). */
   close(): Promise<void>;
   readonly store: PaymentStore;
-  readonly logger: Logger;
+  readonly logger: CheckoutLogger;
   readonly service: PaymentService;
 };
 
@@ -133,7 +133,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const requireIp = (c: Context<Env>): string => {
     const ip = clientIp(c);
     if (!ip) {
-      logger.error('cannot tell the client address: pass options.clientIp for this runtime');
+      logger.error({}, 'cannot tell the client address: pass options.clientIp for this runtime');
       throw new InternalCheckoutError('the client address is unknown');
     }
     return ip;

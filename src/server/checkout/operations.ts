@@ -14,7 +14,7 @@
  * Over 400 lines as one cohesive thing: the life of one intent (stored, called, settled
  * by lookup, reported) is a single protocol whose steps share its invariants.
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from './logger.js';
 import {isRefusal} from '../gateway/errors.js';
 import {amountText} from '../gateway/primitives.js';
 import {
@@ -84,7 +84,7 @@ export interface OperationResult {
 export interface OperationsDeps {
   store: PaymentStore;
   gateway: OperationsGateway | undefined;
-  logger: Logger;
+  logger: CheckoutLogger;
   now: () => number;
   /** Runs `fn` with the order's in-process lock held. */
   withOrderLock<T>(orderRef: string, fn: () => Promise<T>): Promise<T>;

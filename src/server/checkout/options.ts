@@ -4,10 +4,10 @@
  * before the app serves a single request. Defaults are filled in here, in one place.
  */
 import * as z from 'zod';
-import type {Logger} from 'pino';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
 import {CheckoutConfigError} from './errors.js';
+import {isCheckoutLogger, type CheckoutLogger} from './logger.js';
 import {
   DUPLICATE_CHARGE_POLICIES,
   type CheckoutGateway,
@@ -83,8 +83,11 @@ export interface CheckoutAppOptions {
    * (`order_timeout`, seconds; default: the gateway's) and its language (`customer_lang`).
    */
   hosted?: {orderTimeoutSeconds?: number; language?: string};
-  /** A pino logger; default: pino to stdout with the companion's redaction. */
-  logger?: Logger;
+  /**
+   * Where the companion logs (`CheckoutLogger`: pino, `console` or your own); default: pino
+   * to stdout with the companion's redaction (`createCheckoutLogger`).
+   */
+  logger?: CheckoutLogger;
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;
 }
@@ -208,14 +211,9 @@ const OptionsSchema = z.strictObject({
     })
     .prefault({}),
   logger: z
-    .custom<Logger>(
-      (v) =>
-        typeof v === 'object' &&
-        v !== null &&
-        typeof (v as Logger).info === 'function' &&
-        typeof (v as Logger).child === 'function',
-      {message: 'must be a pino logger'},
-    )
+    .custom<CheckoutLogger>(isCheckoutLogger, {
+      message: 'must have info, warn and error methods (pino, console or your own)',
+    })
     .optional(),
   clock: fn<() => number>('() → epoch milliseconds').optional(),
 });

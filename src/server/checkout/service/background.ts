@@ -4,7 +4,7 @@
  * so `close()` can wait for them, and their failures are logged, never thrown. Also
  * `errorSummary`, what a log line may say about an error.
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from '../logger.js';
 
 /** An error reduced to what is safe to log: its class, code and message. */
 export function errorSummary(error: unknown): Record<string, unknown> {
@@ -22,11 +22,11 @@ export function errorSummary(error: unknown): Record<string, unknown> {
 
 /** Tracked background tasks; once closed, nothing new should start. */
 export class Background {
-  readonly #log: Logger;
+  readonly #log: CheckoutLogger;
   readonly #tasks = new Set<Promise<unknown>>();
   #closed = false;
 
-  constructor(log: Logger) {
+  constructor(log: CheckoutLogger) {
     this.#log = log;
   }
 

@@ -3,7 +3,7 @@
  * configuration `createCheckoutApp` resolves, the gateway calls it needs, the result
  * types of pay, hosted pay and the sweep, and `ServicePart`, what each part holds.
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from '../logger.js';
 import type {PayResponse} from '../../../protocol/checkout.js';
 import type {CheckedPaymentRequest, CreatePaymentResult} from '../../gateway/client/index.js';
 import type {
@@ -57,7 +57,7 @@ export interface ServiceConfig {
   duplicateCharges: DuplicateChargePolicy;
   velocity: AttemptVelocity;
   webhookAllowedIps: readonly string[] | undefined;
-  logger: Logger;
+  logger: CheckoutLogger;
   now: () => number;
 }
 
@@ -96,10 +96,10 @@ export interface SweepResult {
 }
 
 /** What every part of the service holds: its dependencies, its configuration and the logger. */
-export class ServicePart<D extends {cfg: {logger: Logger}}> {
+export class ServicePart<D extends {cfg: {logger: CheckoutLogger}}> {
   protected readonly d: D;
   protected readonly cfg: D['cfg'];
-  protected readonly log: Logger;
+  protected readonly log: CheckoutLogger;
 
   constructor(deps: D) {
     this.d = deps;

@@ -5,7 +5,7 @@
  * `duplicateCharges` policy. Each is logged at error level and reported to
  * `onPaymentUpdate` (the compensation itself is a secondary operation: `operations.ts`).
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from '../logger.js';
 import type {SecondaryOperations} from '../operations.js';
 import type {PaymentStore} from '../store.js';
 import {errorSummary} from './background.js';
@@ -15,7 +15,7 @@ export interface DuplicatesDeps {
   store: PaymentStore;
   policy: DuplicateChargePolicy;
   operations: SecondaryOperations;
-  logger: Logger;
+  logger: CheckoutLogger;
 }
 
 /** Compensates every success of `orderRef` but the kept one (see the module comment). */

@@ -4,14 +4,14 @@
  * order, after the write, one run at a time, and again after a failure (with backoff) or
  * a crash (recovery flushes it).
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from '../logger.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import {errorSummary} from './background.js';
 
 export interface OutboxDeps {
   store: PaymentStore;
   onPaymentUpdate: ((update: PaymentUpdate) => void | Promise<void>) | undefined;
-  logger: Logger;
+  logger: CheckoutLogger;
   now: () => number;
   /** True once the service is closed: nothing more is delivered. */
   closed: () => boolean;

@@ -14,7 +14,7 @@
  * - `order-state.ts` — an order's state, derived in one place; `answers.ts` — what the
  *   browser is told; `locks.ts` — per-order queues and single flight.
  */
-import type {Logger} from 'pino';
+import type {CheckoutLogger} from '../logger.js';
 import type {PayRequest, StatusResponse} from '../../../protocol/checkout.js';
 import {
   SecondaryOperations,
@@ -38,7 +38,7 @@ import {Webhooks} from './webhooks.js';
 
 export class PaymentService {
   readonly #cfg: ServiceConfig;
-  readonly #log: Logger;
+  readonly #log: CheckoutLogger;
   readonly #background: Background;
   readonly #outbox: Outbox;
   readonly #operations: SecondaryOperations;
