@@ -11,7 +11,7 @@
  */
 import type {Context, MiddlewareHandler} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
-import {PayloadTooLargeError} from '../src/server/index.js';
+import {CheckoutPayloadTooLargeError} from '../src/server/index.js';
 
 /** Largest request bodies, in bytes, per route group. */
 export const BODY_LIMITS = {
@@ -24,7 +24,7 @@ export const BODY_LIMITS = {
 function limitTo(maxSize: number): MiddlewareHandler {
   return bodyLimit({
     maxSize,
-    onError: (c: Context) => c.json(new PayloadTooLargeError(maxSize).toBody(), 413),
+    onError: (c: Context) => c.json(new CheckoutPayloadTooLargeError(maxSize).toBody(), 413),
   });
 }
 

@@ -7,7 +7,7 @@ import type * as z from 'zod';
 import {
   GatewayError,
   GatewayValidationError,
-  RequestValidationError,
+  GatewayRequestValidationError,
   type CheckoutApp,
   type GatewayClient,
   type CheckoutLogger,
@@ -52,7 +52,7 @@ export function invalid(c: Context, error: z.ZodError) {
 
 /** A gateway error as a JSON answer (its message is safe: values are never echoed). */
 export function gatewayFailure(c: Context, error: unknown, logger: CheckoutLogger) {
-  if (error instanceof RequestValidationError) {
+  if (error instanceof GatewayRequestValidationError) {
     return c.json(
       {error: {code: 'invalid_request', message: error.message, issues: error.issues}},
       400,

@@ -1,9 +1,135 @@
 /**
- * `pg-checkout/server`: the merchant's side. The gateway model (zod schemas), request
- * authentication strategies, webhook signing and verification, the typed
- * `GatewayClient` for every gateway endpoint, and the checkout companion
- * (`createCheckoutApp`, its payment stores, errors and logging).
+ * `pg-checkout/server`: the merchant's side, and only what a merchant uses — every name
+ * here is a promise (`test/node/api/exports.test.ts` holds the list, so an export added or
+ * dropped by accident fails by name). Four groups:
+ * - the checkout companion: `createCheckoutApp`, its payment stores, logger and errors;
+ * - the gateway client: `GatewayClient`, its options, authentication and typed errors;
+ * - webhooks: verifying and reading what the gateway posts (and signing, for tests);
+ * - the gateway's data model as TypeScript types (requests, records, webhooks), with the
+ *   enumerations a merchant's own forms and checks need.
+ * The modules behind these names (the payment service, the state machine, migrations, the
+ * zod schemas, route constants) are internal and may change in any release.
  */
-export * from './gateway/index.js';
-export * from './checkout/index.js';
-export * from '../protocol/schemas.js';
+
+// The checkout companion.
+export {createCheckoutApp, type CheckoutApp} from './checkout/app.js';
+export type {CheckoutAppOptions} from './checkout/options.js';
+export type {
+  CheckoutGateway,
+  DuplicateChargePolicy,
+  ResolveOrder,
+  SweepResult,
+} from './checkout/service/index.js';
+export type {OrderCustomer, RequestContext, ResolvedOrder} from './checkout/request.js';
+export type {
+  AttemptRecord,
+  AttemptState,
+  PaymentStore,
+  PaymentUpdate,
+  PaymentUpdateKind,
+} from './checkout/store.js';
+export {MemoryPaymentStore} from './checkout/memory-store.js';
+export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
+export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
+export {normalizeIp} from './checkout/security.js';
+export {
+  CheckoutConfigError,
+  CheckoutError,
+  CheckoutForbiddenError,
+  CheckoutGatewayUnavailableError,
+  CheckoutInternalError,
+  CheckoutInvalidRequestError,
+  CheckoutNotFoundError,
+  CheckoutOperationRefusedError,
+  CheckoutOrderNotPayableError,
+  CheckoutPayloadTooLargeError,
+  CheckoutRateLimitedError,
+} from './checkout/errors.js';
+export {MissingPeerDependencyError} from './optional-peers.js';
+
+// The gateway client.
+export {
+  GatewayClient,
+  checkPaymentRequest,
+  type CheckPaymentOptions,
+  type CreatePaymentInput,
+  type CreatePaymentResult,
+  type FetchLike,
+  type GatewayClientOptions,
+  type GatewayClock,
+  type HostedContacts,
+  type CaptureInput,
+  type RefundInput,
+  type RegisterInput,
+  type RegisterResult,
+  type VoidInput,
+  type WaitForRegisterOptions,
+} from './gateway/client/index.js';
+export {
+  assumedHmacSignature,
+  hmacAuth,
+  plainAuth,
+  verifyRequestAuth,
+  type AuthCheck,
+  type AuthStrategy,
+  type Credentials,
+  type GatewayEndpoint,
+  type HeaderForm,
+  type SignatureRecipe,
+  type SignContext,
+} from './gateway/auth.js';
+export {
+  GATEWAY_ERROR_CODES,
+  GatewayAuthenticationError,
+  GatewayConflictError,
+  GatewayError,
+  GatewayMethodError,
+  GatewayNotFoundError,
+  GatewayOutcomeUnknownError,
+  GatewayProtocolError,
+  GatewayRateLimitError,
+  GatewayRequestValidationError,
+  GatewayUnavailableError,
+  GatewayValidationError,
+  WebhookDecodeError,
+  WebhookSignatureError,
+  isRefusal,
+  type GatewayErrorCode,
+} from './gateway/errors.js';
+
+// Webhooks.
+export {
+  encodeWebhookData,
+  parseWebhookForm,
+  signWebhook,
+  verifyWebhook,
+  type WebhookForm,
+} from './gateway/webhook.js';
+
+// The gateway's data model.
+export {amountFromMinor, amountToMinor} from './gateway/primitives.js';
+export {
+  CREATE_METHODS,
+  INTERVAL_UNITS,
+  MODES,
+  RECURRING_STATUSES,
+  REGISTER_FIELDS,
+  REGISTER_METHODS,
+  STATUSES,
+  type CaptureWebhook,
+  type DirectPaymentRequestInput,
+  type HostedPaymentRequestInput,
+  type InitRecurringInput,
+  type OperationRecord,
+  type PaymentRecord,
+  type PaymentRequestInput,
+  type PeriodTransaction,
+  type PrimaryWebhook,
+  type RefundWebhook,
+  type RegisterRecord,
+  type SubscriptionChargeWebhook,
+  type SubscriptionRecord,
+  type TransactionRecord,
+  type VoidWebhook,
+  type WebhookPayload,
+} from './gateway/schemas.js';

@@ -19,10 +19,10 @@ import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../prot
 import {formatIssues} from '../gateway/schemas.js';
 import {
   CheckoutError,
-  ForbiddenError,
-  InternalCheckoutError,
-  InvalidRequestError,
-  NotFoundError,
+  CheckoutForbiddenError,
+  CheckoutInternalError,
+  CheckoutInvalidRequestError,
+  CheckoutNotFoundError,
 } from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
@@ -134,7 +134,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     const ip = clientIp(c);
     if (!ip) {
       logger.error({}, 'cannot tell the client address: pass options.clientIp for this runtime');
-      throw new InternalCheckoutError('the client address is unknown');
+      throw new CheckoutInternalError('the client address is unknown');
     }
     return ip;
   };
@@ -189,7 +189,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     try {
       json = JSON.parse(text);
     } catch {
-      throw new InvalidRequestError('the body is not valid JSON', {field: '(body)'});
+      throw new CheckoutInvalidRequestError('the body is not valid JSON', {field: '(body)'});
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) {
@@ -200,7 +200,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
         json,
         issues.some((i) => i.field.startsWith('card.')),
       );
-      throw new InvalidRequestError(`${field}: ${first.message}`, {field});
+      throw new CheckoutInvalidRequestError(`${field}: ${first.message}`, {field});
     }
     return parsed.data;
   };
@@ -226,7 +226,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       });
       return c.json(response, 200, NO_STORE);
     } catch (error) {
-      if (error instanceof InvalidRequestError && error.field?.startsWith('card.')) {
+      if (error instanceof CheckoutInvalidRequestError && error.field?.startsWith('card.')) {
         await countInvalid(ip, body);
       }
       throw error;
@@ -249,7 +249,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const orderParam = (c: Context<Env>): string => {
     const parsed = OrderRefSchema.safeParse(c.req.query(ORDER_QUERY_PARAM));
     if (!parsed.success) {
-      throw new InvalidRequestError(
+      throw new CheckoutInvalidRequestError(
         `${ORDER_QUERY_PARAM}: ${parsed.error.issues[0]?.message ?? 'is invalid'}`,
         {
           field: ORDER_QUERY_PARAM,
@@ -295,16 +295,19 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       try {
         ref = (JSON.parse(text) as {order?: unknown} | null)?.order;
       } catch {
-        throw new InvalidRequestError('the body is not valid JSON', {field: '(body)'});
+        throw new CheckoutInvalidRequestError('the body is not valid JSON', {field: '(body)'});
       }
     } else {
       ref = new URLSearchParams(text).get(ORDER_QUERY_PARAM) ?? undefined;
     }
     const parsed = OrderRefSchema.safeParse(ref);
     if (!parsed.success) {
-      throw new InvalidRequestError(`${ORDER_QUERY_PARAM}: is required (the order reference)`, {
-        field: ORDER_QUERY_PARAM,
-      });
+      throw new CheckoutInvalidRequestError(
+        `${ORDER_QUERY_PARAM}: is required (the order reference)`,
+        {
+          field: ORDER_QUERY_PARAM,
+        },
+      );
     }
     const result = await service.payHosted(parsed.data, {
       request: c.req.raw,
@@ -324,14 +327,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   };
 
   // Answered here rather than thrown: a throw would skip the request log's line.
-  app.notFound((c) => answer(c, new NotFoundError('no such route')));
+  app.notFound((c) => answer(c, new CheckoutNotFoundError('no such route')));
 
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
     // hono/csrf refuses a cross-site form post with a bare 403.
     else if (error instanceof HTTPException && error.status === 403) {
-      e = new ForbiddenError('cross-site form posts are not allowed');
+      e = new CheckoutForbiddenError('cross-site form posts are not allowed');
     } else if (error instanceof HTTPException && error.status < 500) {
       e = new CheckoutError(
         error.status === 404 ? 'not_found' : 'invalid_request',
@@ -340,7 +343,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       );
     } else {
       logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
-      e = new InternalCheckoutError();
+      e = new CheckoutInternalError();
     }
     return answer(c, e);
   });

@@ -39,14 +39,14 @@ export class CheckoutError extends Error {
 }
 
 /** 400: the body or a parameter is invalid. `field` names it. */
-export class InvalidRequestError extends CheckoutError {
+export class CheckoutInvalidRequestError extends CheckoutError {
   constructor(message: string, opts: {field?: string; cause?: unknown} = {}) {
     super('invalid_request', 400, message, opts);
   }
 }
 
 /** 413: the body is larger than `bodyLimitBytes`. */
-export class PayloadTooLargeError extends CheckoutError {
+export class CheckoutPayloadTooLargeError extends CheckoutError {
   constructor(limit: number) {
     super('invalid_request', 413, `the request body is larger than the limit of ${limit} bytes`, {
       field: '(body)',
@@ -55,28 +55,28 @@ export class PayloadTooLargeError extends CheckoutError {
 }
 
 /** 403: refused by the same-origin checks, the webhook allow-list or a bad webhook signature. */
-export class ForbiddenError extends CheckoutError {
+export class CheckoutForbiddenError extends CheckoutError {
   constructor(message: string) {
     super('forbidden', 403, message);
   }
 }
 
 /** 404: unknown order or route. */
-export class NotFoundError extends CheckoutError {
+export class CheckoutNotFoundError extends CheckoutError {
   constructor(message: string) {
     super('not_found', 404, message);
   }
 }
 
 /** 409: the order exists but cannot be paid (`resolveOrder` may throw this). */
-export class OrderNotPayableError extends CheckoutError {
+export class CheckoutOrderNotPayableError extends CheckoutError {
   constructor(message = 'this order cannot be paid') {
     super('order_not_payable', 409, message);
   }
 }
 
 /** 429: too many failed attempts from this address or for this order. */
-export class RateLimitedError extends CheckoutError {
+export class CheckoutRateLimitedError extends CheckoutError {
   constructor(retryAfter: number) {
     super('rate_limited', 429, 'too many failed payment attempts: try again later', {
       retryAfter,
@@ -89,7 +89,7 @@ export class RateLimitedError extends CheckoutError {
  * refund, more than is left). `reason` is a stable code: `not_paid`, `not_capturable`,
  * `not_voidable`, `nothing_to_refund`, `over_capture`, `over_refund`, `not_supported`.
  */
-export class OperationRefusedError extends CheckoutError {
+export class CheckoutOperationRefusedError extends CheckoutError {
   readonly reason: string;
   constructor(reason: string, message: string) {
     super('operation_refused', 409, message);
@@ -103,14 +103,14 @@ export class OperationRefusedError extends CheckoutError {
 }
 
 /** 503: the gateway could not be reached and nothing was charged. */
-export class GatewayUnavailableCheckoutError extends CheckoutError {
+export class CheckoutGatewayUnavailableError extends CheckoutError {
   constructor(message: string, opts: {cause?: unknown; retryAfter?: number} = {}) {
     super('gateway_unavailable', 503, message, opts);
   }
 }
 
 /** 500: a fault of this server (or of the merchant's hooks). Details go to the log only. */
-export class InternalCheckoutError extends CheckoutError {
+export class CheckoutInternalError extends CheckoutError {
   constructor(message = 'internal error', opts: {cause?: unknown} = {}) {
     super('internal', 500, message, opts);
   }

@@ -24,10 +24,10 @@ import {
 } from '../gateway/schemas.js';
 import type {CaptureInput, RefundInput, VoidInput} from '../gateway/client/index.js';
 import {
-  GatewayUnavailableCheckoutError,
-  InvalidRequestError,
-  NotFoundError,
-  OperationRefusedError,
+  CheckoutGatewayUnavailableError,
+  CheckoutInvalidRequestError,
+  CheckoutNotFoundError,
+  CheckoutOperationRefusedError,
 } from './errors.js';
 import {allowance, fingerprint, minor} from './operation-limits.js';
 import {SingleFlight} from './service/locks.js';
@@ -112,7 +112,7 @@ export class SecondaryOperations {
   #gateway(): OperationsGateway {
     const g = this.#d.gateway;
     if (!g) {
-      throw new OperationRefusedError(
+      throw new CheckoutOperationRefusedError(
         'not_supported',
         'the gateway client given to createCheckoutApp has no capture/void/refund/getOrder',
       );
@@ -123,24 +123,27 @@ export class SecondaryOperations {
   /** Runs a merchant's capture, void or refund exactly once per key. */
   async run(kind: IntentKind, request: OperationRequest): Promise<OperationResult> {
     if (typeof request?.key !== 'string' || !KEY.test(request.key)) {
-      throw new InvalidRequestError(
+      throw new CheckoutInvalidRequestError(
         'key: must be 1-100 characters of A-Z a-z 0-9 _ . : - (an idempotency key)',
         {field: 'key'},
       );
     }
     if (typeof request.orderRef !== 'string' || request.orderRef === '') {
-      throw new InvalidRequestError('orderRef: is required', {field: 'orderRef'});
+      throw new CheckoutInvalidRequestError('orderRef: is required', {field: 'orderRef'});
     }
     let requested: string | undefined;
     if (request.amount !== undefined) {
       if (kind === 'void') {
-        throw new InvalidRequestError('amount: a void releases the whole hold; leave it out', {
-          field: 'amount',
-        });
+        throw new CheckoutInvalidRequestError(
+          'amount: a void releases the whole hold; leave it out',
+          {
+            field: 'amount',
+          },
+        );
       }
       requested = amountText(request.amount);
       if (requested === undefined) {
-        throw new InvalidRequestError(
+        throw new CheckoutInvalidRequestError(
           'amount: must be a positive amount with at most 2 decimal places',
           {field: 'amount'},
         );
@@ -150,14 +153,14 @@ export class SecondaryOperations {
       const known = await this.#d.store.getIntent(request.orderRef, request.key);
       if (known) return this.#repeat(known, kind, request.gatewayOrderId, requested);
       const attempts = await this.#d.store.listAttempts(request.orderRef);
-      if (attempts.length === 0) throw new NotFoundError('unknown order or no payment');
+      if (attempts.length === 0) throw new CheckoutNotFoundError('unknown order or no payment');
       const attempt = request.gatewayOrderId
         ? attempts.find((a) => a.gatewayOrderId === request.gatewayOrderId)
         : paidAttempt(attempts);
       if (!attempt) {
         throw request.gatewayOrderId
-          ? new NotFoundError('gatewayOrderId: is not a payment of this order')
-          : new OperationRefusedError('not_paid', 'the order has no successful payment');
+          ? new CheckoutNotFoundError('gatewayOrderId: is not a payment of this order')
+          : new CheckoutOperationRefusedError('not_paid', 'the order has no successful payment');
       }
       return this.#start(attempt, kind, 'merchant', request.key, requested);
     });
@@ -175,7 +178,7 @@ export class SecondaryOperations {
       (gatewayOrderId === undefined || gatewayOrderId === known.gatewayOrderId) &&
       known.fingerprint === fingerprint(kind, known.gatewayOrderId, requested);
     if (!same) {
-      throw new InvalidRequestError('key: was already used for another operation', {
+      throw new CheckoutInvalidRequestError('key: was already used for another operation', {
         field: 'key',
       });
     }
@@ -209,7 +212,7 @@ export class SecondaryOperations {
         {gatewayOrderId: attempt.gatewayOrderId, kind, error: (error as Error).message},
         'secondary operation not started: the order lookup failed',
       );
-      throw new GatewayUnavailableCheckoutError(
+      throw new CheckoutGatewayUnavailableError(
         'The payment gateway cannot be reached: nothing was done. Try again later.',
       );
     }
@@ -239,7 +242,7 @@ export class SecondaryOperations {
       update ? this.#d.notify(update) : undefined,
     );
     if (!created.created && 'refused' in created) {
-      throw new OperationRefusedError(created.refused.code, created.refused.message);
+      throw new CheckoutOperationRefusedError(created.refused.code, created.refused.message);
     }
     if (!created.created) {
       return this.#repeat(created.existing, kind, attempt.gatewayOrderId, requested);

@@ -13,7 +13,11 @@ import {bodyLimit} from 'hono/body-limit';
 import {cors} from 'hono/cors';
 import {csrf} from 'hono/csrf';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../protocol/checkout.js';
-import {ForbiddenError, InvalidRequestError, PayloadTooLargeError} from './errors.js';
+import {
+  CheckoutForbiddenError,
+  CheckoutInvalidRequestError,
+  CheckoutPayloadTooLargeError,
+} from './errors.js';
 
 /**
  * CORS for the routes the card form calls (`hono/cors`): allowed origins get
@@ -54,22 +58,22 @@ export function checkoutCors(allowedOrigins: readonly string[]): MiddlewareHandl
 export function checkSameOrigin(headers: Headers, allowedOrigins: readonly string[]): void {
   const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
-    throw new ForbiddenError('the pay route accepts only application/json bodies');
+    throw new CheckoutForbiddenError('the pay route accepts only application/json bodies');
   }
   if (headers.get(CHECKOUT_HEADER) !== CHECKOUT_PROTOCOL_VERSION) {
-    throw new ForbiddenError(
+    throw new CheckoutForbiddenError(
       `the pay route needs the ${CHECKOUT_HEADER}: ${CHECKOUT_PROTOCOL_VERSION} header`,
     );
   }
   const origin = headers.get('origin');
   if (origin !== null) {
     if (!allowedOrigins.includes(origin)) {
-      throw new ForbiddenError('requests from this origin are not allowed');
+      throw new CheckoutForbiddenError('requests from this origin are not allowed');
     }
     return;
   }
   if ((headers.get('sec-fetch-site') ?? '').toLowerCase() === 'cross-site') {
-    throw new ForbiddenError('cross-site requests are not allowed');
+    throw new CheckoutForbiddenError('cross-site requests are not allowed');
   }
 }
 
@@ -92,7 +96,7 @@ export function sameOriginForms(allowedOrigins: readonly string[]): MiddlewareHa
 }
 
 /**
- * Refuses (413, `PayloadTooLargeError`) a body larger than `limit` bytes, with
+ * Refuses (413, `CheckoutPayloadTooLargeError`) a body larger than `limit` bytes, with
  * `hono/body-limit`: by its `Content-Length` before reading (a body within it is left for
  * the route to read in one go, which the Node adapter does straight from the socket), or,
  * without one, while counting it as it streams.
@@ -101,7 +105,7 @@ export function limitBody(limit: number): MiddlewareHandler {
   return bodyLimit({
     maxSize: limit,
     onError: () => {
-      throw new PayloadTooLargeError(limit);
+      throw new CheckoutPayloadTooLargeError(limit);
     },
   });
 }
@@ -149,10 +153,10 @@ const UTF8 = new TextDecoder('utf-8', {fatal: true});
  */
 export async function readBodyText(request: Request, limit: number): Promise<string> {
   const bytes = new Uint8Array(await request.arrayBuffer());
-  if (bytes.byteLength > limit) throw new PayloadTooLargeError(limit);
+  if (bytes.byteLength > limit) throw new CheckoutPayloadTooLargeError(limit);
   try {
     return UTF8.decode(bytes);
   } catch {
-    throw new InvalidRequestError('the request body is not UTF-8 text', {field: '(body)'});
+    throw new CheckoutInvalidRequestError('the request body is not UTF-8 text', {field: '(body)'});
   }
 }

@@ -10,7 +10,7 @@
  */
 import {createHmac} from 'node:crypto';
 import {isIPv6} from 'node:net';
-import {RateLimitedError} from './errors.js';
+import {CheckoutRateLimitedError} from './errors.js';
 import type {PaymentStore, VelocityKey} from './store.js';
 
 /** Attempts allowed per window; see the `rateLimit` option. */
@@ -60,7 +60,7 @@ export class AttemptVelocity {
   }
 
   /**
-   * Reserves one attempt for each of the given subjects, or throws `RateLimitedError`
+   * Reserves one attempt for each of the given subjects, or throws `CheckoutRateLimitedError`
    * when any of them is at its limit (nothing is counted then).
    */
   async reserve(subject: {ip: string; orderRef?: string; cardNumber?: string}): Promise<void> {
@@ -75,6 +75,6 @@ export class AttemptVelocity {
       keys.push({scope: 'card', key: this.cardKey(subject.cardNumber), max: l.maxAttemptsPerCard});
     }
     const r = await this.#store.reserveAttempt(keys, this.#now(), l.windowMs);
-    if (!r.ok) throw new RateLimitedError(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
+    if (!r.ok) throw new CheckoutRateLimitedError(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
   }
 }

@@ -66,7 +66,7 @@ export class GatewayError extends Error {
 }
 
 /** A request failed local validation before it was sent. Lists every field and rule. */
-export class RequestValidationError extends GatewayError {
+export class GatewayRequestValidationError extends GatewayError {
   readonly issues: readonly FieldIssue[];
   constructor(what: string, issues: readonly FieldIssue[]) {
     super(
@@ -153,6 +153,6 @@ export function isRefusal(error: unknown): boolean {
     error instanceof GatewayAuthenticationError ||
     error instanceof GatewayMethodError ||
     error instanceof GatewayRateLimitError ||
-    error instanceof RequestValidationError
+    error instanceof GatewayRequestValidationError
   );
 }

@@ -267,7 +267,7 @@ describe('secondary operations exactly once', () => {
     assert.equal(sandboxPayment('ref-1').operations.length, 1);
     // The same key for another request is an error naming the key.
     await assert.rejects(c.app.refund({orderRef: 'ref-1', key: 'click-1', amount: '0.20'}), {
-      name: 'InvalidRequestError',
+      name: 'CheckoutInvalidRequestError',
       field: 'key',
     });
   });
@@ -354,7 +354,7 @@ describe('secondary operations exactly once', () => {
       field: 'amount',
     });
     await assert.rejects(c.app.refund({orderRef: 'no-such-order', key: 'k'}), {
-      name: 'NotFoundError',
+      name: 'CheckoutNotFoundError',
     });
   });
 });

@@ -12,17 +12,19 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
-  MIGRATIONS,
   MemoryPaymentStore,
   SqlitePaymentStore,
+  type AttemptRecord,
+  type PaymentStore,
+} from '../../../src/server/index.js';
+import {MIGRATIONS} from '../../../src/server/checkout/sqlite-store.js';
+import type {NewPaymentUpdate} from '../../../src/server/checkout/store.js';
+import {
   applyGatewayStatus,
   markNotCreated,
   markUnknown,
-  type AttemptRecord,
   type GatewayStatusInfo,
-  type NewPaymentUpdate,
-  type PaymentStore,
-} from '../../../src/server/index.js';
+} from '../../../src/server/checkout/transition.js';
 
 function attempt(id: string, orderRef: string, extra: Partial<AttemptRecord> = {}): AttemptRecord {
   return {

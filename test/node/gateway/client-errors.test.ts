@@ -19,7 +19,7 @@ import {
   GatewayUnavailableError,
   GatewayValidationError,
   parseRetryAfter,
-  RequestValidationError,
+  GatewayRequestValidationError,
 } from '../../../src/server/gateway/index.js';
 import {
   API_SECRET,
@@ -598,7 +598,7 @@ describe('no card data or secret in any error', () => {
       amount: 0,
     };
     const e = await caught(client.createPayment(bad));
-    assert.ok(e instanceof RequestValidationError);
+    assert.ok(e instanceof GatewayRequestValidationError);
     assertClean(e, 'validation');
     assert.ok(!e.message.includes('4242424242424241'));
     assert.ok(!JSON.stringify(e).includes('4242424242424241'));

@@ -11,7 +11,7 @@ import {
   checkPaymentRequest,
   GatewayClient,
   hmacAuth,
-  RequestValidationError,
+  GatewayRequestValidationError,
 } from '../../../src/server/gateway/index.js';
 import {clientServers, rejectsWith} from './client-fixtures.js';
 import {
@@ -40,8 +40,8 @@ function hostedWithoutContacts() {
   return rest;
 }
 
-/** The `RequestValidationError` the call ends in. */
-const refused = (promise: Promise<unknown>) => rejectsWith(promise, RequestValidationError);
+/** The `GatewayRequestValidationError` the call ends in. */
+const refused = (promise: Promise<unknown>) => rejectsWith(promise, GatewayRequestValidationError);
 
 /** Options of a client that is only constructed. */
 const BASE = {baseUrl: 'https://cpay.example', posId: POS_ID, credentials: CREDENTIALS};

@@ -11,7 +11,7 @@ import {
   GatewayProtocolError,
   GatewayUnavailableError,
   hmacAuth,
-  RequestValidationError,
+  GatewayRequestValidationError,
   verifyRequestAuth,
 } from '../../../src/server/gateway/index.js';
 import {
@@ -96,7 +96,7 @@ describe('createPayment', () => {
     const {server, client} = await serve((_req, res) => json(res, 200, paymentRecord()));
     await rejectsWith(
       client.createPayment({...directRequest(), amount: 0.1 + 0.2}),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => e.code === 'invalid_request' && e.issues.some((i) => i.field === 'amount'),
     );
     assert.equal(server.received.length, 0);
@@ -105,7 +105,7 @@ describe('createPayment', () => {
   test('pos_id defaults to the client project; a request names its missing fields', async () => {
     const {server, client} = await serve((_req, res) => json(res, 200, paymentRecord()));
     const {pos_id: _p, customer_email: _e, ...rest} = directRequest();
-    await rejectsWith(client.createPayment(rest as never), RequestValidationError, (e) =>
+    await rejectsWith(client.createPayment(rest as never), GatewayRequestValidationError, (e) =>
       /customer_email: is required/.test(e.message),
     );
     assert.equal(server.received.length, 0);
@@ -253,12 +253,12 @@ describe('order and operation endpoints', () => {
     const {server, client} = await serve((_req, res) => json(res, 200, paymentRecord()));
     await rejectsWith(
       client.getOperation('o', 'sale'),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => e.issues[0]?.field === 'operation',
     );
     await rejectsWith(
       client.getOperation('o'.repeat(257), 'purchase'),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => e.issues[0]?.field === 'orderId',
     );
     assert.equal(server.received.length, 0);
@@ -346,7 +346,7 @@ describe('subscriptions', () => {
     const {server, client} = await serve((_req, res) => json(res, 200, []));
     await rejectsWith(
       client.getSubscriptionTransactions('r-1', {method: 'auth' as never}),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => /method: must be purchase or refund/.test(e.message),
     );
     assert.equal(server.received.length, 0);
@@ -414,12 +414,12 @@ describe('reports', () => {
     await rejectsWith(client.getPeriodTransactions({start: 0, end: 1}), GatewayProtocolError);
     await rejectsWith(
       client.getPeriodTransactions({start: 5, end: 1}),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => e.issues[0]?.field === 'end',
     );
     await rejectsWith(
       client.getPeriodTransactions({start: new Date('nope'), end: 1}),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => e.issues[0]?.field === 'start',
     );
     assert.equal(server.received.length, 1);
@@ -448,7 +448,7 @@ describe('reports', () => {
         start_date: '2026-01-01T00:00:00.000+00:00',
         end_date: '2026-02-01T00:00:00.001+00:00',
       }),
-      RequestValidationError,
+      GatewayRequestValidationError,
       (e) => /end_date: the register period must be at most 31 days/.test(e.message),
     );
     assert.equal(server.received.length, 0);
@@ -568,7 +568,7 @@ describe('capture, void and refund (beyond the spec)', () => {
     const {server, client} = await serve((_req, res) => json(res, 200, operationRecord('refund')));
     await rejectsWith(
       client.refund({order_id: 'o', order_currency: 'UAH', refund_amount: 0.1 + 0.2}),
-      RequestValidationError,
+      GatewayRequestValidationError,
     );
     assert.equal(server.received.length, 0);
   });

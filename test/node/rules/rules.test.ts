@@ -22,7 +22,8 @@ import {
   checkName,
   checkPhone,
 } from '../../../src/protocol/rules/customer.js';
-import {Email, MemoryPaymentStore, Phone, CardNumber} from '../../../src/server/index.js';
+import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {CardNumber, Email, Phone} from '../../../src/server/gateway/primitives.js';
 import {StubGateway, inProcessApp, pay, payBody} from '../checkout/helpers.js';
 
 const value = <P extends string>(r: RuleResult<string, P>) => (r.ok ? r.value : `!${r.problem}`);

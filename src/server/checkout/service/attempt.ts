@@ -21,7 +21,11 @@ import {
   isRefusal,
 } from '../../gateway/errors.js';
 import type {DirectPaymentRequestInput, HostedPaymentRequestInput} from '../../gateway/schemas.js';
-import {GatewayUnavailableCheckoutError, InvalidRequestError, NotFoundError} from '../errors.js';
+import {
+  CheckoutGatewayUnavailableError,
+  CheckoutInvalidRequestError,
+  CheckoutNotFoundError,
+} from '../errors.js';
 import {newGatewayOrderId, type ResolvedOrder} from '../request.js';
 import type {AttemptRecord} from '../store.js';
 import {
@@ -95,7 +99,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
     if (live && live.state !== 'unknown') return {kind: 'current', attempt: live};
 
     const order = await this.cfg.resolveOrder(orderRef, spec.request);
-    if (!order) throw new NotFoundError('unknown order');
+    if (!order) throw new CheckoutNotFoundError('unknown order');
     const seq = live?.seq ?? (previous.at(-1)?.seq ?? 0) + 1;
     const gatewayOrderId = live?.gatewayOrderId ?? newGatewayOrderId(orderRef, seq);
     const prepared = spec.prepare(order, gatewayOrderId);
@@ -226,7 +230,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         fields,
         'the gateway refused the payment request (configuration or rate limit)',
       );
-      throw new GatewayUnavailableCheckoutError(
+      throw new CheckoutGatewayUnavailableError(
         'The payment service is not available right now. No money was taken; try again later.',
         error instanceof GatewayRateLimitError && error.retryAfterSeconds !== undefined
           ? {retryAfter: error.retryAfterSeconds}
@@ -248,6 +252,8 @@ export class Attempts extends ServicePart<AttemptsDeps> {
 }
 
 /** The answer to an attempt id that another order already uses. */
-export function attemptOfAnotherOrder(): InvalidRequestError {
-  return new InvalidRequestError('this attemptId belongs to another order', {field: 'attemptId'});
+export function attemptOfAnotherOrder(): CheckoutInvalidRequestError {
+  return new CheckoutInvalidRequestError('this attemptId belongs to another order', {
+    field: 'attemptId',
+  });
 }

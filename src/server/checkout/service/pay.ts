@@ -11,7 +11,7 @@
  *   process, and the store inserts a new attempt only when the order has no live one.
  */
 import type {PayRequest} from '../../../protocol/checkout.js';
-import {InternalCheckoutError, InvalidRequestError} from '../errors.js';
+import {CheckoutInternalError, CheckoutInvalidRequestError} from '../errors.js';
 import {
   buildDirectRequest,
   buildHostedRequest,
@@ -146,7 +146,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
         const valid = validateDirectRequest(built);
         if (!valid.ok) {
           if (valid.blame === 'browser') {
-            throw new InvalidRequestError(`${valid.field}: ${valid.message}`, {
+            throw new CheckoutInvalidRequestError(`${valid.field}: ${valid.message}`, {
               field: valid.field,
             });
           }
@@ -182,12 +182,12 @@ export class Payments extends ServicePart<PaymentsDeps> {
   }
 
   /** The order from `resolveOrder` or the configuration makes an invalid gateway request. */
-  #merchantError(orderRef: string, issues: unknown): InternalCheckoutError {
+  #merchantError(orderRef: string, issues: unknown): CheckoutInternalError {
     this.log.error(
       {orderRef, issues},
       'the order from resolveOrder or the configuration gives an invalid gateway request',
     );
-    return new InternalCheckoutError(
+    return new CheckoutInternalError(
       'this order cannot be paid because of a server configuration error',
     );
   }

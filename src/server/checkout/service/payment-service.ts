@@ -181,7 +181,7 @@ export class PaymentService {
 
   /**
    * Verifies a webhook on its raw `data`, stores it and applies it. Resolves once it is
-   * durably stored; throws `ForbiddenError` for a bad signature (after recording it).
+   * durably stored; throws `CheckoutForbiddenError` for a bad signature (after recording it).
    */
   webhook(rawBody: string, ip: string | undefined): Promise<void> {
     return this.#webhooks.receive(rawBody, ip);

@@ -11,7 +11,7 @@
 import type {StatusResponse} from '../../../protocol/checkout.js';
 import {GatewayNotFoundError} from '../../gateway/errors.js';
 import type {TransactionRecord} from '../../gateway/schemas.js';
-import {NotFoundError} from '../errors.js';
+import {CheckoutNotFoundError} from '../errors.js';
 import type {AttemptRecord} from '../store.js';
 import {
   isFinal,
@@ -115,7 +115,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     let attempts = await store.listAttempts(orderRef);
     if (attempts.length === 0) {
       const order = await this.cfg.resolveOrder(orderRef, request);
-      if (!order) throw new NotFoundError('unknown order');
+      if (!order) throw new CheckoutNotFoundError('unknown order');
       return statusFor(orderRef, attempts);
     }
     const due = attempts.filter((a) => this.#checkDue(a));
@@ -165,7 +165,8 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     return this.d.locks.run(orderRef, async () => {
       const {store} = this.cfg;
       const stored = await store.getAttempt(attemptId);
-      if (!stored || stored.orderRef !== orderRef) throw new NotFoundError('unknown attempt');
+      if (!stored || stored.orderRef !== orderRef)
+        throw new CheckoutNotFoundError('unknown attempt');
       // The customer may have finished the challenge just before cancelling: ask first.
       const a =
         stored.state === 'init' || stored.state === 'pending'

@@ -11,7 +11,7 @@ import {WebhookDecodeError, WebhookSignatureError} from '../../gateway/errors.js
 import {amountText, amountToMinor} from '../../gateway/primitives.js';
 import type {WebhookPayload} from '../../gateway/schemas.js';
 import {parseWebhookForm, verifyWebhookText} from '../../gateway/webhook.js';
-import {ForbiddenError} from '../errors.js';
+import {CheckoutForbiddenError} from '../errors.js';
 import type {AttemptRecord, NewPaymentUpdate, WebhookEventInput} from '../store.js';
 import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
@@ -52,7 +52,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
 
   /**
    * Verifies a webhook on its raw `data`, stores it and applies it. Resolves once it is
-   * durably stored (then the route acknowledges it); throws `ForbiddenError` for a bad
+   * durably stored (then the route acknowledges it); throws `CheckoutForbiddenError` for a bad
    * signature (after recording it).
    */
   async receive(rawBody: string, ip: string | undefined): Promise<void> {
@@ -66,7 +66,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     } catch (error) {
       if (error instanceof WebhookSignatureError) {
         await this.reject(ip, 'bad_signature', rawBody);
-        throw new ForbiddenError('the webhook signature is not valid');
+        throw new CheckoutForbiddenError('the webhook signature is not valid');
       }
       if (error instanceof WebhookDecodeError) {
         // Signed by the gateway but not a payload we know: keep it, acknowledge it.

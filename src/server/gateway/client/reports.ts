@@ -4,7 +4,7 @@
  * client's clock until a deadline.
  */
 import * as z from 'zod';
-import {GatewayUnavailableError, RequestValidationError} from '../errors.js';
+import {GatewayUnavailableError, GatewayRequestValidationError} from '../errors.js';
 import {
   formatIssues,
   PeriodQuery,
@@ -45,7 +45,7 @@ export async function getPeriodTransactions(
   const parsedQuery = PeriodQuery.safeParse(query);
   if (!parsedQuery.success) {
     const names: Record<string, string> = {startDate: 'start', enddate: 'end'};
-    throw new RequestValidationError(
+    throw new GatewayRequestValidationError(
       'period',
       formatIssues(parsedQuery.error, query).map((i) => ({...i, field: names[i.field] ?? i.field})),
     );

@@ -2,11 +2,11 @@
  * What callers pass in: the input types of the endpoints (a request whose `pos_id` the
  * client fills in), the checks of path parameters (order ids, operations, subscription
  * and report ids), and `validate`, which turns a failed check into a
- * `RequestValidationError` naming every field and rule, never a value, before anything
+ * `GatewayRequestValidationError` naming every field and rule, never a value, before anything
  * is sent.
  */
 import * as z from 'zod';
-import {RequestValidationError} from '../errors.js';
+import {GatewayRequestValidationError} from '../errors.js';
 import {text} from '../primitives.js';
 import {
   CaptureRequest,
@@ -40,13 +40,14 @@ export const Operation = z.enum(REGISTER_METHODS, {
   error: `must be one of ${REGISTER_METHODS.join(', ')}`,
 });
 
-/** `input` checked with `schema`, or a `RequestValidationError` naming each field and rule. */
+/** `input` checked with `schema`, or a `GatewayRequestValidationError` naming each field and rule. */
 export function validate<S extends z.ZodType>(
   what: string,
   schema: S,
   input: unknown,
 ): z.output<S> {
   const parsed = schema.safeParse(input);
-  if (!parsed.success) throw new RequestValidationError(what, formatIssues(parsed.error, input));
+  if (!parsed.success)
+    throw new GatewayRequestValidationError(what, formatIssues(parsed.error, input));
   return parsed.data;
 }
