@@ -7,13 +7,13 @@
  */
 import {getConnInfo} from '@hono/node-server/conninfo';
 import type {Context} from 'hono';
-import {normalizeIp} from '../src/server/index.js';
+import {normaliseIp} from '../src/server/index.js';
 
 /** The socket's peer address, normalised (`::ffff:1.2.3.4` → `1.2.3.4`), if there is one. */
 export function socketAddress(c: Context): string | undefined {
   // An in-process request (`app.request`) has no Node bindings for getConnInfo to read.
   if (!(c.env as {incoming?: unknown} | undefined)?.incoming) return undefined;
-  return normalizeIp(getConnInfo(c).remote.address);
+  return normaliseIp(getConnInfo(c).remote.address);
 }
 
 /** The eight groups of an IPv6 address, as numbers. */

@@ -31,7 +31,7 @@ export type {
 export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
-export {normalizeIp} from './checkout/security.js';
+export {normaliseIp} from './checkout/security.js';
 export {
   CheckoutConfigError,
   CheckoutError,

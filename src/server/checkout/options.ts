@@ -15,7 +15,7 @@ import {
   type ResolveOrder,
 } from './service/index.js';
 import type {PaymentStore, PaymentUpdate} from './store.js';
-import {normalizeIp} from './security.js';
+import {normaliseIp} from './security.js';
 
 /** Options of {@link createCheckoutApp}. */
 export interface CheckoutAppOptions {
@@ -200,7 +200,7 @@ const OptionsSchema = z.strictObject({
     .default('refund-later'),
   webhookAllowedIps: z
     .array(
-      z.string().refine((ip) => normalizeIp(ip) !== undefined, {message: 'must be an IP address'}),
+      z.string().refine((ip) => normaliseIp(ip) !== undefined, {message: 'must be an IP address'}),
     )
     .optional(),
   bodyLimitBytes: positiveInt('bytes').default(32 * 1024),

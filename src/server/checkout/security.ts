@@ -111,7 +111,7 @@ export function limitBody(limit: number): MiddlewareHandler {
 }
 
 /** Normalises an address: strips the IPv4-mapped IPv6 prefix and zone ids. */
-export function normalizeIp(address: string | undefined | null): string | undefined {
+export function normaliseIp(address: string | undefined | null): string | undefined {
   if (!address) return undefined;
   let ip = address.trim();
   if (ip.startsWith('[') && ip.includes(']')) ip = ip.slice(1, ip.indexOf(']'));
@@ -132,7 +132,7 @@ export function resolveClientIp(
   forwardedFor: string | null,
   trustProxy: boolean | number,
 ): string | undefined {
-  const peer = normalizeIp(socketAddress);
+  const peer = normaliseIp(socketAddress);
   const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
   if (hops <= 0 || !forwardedFor) return peer;
   const chain = forwardedFor
@@ -140,7 +140,7 @@ export function resolveClientIp(
     .map((s) => s.trim())
     .filter(Boolean);
   const index = chain.length - hops;
-  return normalizeIp(chain[Math.max(0, index)]) ?? peer;
+  return normaliseIp(chain[Math.max(0, index)]) ?? peer;
 }
 
 /** Strict UTF-8 (a malformed body is refused, not repaired); reusable, as nothing streams. */

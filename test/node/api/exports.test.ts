@@ -221,7 +221,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:encodeWebhookData',
     'value:hmacAuth',
     'value:isRefusal',
-    'value:normalizeIp',
+    'value:normaliseIp',
     'value:parseWebhookForm',
     'value:plainAuth',
     'value:signWebhook',
