@@ -6,6 +6,8 @@
  * here, around the engine: before the work (delay, 5xx, drop) or after it
  * (`*-after-charge`, `malformed-json`). A create takes its `order_id` as it arrives,
  * before any of them, and gives it back when it is answered without a payment made.
+ * Under the `live` profile a JSON body is first put in the spec's form (`profiles.ts`), and
+ * a request accepted only thanks to that is noted in the leniency log.
  */
 import {Hono} from 'hono';
 import type {Context} from 'hono';
@@ -28,6 +30,8 @@ import {
   checkoutPage,
   returnPage,
 } from './pages.js';
+import {LENIENCY_RULES, LeniencyLog, readCallback, tolerateBody} from './profiles.js';
+import type {Leniency, Profile} from './profiles.js';
 import type {WebhookDispatcher} from './webhooks.js';
 
 export interface AppDeps {
@@ -40,6 +44,10 @@ export interface AppDeps {
   webhookSchedule: readonly number[];
   /** Moves the sandbox clock and waits for the webhooks it caused. */
   advance: (ms: number) => Promise<void>;
+  /** `live` (the default) tolerates what the live gateway tolerates; `strict` enforces the spec. */
+  profile?: Profile;
+  /** Where `live` notes the requests it accepted only thanks to a tolerance. */
+  leniencies?: LeniencyLog;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -92,6 +100,8 @@ interface GatewayCall {
   body: unknown;
   faults: Fault[];
   claim: OrderClaim | undefined;
+  /** Tolerances this request relied on (live profile); a handler adds the query ones. */
+  tolerated: Leniency[];
 }
 
 interface RouteSpec {
@@ -120,6 +130,8 @@ const AdvanceBody = z
 
 export function createApp(deps: AppDeps): Hono {
   const {engine, credentials} = deps;
+  const profile = deps.profile ?? 'live';
+  const leniencyLog = deps.leniencies ?? new LeniencyLog();
   const app = new Hono();
   const opened = new Map<string, number>();
   const knownPaths = new Map<string, Set<string>>();
@@ -160,6 +172,7 @@ export function createApp(deps: AppDeps): Hono {
         return errorResponse(new SandboxError('V-400', (err as Error).message));
       }
       let body: unknown;
+      const leniencies: Leniency[] = [];
       if (spec.jsonBody) {
         const type = c.req.header('content-type') ?? '';
         if (!/^application\/json\s*(;|$)/i.test(type)) {
@@ -175,6 +188,11 @@ export function createApp(deps: AppDeps): Hono {
         } catch {
           return errorResponse(new SandboxError('M-406', 'the body is not valid JSON'));
         }
+        if (profile === 'live') {
+          const tolerated = tolerateBody(spec.endpoint, body);
+          body = tolerated.body;
+          leniencies.push(...tolerated.leniencies);
+        }
         const field = spec.posField;
         if (field && typeof body === 'object' && body !== null) {
           const given = (body as Record<string, unknown>)[field];
@@ -189,7 +207,17 @@ export function createApp(deps: AppDeps): Hono {
       // a claim cannot outlive its request, whichever way the request ends.
       const claim = spec.claimsOrderId ? engine.claimOrderId(body) : undefined;
       try {
-        return await faulted(spec, {c, body, faults, claim}, handler);
+        const res = await faulted(spec, {c, body, faults, claim, tolerated: leniencies}, handler);
+        if (res.status < 400) {
+          leniencyLog.note({
+            at: deps.clock.now().toISOString(),
+            method,
+            path: url.pathname,
+            endpoint: spec.endpoint,
+            leniencies,
+          });
+        }
+        return res;
       } finally {
         claim?.release();
       }
@@ -245,8 +273,11 @@ export function createApp(deps: AppDeps): Hono {
     },
     ({body, faults, claim}) => {
       const {record, location} = engine.createPayment(body, faults, claim);
-      if (location) return json(303, record, {location});
-      return json(200, record);
+      if (!location) return json(200, record);
+      // The public plugins read the checkout address from `Location` or from a JSON
+      // `redirect_url` (gateway-facts.md); `strict` answers the spec's bare record.
+      const answer = profile === 'live' ? {...record, redirect_url: location} : record;
+      return json(303, answer, {location});
     },
   );
 
@@ -254,15 +285,15 @@ export function createApp(deps: AppDeps): Hono {
     json(200, engine.cancelOrder(c.req.param('orderId')!)),
   );
 
-  gateway({endpoint: 'getOperation'}, ({c}) => {
+  gateway({endpoint: 'getOperation'}, ({c, tolerated}) => {
     const orderId = c.req.param('orderId')!;
     const operation = c.req.param('operation')!;
-    const callback = c.req.query('callback');
+    const callback = readCallback(c.req.query('callback'), profile, tolerated);
     const transactionId = c.req.query('transactionId');
-    if (callback !== undefined && callback !== 'true' && callback !== 'false') {
+    if (callback === 'invalid') {
       throw new SandboxError('V-400', 'callback: must be true (to resend the webhook) or false');
     }
-    if (callback === 'true') return json(200, engine.resend(orderId, operation, transactionId));
+    if (callback === true) return json(200, engine.resend(orderId, operation, transactionId));
     if (transactionId !== undefined) {
       throw new SandboxError('V-400', 'transactionId: is only used with callback=true');
     }
@@ -425,6 +456,7 @@ export function createApp(deps: AppDeps): Hono {
   page('GET', '/sandbox', () =>
     json(200, {
       name: 'pg-checkout gateway sandbox',
+      profile,
       pos_id: credentials.posId,
       endpoints: {
         gateway: Object.fromEntries(
@@ -437,6 +469,7 @@ export function createApp(deps: AppDeps): Hono {
       statusCodes: SANDBOX_CODES,
       webhookRetryDelaysMs: deps.webhookSchedule,
       registerDefaultFields: REGISTER_DEFAULT_FIELDS,
+      leniencyRules: profile === 'live' ? LENIENCY_RULES : {},
     }),
   );
   page('GET', '/sandbox/cards', () => json(200, TEST_CARDS));
@@ -470,6 +503,11 @@ export function createApp(deps: AppDeps): Hono {
   });
   page('DELETE', '/sandbox/faults', () => {
     deps.faults.clear();
+    return new Response(null, {status: 204});
+  });
+  page('GET', '/sandbox/leniencies', () => json(200, leniencyLog.list()));
+  page('DELETE', '/sandbox/leniencies', () => {
+    leniencyLog.clear();
     return new Response(null, {status: 204});
   });
   page('GET', '/sandbox/payments', () => json(200, engine.payments()));
@@ -541,6 +579,9 @@ export const ADMIN_ENDPOINTS = {
   'DELETE /sandbox/webhooks': 'Clears the delivery log',
   'GET /sandbox/clock': 'Sandbox clock',
   'POST /sandbox/clock/advance': 'Moves the clock: {"ms"|"seconds"|"minutes"|"hours"|"days": n}',
+  'GET /sandbox/leniencies':
+    'Requests the live profile accepted only by a tolerance the strict profile refuses',
+  'DELETE /sandbox/leniencies': 'Clears that list',
   'GET /sandbox/faults': 'Fault rules in effect',
   'POST /sandbox/faults':
     'Adds a rule: {"match": {"order_id"?, "card_last4"?, "recurring_id"?}, "fault", "times"?}',

@@ -40,7 +40,8 @@ const AUTH_BODY = {message: 'Invalid pos_id field or credentials', args: {code: 
 
 let t: TestSandbox;
 before(async () => {
-  t = await startTestSandbox();
+  // The spec's contract to the letter: these tests check the strict profile.
+  t = await startTestSandbox({profile: 'strict'});
 });
 after(() => t.close());
 
