@@ -16,8 +16,8 @@ import {GATEWAY_ENDPOINTS, verifyRequestAuth} from '../src/server/gateway/index.
 import type {Credentials, GatewayEndpoint} from '../src/server/gateway/index.js';
 import {SANDBOX_CODES, TEST_CARDS} from './cards.js';
 import type {SandboxClock} from './clock.js';
-import type {OrderClaim, SandboxEngine} from './engine.js';
-import {REGISTER_DEFAULT_FIELDS, validate} from './engine.js';
+import type {OrderClaim, SandboxEngine} from './engine/index.js';
+import {REGISTER_DEFAULT_FIELDS, validate} from './engine/index.js';
 import {ERROR_CODES, SandboxError, authError} from './errors.js';
 import {FAULTS, FaultRuleInput, parseFaultHeader, splitFaults} from './faults.js';
 import type {Fault, FaultRules} from './faults.js';

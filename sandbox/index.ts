@@ -14,8 +14,8 @@ import * as z from 'zod';
 import {Uuid, formatGatewayTimestamp} from '../src/server/gateway/index.js';
 import {createApp} from './app.js';
 import {SandboxClock} from './clock.js';
-import {SandboxEngine} from './engine.js';
-import type {SandboxPayment} from './engine.js';
+import {SandboxEngine} from './engine/index.js';
+import type {SandboxPayment} from './engine/index.js';
 import {FaultRuleInput, FaultRules} from './faults.js';
 import {LeniencyLog, PROFILES} from './profiles.js';
 import type {LeniencyRecord, Profile} from './profiles.js';
@@ -23,7 +23,7 @@ import type {FaultRule} from './faults.js';
 import {WebhookDispatcher} from './webhooks.js';
 import type {WebhookDelivery} from './webhooks.js';
 
-export type {SandboxPayment} from './engine.js';
+export type {SandboxPayment} from './engine/index.js';
 export type {WebhookDelivery, WebhookSummary} from './webhooks.js';
 export type {FaultRule} from './faults.js';
 export type {Leniency, LeniencyRecord, LeniencyRule, Profile} from './profiles.js';
@@ -32,7 +32,7 @@ export {TEST_CARDS, SANDBOX_CODES} from './cards.js';
 export type {TestCard} from './cards.js';
 export {ERROR_CODES} from './errors.js';
 export {FAULTS} from './faults.js';
-export {REGISTER_DEFAULT_FIELDS} from './engine.js';
+export {REGISTER_DEFAULT_FIELDS} from './engine/index.js';
 export {REPORT_NOT_READY_STATUS, ADMIN_ENDPOINTS} from './app.js';
 
 /** The sandbox's fixed test credentials (override them with options or the CLI's env). */

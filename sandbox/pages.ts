@@ -6,6 +6,7 @@
  * back into a page.
  */
 import {TEST_CARDS} from './cards.js';
+import type {PageInfo} from './engine/index.js';
 
 /** Content-Security-Policy of every sandbox page: own assets only, forms may post anywhere. */
 export const PAGE_CSP =
@@ -65,18 +66,6 @@ ${body}
 ${script ? '<script src="/sandbox/assets/return.js"></script>\n' : ''}</body>
 </html>
 `;
-}
-
-interface PageInfo {
-  paymentId: string;
-  orderId: string;
-  amount: string;
-  currency: string;
-  description: string;
-  cardMask: string | null;
-  status: string;
-  statusCode: string;
-  statusDescription: string;
 }
 
 function summary(p: PageInfo): string {

@@ -14,7 +14,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {createApp} from '../../../sandbox/app.js';
 import {SandboxClock} from '../../../sandbox/clock.js';
-import {SandboxEngine} from '../../../sandbox/engine.js';
+import {SandboxEngine} from '../../../sandbox/engine/index.js';
 import {FaultRules} from '../../../sandbox/faults.js';
 import {DEFAULT_CREDENTIALS} from '../../../sandbox/index.js';
 import type {SandboxPayment} from '../../../sandbox/index.js';
