@@ -17,7 +17,7 @@ import {SandboxClock} from './clock.js';
 import {SandboxEngine} from './engine/index.js';
 import type {SandboxPayment} from './engine/index.js';
 import {FaultRuleInput, FaultRules} from './faults.js';
-import {LeniencyLog, PROFILES} from './profiles.js';
+import {LeniencyLog, PROFILES, profileRequests} from './profiles.js';
 import type {LeniencyRecord, Profile} from './profiles.js';
 import type {FaultRule} from './faults.js';
 import {WebhookDispatcher} from './webhooks.js';
@@ -182,6 +182,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     reportDelayMs: o.reportDelayMs,
     publicUrl,
+    requests: profileRequests(o.profile),
   });
   const advance = async (ms: number) => {
     await clock.advance(ms);

@@ -6,11 +6,7 @@
  * this module and `subscriptions.ts` call each other (functions only, no load-time use).
  */
 import {randomUUID} from 'node:crypto';
-import {
-  HostedPaymentRequest,
-  PaymentRequest,
-  amountToMinor,
-} from '../../src/server/gateway/index.js';
+import {WireHostedPaymentRequest, amountToMinor} from '../../src/server/gateway/index.js';
 import {SANDBOX_CODES, cardBrand, cardOutcome, maskCard} from '../cards.js';
 import {SandboxError} from '../errors.js';
 import {splitFaults, webhookCopies} from '../faults.js';
@@ -52,7 +48,7 @@ const NOT_ECHOED = new Set([
 ]);
 
 /** The rule of a create request's `order_id` (both modes share it). */
-const CreateOrderId = HostedPaymentRequest.shape.order_id;
+const CreateOrderId = WireHostedPaymentRequest.shape.order_id;
 
 /** What creating a payment answered. */
 export interface CreateResult {
@@ -123,7 +119,7 @@ export function createPayment(
   faults: readonly Fault[],
   claim?: OrderClaim,
 ): CreateResult {
-  const req = validate(PaymentRequest, body, 'payment request');
+  const req = validate(s.requests.PaymentRequest, body, 'payment request');
   // Decided as the request arrived: an id refused then stays refused, even if its holder
   // has since given it back.
   const mine = claim?.orderId === req.order_id ? claim : undefined;
