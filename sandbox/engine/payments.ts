@@ -194,7 +194,18 @@ export function createPayment(
     ...s.o.faults.take('decline', {orderId: txn.orderId, cardLast4: card?.last4}),
   ];
   charge(s, txn, {viaToken: token !== undefined, decline});
-  return {record: paymentRecord(s, txn), location: undefined};
+  return {record: creationRecord(s, txn), location: undefined};
+}
+
+/**
+ * The creation answer of a direct payment. The spec's subscription state table has a
+ * subscription `init` after creation, whatever its first payment did at once; it becomes
+ * `active` afterwards (lookups and webhooks show that).
+ */
+function creationRecord(s: EngineState, txn: Txn): Record<string, unknown> {
+  const rec = paymentRecord(s, txn);
+  if (txn.subscription) rec['recurring'] = {id: txn.subscription.id, status: 'init'};
+  return rec;
 }
 
 /** Charges a card (directly or by token) and moves the transaction to its outcome. */

@@ -489,7 +489,7 @@ describe('subscription endpoints', () => {
     });
     const res = await t.client.createPayment(req);
     const id = res.kind === 'direct' ? res.record.recurring!.id : '';
-    assert.equal(res.kind === 'direct' && res.record.recurring?.status, 'active');
+    assert.equal(res.kind === 'direct' && res.record.recurring?.status, 'init');
     const list = await t.client.getSubscriptionTransactions(id);
     assert.equal(list.length, 1);
     const viaRaw = await raw(
