@@ -19,17 +19,17 @@ import {
 import {eventually, offsetIso, raw} from '../helpers.js';
 import {
   CLOCK_START,
+  cancelledHosted,
   DAY,
   create,
   directBody,
   hostedBody,
   orders,
   paidOrder,
+  row,
   table,
 } from './harness.js';
 import type {Ctx, Row} from './harness.js';
-
-const row = (name: string, run: (ctx: Ctx) => Promise<void>): Row => ({name, run});
 
 async function subscription(ctx: Ctx): Promise<{orderId: string; id: string}> {
   const {orderId, record} = await paidOrder(ctx, {
@@ -61,13 +61,7 @@ const rows: Row[] = [
   row(
     '2. POST /api/v1/pos/{pos_id}/order/{order_id}/cancel answers an array with the record',
     async (ctx) => {
-      const body = hostedBody(ctx);
-      await create(ctx, body);
-      const res = await raw(
-        ctx.sandbox,
-        'POST',
-        `/api/v1/pos/${ctx.pos}/order/${body['order_id'] as string}/cancel`,
-      );
+      const res = await cancelledHosted(ctx);
       assert.equal(res.status, 200);
       const [rec] = CancelResponse.parse(res.json());
       assert.equal(rec!.status, 'failure');

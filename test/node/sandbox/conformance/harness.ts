@@ -35,6 +35,9 @@ export interface Row {
 
 export type Answer = Awaited<ReturnType<typeof raw>>;
 
+/** A row that runs checks of its own. */
+export const row = (name: string, run: (ctx: Ctx) => Promise<void>): Row => ({name, run});
+
 /**
  * Registers one table: a suite per profile, each with its own sandbox (manual clock at
  * {@link CLOCK_START}) and one test per row.
@@ -174,6 +177,17 @@ export async function paidOrder(
   assert.equal(answer.status, 200, answer.text);
   ctx.sandbox.clearLeniencies();
   return {orderId: body['order_id'] as string, record: answer.json() as Record<string, unknown>};
+}
+
+/** Cancels an order (`POST /api/v1/pos/{pos}/order/{order_id}/cancel`). */
+export const cancelOrder = (ctx: Ctx, orderId: string) =>
+  raw(ctx.sandbox, 'POST', `/api/v1/pos/${ctx.pos}/order/${orderId}/cancel`);
+
+/** Creates an unpaid hosted order (with `change`) and cancels it: the cancel answer. */
+export async function cancelledHosted(ctx: Ctx, change: Record<string, unknown> = {}) {
+  const body = hostedBody(ctx, change);
+  await create(ctx, body);
+  return cancelOrder(ctx, body['order_id'] as string);
 }
 
 /** GET of an order path under `/api/v1/pos/{pos}/orders/`. */

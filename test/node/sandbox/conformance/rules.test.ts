@@ -14,6 +14,8 @@ import {
 import {offsetIso, postForm, raw, startReceiver} from '../helpers.js';
 import {
   CLOCK_START,
+  cancelOrder,
+  cancelledHosted,
   DAY,
   TIMESTAMP,
   create,
@@ -21,11 +23,11 @@ import {
   hostedBody,
   orders,
   paidOrder,
+  row,
   table,
 } from './harness.js';
 import type {Ctx, Row} from './harness.js';
 
-const row = (name: string, run: (ctx: Ctx) => Promise<void>): Row => ({name, run});
 const THREE_DS_CARD = '4000000000003220';
 
 async function subscribe(ctx: Ctx, initRecurring: Record<string, unknown>) {
@@ -64,13 +66,7 @@ const rows: Row[] = [
   row(
     'state table: cancel of an init hosted purchase gives failure 6007, no user action',
     async (ctx) => {
-      const body = hostedBody(ctx);
-      await create(ctx, body);
-      const res = await raw(
-        ctx.sandbox,
-        'POST',
-        `/api/v1/pos/${ctx.pos}/order/${body['order_id'] as string}/cancel`,
-      );
+      const res = await cancelledHosted(ctx);
       const [rec] = res.json() as Record<string, unknown>[];
       assert.equal(rec!['status'], 'failure');
       assert.equal(rec!['status_code'], '6007');
@@ -79,18 +75,12 @@ const rows: Row[] = [
     },
   ),
   row('state table: cancel of an init hosted auth gives failure 6007', async (ctx) => {
-    const body = hostedBody(ctx, {method: 'auth'});
-    await create(ctx, body);
-    const res = await raw(
-      ctx.sandbox,
-      'POST',
-      `/api/v1/pos/${ctx.pos}/order/${body['order_id'] as string}/cancel`,
-    );
+    const res = await cancelledHosted(ctx, {method: 'auth'});
     assert.equal((res.json() as Record<string, unknown>[])[0]!['status_code'], '6007');
   }),
   row('rule: cancel applies only to init hosted payments', async (ctx) => {
     const {orderId} = await paidOrder(ctx);
-    const res = await raw(ctx.sandbox, 'POST', `/api/v1/pos/${ctx.pos}/order/${orderId}/cancel`);
+    const res = await cancelOrder(ctx, orderId);
     assert.equal(res.status, 400);
   }),
   row('status codes: 1000 with success for a purchase', async (ctx) => {
@@ -161,13 +151,7 @@ const rows: Row[] = [
     assert.match(String(looked['created_at']), TIMESTAMP);
   }),
   row('records: the cancel response carries processed_at', async (ctx) => {
-    const body = hostedBody(ctx);
-    await create(ctx, body);
-    const res = await raw(
-      ctx.sandbox,
-      'POST',
-      `/api/v1/pos/${ctx.pos}/order/${body['order_id'] as string}/cancel`,
-    );
+    const res = await cancelledHosted(ctx);
     const [rec] = res.json() as Record<string, unknown>[];
     assert.match(String(rec!['processed_at']), TIMESTAMP);
     assert.equal(rec!['processing_time'], undefined);
