@@ -4,7 +4,9 @@
  * the default mode the clock follows real time (plus whatever `advance` added) and a
  * single unref'd timer runs tasks as they fall due; in manual mode time only moves by
  * `advance`, which runs every task due on the way, in order, with the clock set to each
- * task's own time so its records carry the right timestamps.
+ * task's own time so its records carry the right timestamps, and waits after each task for
+ * what it set off (the webhooks it sent, see `settleWith`) before moving on, so a retry
+ * due within the same `advance` runs in it too.
  */
 
 interface Task {
@@ -31,6 +33,7 @@ export class SandboxClock {
   #timer: NodeJS.Timeout | undefined;
   #chain: Promise<void> = Promise.resolve();
   #closed = false;
+  #settlers: (() => Promise<void>)[] = [];
 
   constructor(opts: {start?: Date | undefined; manual: boolean}) {
     this.manual = opts.manual;
@@ -90,10 +93,20 @@ export class SandboxClock {
       this.#moveTo(task.at);
       try {
         await task.run();
+        if (this.manual) for (const settle of this.#settlers) await settle();
       } catch (err) {
         console.error('sandbox: a scheduled task failed', err);
       }
     }
+  }
+
+  /**
+   * On a manual clock, `advance` waits for `settle()` after each task before it moves
+   * time on: time stands still while the work a task set off (a delivery) finishes. A
+   * clock that follows real time does not wait.
+   */
+  settleWith(settle: () => Promise<void>): void {
+    this.#settlers.push(settle);
   }
 
   /** Runs `fn` after everything queued before it (tasks never run concurrently). */

@@ -11,7 +11,7 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {getRequestListener} from '@hono/node-server';
 import * as z from 'zod';
-import {Uuid, formatGatewayTimestamp} from '../src/server/gateway/index.js';
+import {Uuid} from '../src/server/gateway/index.js';
 import {createApp} from './app.js';
 import {SandboxClock} from './clock.js';
 import {SandboxEngine} from './engine/index.js';
@@ -167,9 +167,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const o = parsed.data;
   const credentials = {...DEFAULT_CREDENTIALS, ...o.credentials};
   const clock = new SandboxClock({start: o.clock.start, manual: o.clock.manual});
-  const webhooks = new WebhookDispatcher(o.webhook, credentials.apiSecret, () =>
-    formatGatewayTimestamp(clock.now()),
-  );
+  const webhooks = new WebhookDispatcher(o.webhook, credentials.apiSecret, clock);
   const faults = new FaultRules();
   const leniencies = new LeniencyLog();
   let baseUrl = '';

@@ -2,12 +2,20 @@
  * Webhook delivery as the gateway does it: `POST` form-encoded `data` (Base64Url JSON) and
  * `signature` (signed with the API secret) to the merchant. Deliveries to one URL go out
  * in order; one that does not get a 2xx within `timeoutMs` is retried on the backoff
- * schedule `retryDelaysMs`. On purpose, a share of webhooks is sent twice
+ * schedule `retryDelaysMs`. Retries wait on the sandbox clock, so a test moves them along
+ * with `advance` instead of sleeping (and, on a manual clock, the clock waits for the
+ * deliveries a task sets off before it moves on); `timeoutMs` bounds a real network call
+ * and stays in real time. On purpose, a share of webhooks is sent twice
  * (`duplicateRate`) and a share is followed by a stale copy of the previous status of the
  * same payment (`reverseOrderRate`), because receivers must tolerate both. Every attempt
  * is logged for `GET /sandbox/webhooks`.
  */
-import {encodeWebhookData, signWebhook} from '../src/server/gateway/index.js';
+import {
+  encodeWebhookData,
+  formatGatewayTimestamp,
+  signWebhook,
+} from '../src/server/gateway/index.js';
+import type {SandboxClock, TaskHandle} from './clock.js';
 
 /** A short summary of a webhook's payload, for the log (never card data). */
 export interface WebhookSummary {
@@ -81,19 +89,21 @@ interface Copy {
 export class WebhookDispatcher {
   readonly #opts: WebhookOptions;
   readonly #secret: string;
-  readonly #now: () => string;
+  readonly #clock: SandboxClock;
   readonly #random: () => number;
   readonly #log: WebhookDelivery[] = [];
   readonly #queues = new Map<string, Promise<void>>();
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #retries = new Set<TaskHandle>();
   readonly #inFlight = new Set<AbortController>();
   #closed = false;
 
-  constructor(opts: WebhookOptions, secret: string, now: () => string) {
+  /** `clock` stamps the attempts and runs the retries; on a manual clock it waits for them. */
+  constructor(opts: WebhookOptions, secret: string, clock: SandboxClock) {
     this.#opts = opts;
     this.#secret = secret;
-    this.#now = now;
+    this.#clock = clock;
     this.#random = seededRandom(opts.seed);
+    clock.settleWith(() => this.idle());
   }
 
   log(): readonly WebhookDelivery[] {
@@ -145,7 +155,7 @@ export class WebhookDispatcher {
     this.#inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(), this.#opts.timeoutMs);
     const started = Date.now();
-    const at = this.#now();
+    const at = formatGatewayTimestamp(this.#clock.now());
     let responseStatus: number | null = null;
     let error: string | null = null;
     try {
@@ -189,12 +199,11 @@ export class WebhookDispatcher {
     });
     const delay = this.#opts.retryDelaysMs[attempt - 1];
     if (!ok && delay !== undefined) {
-      const t = setTimeout(() => {
-        this.#timers.delete(t);
+      const retry = this.#clock.schedule(this.#clock.nowMs() + delay, () => {
+        this.#retries.delete(retry);
         this.#enqueue(copy, attempt + 1);
-      }, delay);
-      t.unref();
-      this.#timers.add(t);
+      });
+      this.#retries.add(retry);
     }
   }
 
@@ -207,13 +216,13 @@ export class WebhookDispatcher {
 
   /** Number of retries waiting for their time. */
   get scheduledRetries(): number {
-    return this.#timers.size;
+    return this.#retries.size;
   }
 
   close(): void {
     this.#closed = true;
-    for (const t of this.#timers) clearTimeout(t);
-    this.#timers.clear();
+    for (const r of this.#retries) r.cancel();
+    this.#retries.clear();
     for (const c of this.#inFlight) c.abort();
     this.#queues.clear();
   }

@@ -30,10 +30,10 @@ rmSync(SCRATCH, {recursive: true, force: true});
 run(['node_modules/typescript/bin/tsc', '-p', 'tsconfig.sandbox.json']);
 cpSync(path.join(SCRATCH, 'sandbox'), 'dist/sandbox', {recursive: true});
 rmSync(SCRATCH, {recursive: true, force: true});
-for (const file of readdirSync('dist/sandbox')) {
+for (const file of readdirSync('dist/sandbox', {recursive: true})) {
   if (!/\.(js|d\.ts)$/.test(file)) continue;
   const target = path.join('dist/sandbox', file);
-  const text = readFileSync(target, 'utf8').replaceAll("'../src/server/", "'../server/");
+  const text = readFileSync(target, 'utf8').replace(/'((?:\.\.\/)+)src\/server\//g, "'$1server/");
   if (text.includes('../src/')) {
     console.error(`${target} still imports from ../src/: the sandbox may import only src/server`);
     process.exit(1);

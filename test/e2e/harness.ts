@@ -14,6 +14,7 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import type {Browser, BrowserContext, BrowserContextOptions, Page} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
+import type {SandboxPayment} from '../../sandbox/index.js';
 
 function env(name: string): string {
   const value = process.env[name];
@@ -136,22 +137,6 @@ export const payButton = (page: Page) => page.locator('pg-card-form [part~="butt
 
 /** The live status line of the card form. */
 export const formStatus = (page: Page) => page.locator('pg-card-form [part~="status"]').first();
-
-export interface SandboxPayment {
-  paymentId: string;
-  orderId: string;
-  mode: string;
-  method: string;
-  amount: number;
-  status: string;
-  statusCode: string;
-  recurringId: string | null;
-  subscriptionCharge: boolean;
-  heldAmount: number;
-  capturedAmount: number;
-  refundedAmount: number;
-  operations: {method: string; amount: number; status: string}[];
-}
 
 /** The sandbox's record of every payment of one shop order (gateway order ids `<ref>-<n>-<hex>`). */
 export async function gatewayPayments(orderRef: string): Promise<SandboxPayment[]> {

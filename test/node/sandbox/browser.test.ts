@@ -11,7 +11,7 @@ import type {AddressInfo} from 'node:net';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../../../scripts/chromium.mjs';
 import {PaymentRecord} from '../../../src/server/gateway/index.js';
-import {directRequest, eventually, startReceiver, startTestSandbox} from './helpers.js';
+import {directRequest, startReceiver, startTestSandbox} from './helpers.js';
 import type {Receiver, TestSandbox} from './helpers.js';
 
 interface Arrival {
@@ -90,7 +90,8 @@ describe('3-D Secure page in Chromium', () => {
       assert.equal(arrival?.method, 'POST');
       assert.equal(arrival?.body.get('payment_id'), record.payment_id);
       assert.equal((await t.client.getOperation(req.order_id, 'purchase')).status, 'success');
-      await eventually(() => finals(req.order_id).length === 1, 3_000, 'the success webhook');
+      await t.sandbox.webhooksIdle();
+      assert.equal(finals(req.order_id).length, 1, 'the success webhook');
       assert.deepEqual(errors, [], 'no CSP or script errors');
     } finally {
       await page.close();

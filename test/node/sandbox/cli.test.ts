@@ -19,16 +19,26 @@ async function startCli(args: string[], env: Record<string, string>) {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const state = {out: ''};
-  child.stdout.on('data', (c: Buffer) => (state.out += c.toString('utf8')));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const deadline = Date.now() + 20_000;
-  while (!/listening on (http:\/\/127\.0\.0\.1:\d+)/.test(state.out)) {
-    if (Date.now() >= deadline) child.kill('SIGKILL');
-    assert.ok(Date.now() < deadline, `the CLI did not start: ${state.out}`);
-    await new Promise((r) => setTimeout(r, 50));
+  // Resolves with the URL as soon as the CLI prints it; fails if the CLI exits first (or
+  // has not started after 20 s, so a broken CLI cannot hang the suite).
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      state.out += c.toString('utf8');
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(state.out);
+      if (m) resolve(m[1]!);
+    });
+    void exited.then((code) =>
+      reject(new Error(`the CLI exited (${code}) before starting: ${state.out}`)),
+    );
+    setTimeout(() => reject(new Error(`the CLI did not start: ${state.out}`)), 20_000).unref();
+  });
+  try {
+    return {child, state, exited, url: await listening};
+  } catch (err) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw err;
   }
-  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(state.out)![1]!;
-  return {child, state, exited, url};
 }
 
 test('the CLI prints URL, credentials and cards, serves requests and stops on SIGINT', async () => {

@@ -263,7 +263,7 @@ test('a create whose handling throws gives its order_id back (the claim cannot l
   const webhooks = new WebhookDispatcher(
     {timeoutMs: 1000, retryDelaysMs: [], duplicateRate: 0, reverseOrderRate: 0, seed: 1},
     DEFAULT_CREDENTIALS.apiSecret,
-    () => '',
+    clock,
   );
   const faults = new FaultRules();
   const engine = new SandboxEngine({

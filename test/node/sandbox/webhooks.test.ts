@@ -16,14 +16,9 @@ import {
   WebhookSignatureError,
   verifyWebhook,
 } from '../../../src/server/gateway/index.js';
-import {
-  directRequest,
-  eventually,
-  postForm,
-  raw,
-  startReceiver,
-  startTestSandbox,
-} from './helpers.js';
+import {SandboxClock} from '../../../sandbox/clock.js';
+import {WebhookDispatcher} from '../../../sandbox/webhooks.js';
+import {directRequest, postForm, raw, startReceiver, startTestSandbox} from './helpers.js';
 import type {SandboxOptions} from '../../../sandbox/index.js';
 
 async function withSandbox(
@@ -155,14 +150,26 @@ describe('delivery and signature', () => {
 });
 
 describe('retries', () => {
+  // Retries wait on the sandbox clock: on a manual clock they go out only when the test
+  // advances it, so nothing here sleeps or depends on how fast the machine is.
+  const manual = {clock: {manual: true}} as const;
+
   test('a receiver answering 500 is retried on the schedule until it answers 2xx', async () => {
     await withSandbox(
-      {webhook: {retryDelaysMs: [30, 60, 90]}},
+      {...manual, webhook: {retryDelaysMs: [30, 60, 90]}},
       (hit) => (hit <= 2 ? 500 : 200),
       async (t, hooks) => {
         const req = directRequest({server_url: hooks.url});
         await t.client.createPayment(req);
-        await eventually(() => t.sandbox.webhookLog().length === 3, 3_000, 'the third attempt');
+        await t.sandbox.webhooksIdle();
+        assert.equal(t.sandbox.webhookLog().length, 1);
+        await t.sandbox.clock.advance(29);
+        assert.equal(t.sandbox.webhookLog().length, 1, 'the first retry waits 30 ms');
+        await t.sandbox.clock.advance(1);
+        assert.equal(t.sandbox.webhookLog().length, 2);
+        await t.sandbox.clock.advance(59);
+        assert.equal(t.sandbox.webhookLog().length, 2, 'the second retry waits 60 ms');
+        await t.sandbox.clock.advance(1);
         assert.equal(hooks.received.length, 1);
         const log = t.sandbox.webhookLog();
         assert.deepEqual(
@@ -178,6 +185,33 @@ describe('retries', () => {
     );
   });
 
+  test('one advance runs every retry that falls due within it', async () => {
+    await withSandbox(
+      {...manual, webhook: {retryDelaysMs: [30, 60, 90]}},
+      (hit) => (hit <= 3 ? 500 : 200),
+      async (t, hooks) => {
+        await t.client.createPayment(directRequest({server_url: hooks.url}));
+        await t.sandbox.webhooksIdle();
+        const start = t.sandbox.clock.now().getTime();
+        await t.sandbox.clock.advance(30 + 60 + 90);
+        const log = t.sandbox.webhookLog();
+        assert.deepEqual(
+          log.map((e) => [e.attempt, e.ok]),
+          [
+            [1, false],
+            [2, false],
+            [3, false],
+            [4, true],
+          ],
+        );
+        // Each attempt is stamped with the sandbox time it was due at.
+        const at = log.map((e) => Date.parse(`${e.at}Z`) - start);
+        assert.deepEqual(at.slice(1), [30, 90, 180]);
+        assert.equal(hooks.received.length, 1);
+      },
+    );
+  });
+
   test('a receiver that never answers within timeoutMs is retried', async () => {
     let hits = 0;
     const server = http.createServer((req, res) => {
@@ -188,14 +222,22 @@ describe('retries', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slow`;
-    const t = await startTestSandbox({webhook: {timeoutMs: 250, retryDelaysMs: [20, 20, 20]}});
+    const t = await startTestSandbox({
+      ...manual,
+      webhook: {timeoutMs: 250, retryDelaysMs: [20, 20, 20]},
+    });
     try {
       await t.client.createPayment(directRequest({server_url: url}));
-      await eventually(() => t.sandbox.webhookLog().some((e) => e.ok), 3_000, 'the retry');
+      // The first attempt ends when the sandbox gives up on it (a real network timeout).
+      await t.sandbox.webhooksIdle();
+      assert.equal(t.sandbox.webhookLog().length, 1);
+      await t.sandbox.clock.advance(20);
       const log = t.sandbox.webhookLog();
+      assert.equal(log.length, 2);
       assert.equal(log[0]!.responseStatus, null);
       assert.match(log[0]!.error!, /no answer within 250 ms/);
       assert.equal(log.at(-1)!.responseStatus, 204);
+      assert.ok(log.at(-1)!.ok);
     } finally {
       await t.close();
       server.closeAllConnections();
@@ -205,12 +247,14 @@ describe('retries', () => {
 
   test('after the last scheduled retry the sandbox gives up', async () => {
     await withSandbox(
-      {webhook: {retryDelaysMs: [10, 10]}},
+      {...manual, webhook: {retryDelaysMs: [10, 10]}},
       () => 503,
       async (t, hooks) => {
         await t.client.createPayment(directRequest({server_url: hooks.url}));
-        await eventually(() => t.sandbox.webhookLog().length === 3, 3_000, 'three attempts');
-        await new Promise((r) => setTimeout(r, 100));
+        await t.sandbox.webhooksIdle();
+        await t.sandbox.clock.advance(20);
+        assert.equal(t.sandbox.webhookLog().length, 3);
+        await t.sandbox.clock.advance(24 * 3600_000);
         assert.equal(t.sandbox.webhookLog().length, 3);
         assert.equal(hooks.hits, 3);
       },
@@ -218,16 +262,53 @@ describe('retries', () => {
   });
 
   test('close() cancels pending retries', async () => {
-    const t = await startTestSandbox({webhook: {retryDelaysMs: [500]}});
+    const t = await startTestSandbox({...manual, webhook: {retryDelaysMs: [500]}});
     const hooks = await startReceiver(t.sandbox.credentials.apiSecret, () => 500);
     try {
       await t.client.createPayment(directRequest({server_url: hooks.url}));
       await t.sandbox.webhooksIdle();
       assert.equal(hooks.hits, 1);
       await t.close();
-      await new Promise((r) => setTimeout(r, 700));
+      await t.sandbox.clock.advance(700);
+      await t.sandbox.webhooksIdle();
       assert.equal(hooks.hits, 1);
     } finally {
+      await hooks.close();
+    }
+  });
+
+  test('the dispatcher runs its retries on the clock and close() calls them off', async () => {
+    const clock = new SandboxClock({manual: true});
+    const webhooks = new WebhookDispatcher(
+      {timeoutMs: 1000, retryDelaysMs: [500, 500], duplicateRate: 0, reverseOrderRate: 0, seed: 1},
+      'secret',
+      clock,
+    );
+    const hooks = await startReceiver('secret', () => 500);
+    try {
+      const summary = {
+        method: 'purchase',
+        status: 'success',
+        status_code: '1000',
+        order_id: 'o-1',
+        payment_id: 'p-1',
+        operation_id: null,
+        recurring_id: null,
+      };
+      webhooks.send({eventId: 'evt_1', url: hooks.url, payload: {}, summary});
+      await webhooks.idle();
+      assert.equal(webhooks.scheduledRetries, 1);
+      assert.equal(clock.pending, 1);
+      await clock.advance(500);
+      assert.equal(hooks.hits, 2);
+      assert.equal(webhooks.scheduledRetries, 1);
+      webhooks.close();
+      assert.equal(webhooks.scheduledRetries, 0);
+      assert.equal(clock.pending, 0);
+      await clock.advance(1000);
+      assert.equal(hooks.hits, 2);
+    } finally {
+      clock.close();
       await hooks.close();
     }
   });
