@@ -4,9 +4,9 @@
  * sandbox on loopback and prints what a developer needs to try it by hand: the base URL,
  * the test credentials, the test cards, the inspection endpoints and the faults. Port and
  * credentials come from flags (`--port`, `--pos-id`, `--api-key`, `--api-secret`,
- * `--endpoints-key`, `--public-url`; `--help` lists them), else from `SANDBOX_PORT`,
- * `SANDBOX_POS_ID`, `SANDBOX_API_KEY`, `SANDBOX_API_SECRET`, `SANDBOX_ENDPOINTS_KEY`,
- * `SANDBOX_PUBLIC_URL`. It stops cleanly on SIGINT and SIGTERM. The sandbox's packages
+ * `--endpoints-key`, `--public-url`, `--profile`; `--help` lists them), else from
+ * `SANDBOX_PORT`, `SANDBOX_POS_ID`, `SANDBOX_API_KEY`, `SANDBOX_API_SECRET`,
+ * `SANDBOX_ENDPOINTS_KEY`, `SANDBOX_PUBLIC_URL`, `SANDBOX_PROFILE`. It stops cleanly on SIGINT and SIGTERM. The sandbox's packages
  * (hono, @hono/node-server, zod) are optional peers of pg-checkout: a missing one is named,
  * with the command that installs it, before anything starts.
  */
@@ -26,6 +26,9 @@ Options (each falls back to the environment variable in brackets):
   --api-secret <secret>  API secret, also signs webhooks [SANDBOX_API_SECRET]
   --endpoints-key <key>  X-API-Key of the endpoints [SANDBOX_ENDPOINTS_KEY]
   --public-url <url>     base of the URLs it hands out, behind a proxy [SANDBOX_PUBLIC_URL]
+  --profile <name>       live (default): tolerates what the live gateway tolerates and
+                         warns where a request relies on it; strict: the spec to the
+                         letter [SANDBOX_PROFILE]
   -h, --help             this text`;
 
 let flags;
@@ -38,6 +41,7 @@ try {
       'api-secret': {type: 'string'},
       'endpoints-key': {type: 'string'},
       'public-url': {type: 'string'},
+      profile: {type: 'string'},
       help: {type: 'boolean', short: 'h'},
     },
     strict: true,
@@ -58,8 +62,15 @@ try {
   console.error((err as Error).message); // "pg-checkout-sandbox needs hono, ...: npm i hono ..."
   process.exit(1);
 }
-const {ADMIN_ENDPOINTS, DEFAULT_CREDENTIALS, FAULTS, TEST_CARDS, startSandbox} =
-  await import('./index.js');
+const {
+  ADMIN_ENDPOINTS,
+  DEFAULT_CREDENTIALS,
+  FAULTS,
+  LENIENCY_RULES,
+  PROFILES,
+  TEST_CARDS,
+  startSandbox,
+} = await import('./index.js');
 
 const env = process.env;
 const portText = flags.port ?? env['SANDBOX_PORT'] ?? '4010';
@@ -79,6 +90,14 @@ const credentials = {
     flags['endpoints-key'] || env['SANDBOX_ENDPOINTS_KEY'] || DEFAULT_CREDENTIALS.endpointsKey,
 };
 const publicUrl = flags['public-url'] || env['SANDBOX_PUBLIC_URL'];
+const profileText = flags.profile || env['SANDBOX_PROFILE'] || 'live';
+const profile = PROFILES.find((p) => p === profileText);
+if (profile === undefined) {
+  console.error(
+    `pg-checkout-sandbox: --profile must be ${PROFILES.join(' or ')}, got ${profileText}`,
+  );
+  process.exit(2);
+}
 
 let sandbox: Sandbox;
 try {
@@ -87,6 +106,7 @@ try {
     host: '127.0.0.1',
     credentials,
     webhook: {duplicateRate: 0.2, reverseOrderRate: 0.05, seed: Date.now() % 2 ** 31},
+    profile,
     ...(publicUrl ? {publicUrl} : {}),
   });
 } catch (err) {
@@ -96,7 +116,18 @@ try {
 
 const c = sandbox.credentials;
 const pad = (s: string, n: number) => s.padEnd(n);
+const profileBanner =
+  profile === 'live'
+    ? `live: tolerates what the live gateway tolerates, and warns on each request that relies
+on it (strict refuses those requests; --profile strict for the spec to the letter):
+${Object.entries(LENIENCY_RULES)
+  .map(([k, v]) => `  ${pad(k, 28)} ${v}`)
+  .join('\n')}`
+    : 'strict: every request is checked against the spec to the letter';
+
 console.log(`Gateway sandbox listening on ${sandbox.url}
+
+Profile ${profileBanner}
 
 Credentials (test only):
   POS_ID         ${c.posId}

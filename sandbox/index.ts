@@ -3,7 +3,9 @@
  * tests, the demo and merchants trying every flow by hand. `startSandbox()` starts it
  * in-process on loopback and returns its URL, credentials, a controllable clock and the
  * inspection helpers; `fetchHandler` serves the same app without a socket. State lives in
- * memory and dies with `close()`, which also clears every timer.
+ * memory and dies with `close()`, which also clears every timer. Its `profile` is `live`
+ * (the default: tolerates what the live gateway tolerates, and lists where a merchant
+ * relies on it) or `strict` (the spec to the letter); see `profiles.ts`.
  */
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
@@ -15,6 +17,8 @@ import {SandboxClock} from './clock.js';
 import {SandboxEngine} from './engine/index.js';
 import type {SandboxPayment} from './engine/index.js';
 import {FaultRuleInput, FaultRules} from './faults.js';
+import {LeniencyLog, PROFILES, profileRequests} from './profiles.js';
+import type {LeniencyRecord, Profile} from './profiles.js';
 import type {FaultRule} from './faults.js';
 import {WebhookDispatcher} from './webhooks.js';
 import type {WebhookDelivery} from './webhooks.js';
@@ -22,6 +26,8 @@ import type {WebhookDelivery} from './webhooks.js';
 export type {SandboxPayment} from './engine/index.js';
 export type {WebhookDelivery, WebhookSummary} from './webhooks.js';
 export type {FaultRule} from './faults.js';
+export type {Leniency, LeniencyRecord, LeniencyRule, Profile} from './profiles.js';
+export {LENIENCY_RULES, PROFILES} from './profiles.js';
 export {TEST_CARDS, SANDBOX_CODES} from './cards.js';
 export type {TestCard} from './cards.js';
 export {ERROR_CODES} from './errors.js';
@@ -90,6 +96,7 @@ export const SandboxOptions = z.strictObject({
     }),
   reportDelayMs: z.number().int().nonnegative().default(1_000),
   returnMethod: z.enum(['POST', 'GET']).default('POST'),
+  profile: z.enum(PROFILES, {error: 'must be live or strict'}).default('live'),
   publicUrl: z
     .url()
     .refine((u) => !u.endsWith('/'), {message: 'must not end with /'})
@@ -101,6 +108,8 @@ export type SandboxOptions = z.input<typeof SandboxOptions>;
 export interface Sandbox {
   /** Base URL, e.g. `http://127.0.0.1:4010`. */
   readonly url: string;
+  /** `live` (tolerates what the live gateway tolerates) or `strict` (the spec to the letter). */
+  readonly profile: Profile;
   readonly credentials: {posId: string; apiKey: string; apiSecret: string; endpointsKey: string};
   /**
    * What a gateway client needs to talk to this sandbox — `{baseUrl, posId, credentials}`,
@@ -121,6 +130,12 @@ export interface Sandbox {
   payments(): readonly SandboxPayment[];
   /** Successful money movements: purchases (incl. subscription charges) and captures. */
   chargeCount(): number;
+  /**
+   * Requests the `live` profile accepted only thanks to a tolerance the `strict` profile
+   * refuses, with the rule and field of each (never a value). Always empty under `strict`.
+   */
+  leniencies(): readonly LeniencyRecord[];
+  clearLeniencies(): void;
   /** Every webhook delivery attempt. */
   webhookLog(): readonly WebhookDelivery[];
   /** Resolves once no webhook delivery is queued or in flight (scheduled retries not included). */
@@ -154,6 +169,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const clock = new SandboxClock({start: o.clock.start, manual: o.clock.manual});
   const webhooks = new WebhookDispatcher(o.webhook, credentials.apiSecret, clock);
   const faults = new FaultRules();
+  const leniencies = new LeniencyLog();
   let baseUrl = '';
   const publicUrl = () => o.publicUrl ?? baseUrl;
   const engine = new SandboxEngine({
@@ -164,6 +180,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     faults,
     reportDelayMs: o.reportDelayMs,
     publicUrl,
+    requests: profileRequests(o.profile),
   });
   const advance = async (ms: number) => {
     await clock.advance(ms);
@@ -178,6 +195,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     returnMethod: o.returnMethod,
     webhookSchedule: o.webhook.retryDelaysMs,
     advance,
+    profile: o.profile,
+    leniencies,
   });
   const fetchHandler = async (req: Request): Promise<Response> => app.fetch(req);
 
@@ -197,6 +216,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl,
+    profile: o.profile,
     credentials: {...credentials},
     clientOptions: () => ({
       baseUrl,
@@ -221,6 +241,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     clock: {now: () => clock.now(), advance},
     payments: () => engine.payments(),
     chargeCount: () => engine.chargeCount(),
+    leniencies: () => leniencies.list(),
+    clearLeniencies: () => leniencies.clear(),
     webhookLog: () => webhooks.log(),
     webhooksIdle: () => webhooks.idle(),
     addFault(rule) {

@@ -2,9 +2,12 @@
  * The sandbox's customer-facing pages: the issuer's 3-D Secure challenge, the hosted
  * checkout, and the hand-back to the merchant's `result_url`. Plain HTML forms with
  * labels, one stylesheet and one tiny script served by the sandbox itself (no inline
- * script, no external resource), every value HTML-escaped, and no card data ever put
- * back into a page.
+ * script, no external resource), and no card data ever put back into a page. Pages are
+ * built with Hono's `html` template (imported as `markup`, so the formatter leaves the
+ * page text as written), which escapes every interpolated value by default.
  */
+import {html as markup} from 'hono/html';
+import type {HtmlEscapedString} from 'hono/utils/html';
 import {TEST_CARDS} from './cards.js';
 import type {PageInfo} from './engine/index.js';
 
@@ -40,22 +43,22 @@ var form = document.getElementById('pg-sandbox-return');
 if (form) form.submit();
 `;
 
-/** Escapes text for HTML content and attribute values. */
-export function esc(value: unknown): string {
-  return String(value).replace(
-    /[&<>"']/g,
-    (c) => ({'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'})[c] ?? c,
-  );
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** The page text of a template (every part here is synchronous). */
+function render(page: Html): string {
+  if (page instanceof Promise) throw new TypeError('sandbox pages are synchronous');
+  return page.toString();
 }
 
-function layout(title: string, body: string, script = false): string {
-  return `<!doctype html>
+function layout(title: string, body: Html, script = false): string {
+  return render(markup`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${esc(title)} · Gateway sandbox</title>
+<title>${title} · Gateway sandbox</title>
 <link rel="stylesheet" href="/sandbox/assets/sandbox.css">
 </head>
 <body>
@@ -63,27 +66,27 @@ function layout(title: string, body: string, script = false): string {
 <p class="badge">Gateway sandbox: test mode, no real money</p>
 ${body}
 </main>
-${script ? '<script src="/sandbox/assets/return.js"></script>\n' : ''}</body>
+${script ? markup`<script src="/sandbox/assets/return.js"></script>\n` : ''}</body>
 </html>
-`;
+`);
 }
 
-function summary(p: PageInfo): string {
-  return `<dl>
-<dt>Order</dt><dd>${esc(p.orderId)}</dd>
-<dt>Description</dt><dd>${esc(p.description)}</dd>
-<dt>Amount</dt><dd>${esc(p.amount)} ${esc(p.currency)}</dd>
-${p.cardMask ? `<dt>Card</dt><dd>${esc(p.cardMask)}</dd>\n` : ''}</dl>`;
+function summary(p: PageInfo): Html {
+  return markup`<dl>
+<dt>Order</dt><dd>${p.orderId}</dd>
+<dt>Description</dt><dd>${p.description}</dd>
+<dt>Amount</dt><dd>${p.amount} ${p.currency}</dd>
+${p.cardMask ? markup`<dt>Card</dt><dd>${p.cardMask}</dd>\n` : ''}</dl>`;
 }
 
 /** The issuer's challenge: Approve or Decline. `openedBefore` adds a notice. */
 export function challengePage(p: PageInfo, openedBefore: boolean): string {
   return layout(
     '3-D Secure verification',
-    `<h1 id="title">3-D Secure verification (sandbox issuer)</h1>
+    markup`<h1 id="title">3-D Secure verification (sandbox issuer)</h1>
 <p>This page stands in for the card issuer's challenge. Choose what the cardholder does.</p>
 ${summary(p)}
-${openedBefore ? '<p class="notice" role="status">This challenge was opened before. Only the first answer counts.</p>\n' : ''}<form method="post" action="/sandbox/3ds/${esc(p.paymentId)}" aria-labelledby="title">
+${openedBefore ? markup`<p class="notice" role="status">This challenge was opened before. Only the first answer counts.</p>\n` : ''}<form method="post" action="/sandbox/3ds/${p.paymentId}" aria-labelledby="title">
 <div class="actions">
 <button class="approve" type="submit" name="decision" value="approve">Approve</button>
 <button class="decline" type="submit" name="decision" value="decline">Decline</button>
@@ -96,12 +99,12 @@ ${openedBefore ? '<p class="notice" role="status">This challenge was opened befo
 export function alreadyFinalPage(p: PageInfo, resultUrl: string | undefined, what: string): string {
   return layout(
     'Already completed',
-    `<h1>This ${esc(what)} is already completed</h1>
-<p role="status">Nothing was changed: the payment is already <strong>${esc(p.status)}</strong>${
-      p.statusCode ? ` (${esc(p.statusCode)}, ${esc(p.statusDescription)})` : ''
+    markup`<h1>This ${what} is already completed</h1>
+<p role="status">Nothing was changed: the payment is already <strong>${p.status}</strong>${
+      p.statusCode ? markup` (${p.statusCode}, ${p.statusDescription})` : ''
     }.</p>
 ${summary(p)}
-${resultUrl ? `<p><a href="${esc(resultUrl)}">Return to the merchant</a></p>` : ''}`,
+${resultUrl ? markup`<p><a href="${resultUrl}">Return to the merchant</a></p>` : ''}`,
   );
 }
 
@@ -110,20 +113,20 @@ ${resultUrl ? `<p><a href="${esc(resultUrl)}">Return to the merchant</a></p>` : 
  * submitted by the sandbox's script, with a visible Continue button as the fallback.
  */
 export function returnPage(p: PageInfo, resultUrl: string | undefined): string {
-  const outcome = `The payment is <strong>${esc(p.status)}</strong> (${esc(p.statusCode)}, ${esc(p.statusDescription)}).`;
+  const outcome = markup`The payment is <strong>${p.status}</strong> (${p.statusCode}, ${p.statusDescription}).`;
   if (!resultUrl) {
     return layout(
       'Payment finished',
-      `<h1>Payment finished</h1><p role="status">${outcome}</p>${summary(p)}<p>No result_url was given, so there is nowhere to return to.</p>`,
+      markup`<h1>Payment finished</h1><p role="status">${outcome}</p>${summary(p)}<p>No result_url was given, so there is nowhere to return to.</p>`,
     );
   }
   return layout(
     'Returning to the merchant',
-    `<h1>Returning to the merchant</h1>
+    markup`<h1>Returning to the merchant</h1>
 <p role="status">${outcome}</p>
-<form id="pg-sandbox-return" method="post" action="${esc(resultUrl)}">
-<input type="hidden" name="order_id" value="${esc(p.orderId)}">
-<input type="hidden" name="payment_id" value="${esc(p.paymentId)}">
+<form id="pg-sandbox-return" method="post" action="${resultUrl}">
+<input type="hidden" name="order_id" value="${p.orderId}">
+<input type="hidden" name="payment_id" value="${p.paymentId}">
 <div class="actions"><button class="primary" type="submit">Continue</button></div>
 </form>`,
     true,
@@ -133,13 +136,13 @@ export function returnPage(p: PageInfo, resultUrl: string | undefined): string {
 /** The hosted checkout: a card form, the test cards, and a way back unpaid. */
 export function checkoutPage(p: PageInfo, resultUrl: string | undefined, error?: string): string {
   const cards = TEST_CARDS.map(
-    (c) => `<tr><td>${esc(c.number)}</td><td>${esc(c.description)}</td></tr>`,
-  ).join('');
+    (c) => markup`<tr><td>${c.number}</td><td>${c.description}</td></tr>`,
+  );
   return layout(
     'Checkout',
-    `<h1 id="title">Pay ${esc(p.amount)} ${esc(p.currency)}</h1>
+    markup`<h1 id="title">Pay ${p.amount} ${p.currency}</h1>
 ${summary(p)}
-${error ? `<p class="error" role="alert">${esc(error)}</p>\n` : ''}<form method="post" action="/sandbox/checkout/${esc(p.paymentId)}" aria-labelledby="title" autocomplete="on">
+${error ? markup`<p class="error" role="alert">${error}</p>\n` : ''}<form method="post" action="/sandbox/checkout/${p.paymentId}" aria-labelledby="title" autocomplete="on">
 <label for="cc-number">Card number</label>
 <input id="cc-number" name="cc_number" autocomplete="cc-number" inputmode="numeric" required>
 <div class="row">
@@ -147,9 +150,9 @@ ${error ? `<p class="error" role="alert">${esc(error)}</p>\n` : ''}<form method=
 <div><label for="cc-exp-year">Year</label><input id="cc-exp-year" name="exp_year" autocomplete="cc-exp-year" inputmode="numeric" placeholder="YYYY" required></div>
 <div><label for="cc-csc">CVV</label><input id="cc-csc" name="card_cvv" autocomplete="cc-csc" inputmode="numeric" required></div>
 </div>
-<div class="actions"><button class="primary" type="submit">Pay ${esc(p.amount)} ${esc(p.currency)}</button></div>
+<div class="actions"><button class="primary" type="submit">Pay ${p.amount} ${p.currency}</button></div>
 </form>
-${resultUrl ? `<p><a href="${esc(resultUrl)}">Return to merchant</a> without paying</p>` : ''}
+${resultUrl ? markup`<p><a href="${resultUrl}">Return to merchant</a> without paying</p>` : ''}
 <details><summary>Test cards</summary><table><tbody>${cards}</tbody></table><p>Any future expiry date and any 3-digit CVV.</p></details>`,
   );
 }

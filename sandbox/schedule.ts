@@ -53,6 +53,14 @@ export function anchorOf(created: Date, startDate?: string, time?: string): Sche
   return {year: y, month: mo, day: d, hour: h, minute: mi, second: s};
 }
 
+/**
+ * The index (`k` of {@link occurrence}) of a subscription's first charge: the start date
+ * itself when one was sent, else one interval after the creation date.
+ */
+export function firstChargeIndex(startDate?: string): number {
+  return startDate ? 0 : 1;
+}
+
 /** `YYYY-MM-DD` of a Unix ms time, in UTC. */
 export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);

@@ -6,8 +6,12 @@
  * kept as its mask, last four digits, network and test-card outcome.
  */
 import {randomUUID} from 'node:crypto';
-import {formatGatewayTimestamp} from '../../src/server/gateway/index.js';
-import type {InitRecurring} from '../../src/server/gateway/index.js';
+import {
+  WireAmount,
+  formatGatewayTimestamp,
+  requestSchemas,
+} from '../../src/server/gateway/index.js';
+import type {InitRecurring, RequestSchemas} from '../../src/server/gateway/index.js';
 import type {CardOutcome} from '../cards.js';
 import type {SandboxClock, TaskHandle} from '../clock.js';
 import type {FaultRules} from '../faults.js';
@@ -132,6 +136,11 @@ export interface EngineOptions {
   reportDelayMs: number;
   /** Base URL for links the customer follows (3DS and checkout pages). */
   publicUrl: () => string;
+  /**
+   * The wire schemas requests are checked with: the sandbox profile's reading
+   * (`profileRequests` in `../profiles.ts`); the spec's wire schemas when not given.
+   */
+  requests?: RequestSchemas;
 }
 
 /** Minor units as decimal text with two fractional digits: 1040 → `10.40`. */
@@ -144,6 +153,8 @@ export function minorText(minor: number): string {
 /** Everything the sandbox remembers, and the options it was started with. */
 export class EngineState {
   readonly o: EngineOptions;
+  /** The wire schemas requests are checked with (see {@link EngineOptions.requests}). */
+  readonly requests: RequestSchemas;
   readonly orders = new Map<string, Txn>();
   /** Order ids held by create requests in flight, not created yet. */
   readonly held = new Map<string, OrderClaim>();
@@ -161,6 +172,7 @@ export class EngineState {
 
   constructor(opts: EngineOptions) {
     this.o = opts;
+    this.requests = opts.requests ?? requestSchemas(WireAmount);
   }
 
   /** Sandbox-clock time in Unix ms. */

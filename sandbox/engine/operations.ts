@@ -5,12 +5,7 @@
  */
 import {randomUUID} from 'node:crypto';
 import type * as z from 'zod';
-import {
-  CaptureRequest,
-  RefundRequest,
-  VoidRequest,
-  amountToMinor,
-} from '../../src/server/gateway/index.js';
+import {amountToMinor} from '../../src/server/gateway/index.js';
 import {SANDBOX_CODES} from '../cards.js';
 import {SandboxError} from '../errors.js';
 import {splitFaults, webhookCopies} from '../faults.js';
@@ -42,7 +37,7 @@ export function capture(
   body: unknown,
   faults: readonly Fault[],
 ): Record<string, unknown> {
-  const {req, txn} = target(s, CaptureRequest, body, 'capture request');
+  const {req, txn} = target(s, s.requests.CaptureRequest, body, 'capture request');
   const captured = txn.operations.some((o) => o.method === 'capture');
   if (txn.method !== 'auth' || txn.status !== 'success' || txn.voided || captured) {
     throw new SandboxError(
@@ -68,7 +63,7 @@ export function voidAuth(
   body: unknown,
   faults: readonly Fault[],
 ): Record<string, unknown> {
-  const {req, txn} = target(s, VoidRequest, body, 'void request');
+  const {req, txn} = target(s, s.requests.VoidRequest, body, 'void request');
   if (txn.method !== 'auth' || txn.status !== 'success' || txn.voided || txn.heldMinor === 0) {
     throw new SandboxError(
       'P-440',
@@ -86,7 +81,7 @@ export function refund(
   body: unknown,
   faults: readonly Fault[],
 ): Record<string, unknown> {
-  const {req, txn} = target(s, RefundRequest, body, 'refund request');
+  const {req, txn} = target(s, s.requests.RefundRequest, body, 'refund request');
   const base =
     txn.status !== 'success' ? 0 : txn.method === 'purchase' ? txn.amountMinor : txn.capturedMinor;
   if (base === 0) {

@@ -64,7 +64,7 @@ export function resend(
         `transaction ${JSON.stringify(transactionId?.slice(0, 64))} of this subscription`,
       );
     emitTxn(s, target, {resend: true});
-    return paymentRecord(s, target);
+    return paymentRecord(s, target, 'recurring');
   }
   if (transactionId !== undefined) {
     throw new SandboxError(

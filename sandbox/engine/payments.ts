@@ -6,11 +6,7 @@
  * this module and `subscriptions.ts` call each other (functions only, no load-time use).
  */
 import {randomUUID} from 'node:crypto';
-import {
-  HostedPaymentRequest,
-  PaymentRequest,
-  amountToMinor,
-} from '../../src/server/gateway/index.js';
+import {WireHostedPaymentRequest, amountToMinor} from '../../src/server/gateway/index.js';
 import {SANDBOX_CODES, cardBrand, cardOutcome, maskCard} from '../cards.js';
 import {SandboxError} from '../errors.js';
 import {splitFaults, webhookCopies} from '../faults.js';
@@ -52,7 +48,7 @@ const NOT_ECHOED = new Set([
 ]);
 
 /** The rule of a create request's `order_id` (both modes share it). */
-const CreateOrderId = HostedPaymentRequest.shape.order_id;
+const CreateOrderId = WireHostedPaymentRequest.shape.order_id;
 
 /** What creating a payment answered. */
 export interface CreateResult {
@@ -123,7 +119,7 @@ export function createPayment(
   faults: readonly Fault[],
   claim?: OrderClaim,
 ): CreateResult {
-  const req = validate(PaymentRequest, body, 'payment request');
+  const req = validate(s.requests.PaymentRequest, body, 'payment request');
   // Decided as the request arrived: an id refused then stays refused, even if its holder
   // has since given it back.
   const mine = claim?.orderId === req.order_id ? claim : undefined;
@@ -198,7 +194,18 @@ export function createPayment(
     ...s.o.faults.take('decline', {orderId: txn.orderId, cardLast4: card?.last4}),
   ];
   charge(s, txn, {viaToken: token !== undefined, decline});
-  return {record: paymentRecord(s, txn), location: undefined};
+  return {record: creationRecord(s, txn), location: undefined};
+}
+
+/**
+ * The creation answer of a direct payment. The spec's subscription state table has a
+ * subscription `init` after creation, whatever its first payment did at once; it becomes
+ * `active` afterwards (lookups and webhooks show that).
+ */
+function creationRecord(s: EngineState, txn: Txn): Record<string, unknown> {
+  const rec = paymentRecord(s, txn);
+  if (txn.subscription) rec['recurring'] = {id: txn.subscription.id, status: 'init'};
+  return rec;
 }
 
 /** Charges a card (directly or by token) and moves the transaction to its outcome. */

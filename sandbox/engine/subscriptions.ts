@@ -8,7 +8,7 @@ import {randomUUID} from 'node:crypto';
 import {SubscriptionTransactionsQuery, amountToMinor} from '../../src/server/gateway/index.js';
 import type {InitRecurring} from '../../src/server/gateway/index.js';
 import {notFound} from '../errors.js';
-import {anchorOf, occurrence, utcDate} from '../schedule.js';
+import {anchorOf, firstChargeIndex, occurrence, utcDate} from '../schedule.js';
 import {newTxn, record} from './model.js';
 import type {EngineState, RequestFields, Subscription, Txn} from './model.js';
 import {charge} from './payments.js';
@@ -32,7 +32,7 @@ export function createSubscription(
     createdAt: now,
     updatedAt: now,
     anchor: anchorOf(new Date(now), config.start_date, config.time),
-    k: config.start_date ? 0 : 1,
+    k: firstChargeIndex(config.start_date),
     charges: [],
     next: undefined,
     retry: undefined,
@@ -138,8 +138,8 @@ export function subscriptionTransactions(
     (q.status === undefined || q.status === e.status);
   const out: Record<string, unknown>[] = [];
   for (const t of [sub.initial, ...sub.charges]) {
-    if (wanted(t)) out.push(paymentRecord(s, t));
-    for (const op of t.operations) if (wanted(op)) out.push(operationRecord(s, op));
+    if (wanted(t)) out.push(paymentRecord(s, t, 'recurring'));
+    for (const op of t.operations) if (wanted(op)) out.push(operationRecord(s, op, 'recurring'));
   }
   return out;
 }

@@ -4,7 +4,7 @@
  * Records carry a card's mask and token, never its number or CVV.
  */
 import {amountFromMinor, formatGatewayTimestamp} from '../../src/server/gateway/index.js';
-import {utcDate} from '../schedule.js';
+import {firstChargeIndex, occurrence, utcDate} from '../schedule.js';
 import type {EngineState, Operation, StoredCard, Subscription, Txn} from './model.js';
 
 /** Customer fields of a payment record (null in the cancel response when absent). */
@@ -63,12 +63,14 @@ function tokenExpiration(card: StoredCard): string {
 
 /**
  * A payment record. `api`: what creation and lookups answer (absent fields left out);
- * `cancel`: the cancel response, with null for absent fields and `processed_at`.
+ * `cancel`: the cancel response, with null for absent fields and `processed_at`;
+ * `recurring`: a recurring record (subscription transactions and resend), as `api` but
+ * with `processed_at`, as the spec names the field for recurring records.
  */
 export function paymentRecord(
   s: EngineState,
   t: Txn,
-  style: 'api' | 'cancel' = 'api',
+  style: 'api' | 'cancel' | 'recurring' = 'api',
 ): Record<string, unknown> {
   const ok = t.status === 'success';
   const pending3ds = t.status === 'pending' && t.threeDS === 'challenge';
@@ -101,11 +103,11 @@ export function paymentRecord(
   for (const k of CUSTOMER_FIELDS) rec[k] = f[k] ?? null;
   rec['result_url'] = f['result_url'] ?? null;
   rec['created_at'] = s.ts(t.createdAt);
-  rec[style === 'cancel' ? 'processed_at' : 'processing_time'] = s.ts(t.processedAt);
+  rec[style === 'api' ? 'processing_time' : 'processed_at'] = s.ts(t.processedAt);
   rec['payload'] = f['payload'] ?? null;
   const recurring = recurringOf(t);
   if (recurring) rec['recurring'] = recurring;
-  if (style === 'api') {
+  if (style !== 'cancel') {
     for (const [k, v] of Object.entries(rec)) if (v === null) delete rec[k];
   }
   return rec;
@@ -120,11 +122,14 @@ export function paymentWebhook(s: EngineState, t: Txn): Record<string, unknown> 
   return out;
 }
 
-/** An operation record; `webhook` names the processing time `processed_at`. */
+/**
+ * An operation record; in a webhook and in a recurring record the processing time is
+ * named `processed_at`, elsewhere `processing_time`.
+ */
 export function operationRecord(
   s: EngineState,
   op: Operation,
-  style: 'api' | 'webhook' = 'api',
+  style: 'api' | 'webhook' | 'recurring' = 'api',
 ): Record<string, unknown> {
   const t = op.payment;
   return {
@@ -141,8 +146,14 @@ export function operationRecord(
     status_code: op.code.code,
     status_description: op.code.description,
     created_at: s.ts(op.createdAt),
-    [style === 'webhook' ? 'processed_at' : 'processing_time']: s.ts(op.processedAt),
+    [style === 'api' ? 'processing_time' : 'processed_at']: s.ts(op.processedAt),
   };
+}
+
+/** Unix ms of a subscription's first scheduled charge. */
+function firstCharge(sub: Subscription): number {
+  const {interval_unit: unit, interval_count: count, start_date: start} = sub.config;
+  return occurrence(sub.anchor, unit, count, firstChargeIndex(start));
 }
 
 export function subscriptionRecord(s: EngineState, sub: Subscription): Record<string, unknown> {
@@ -165,7 +176,9 @@ export function subscriptionRecord(s: EngineState, sub: Subscription): Record<st
       interval_count: c.interval_count,
       retry_attempts: c.retry_attempts,
       retry_interval_hours: c.retry_interval_hours,
-      start_date: c.start_date ?? utcDate(sub.createdAt),
+      // The spec defines start_date as the first scheduled charge: without one sent, that
+      // is one interval after creation (see `createSubscription`).
+      start_date: c.start_date ?? utcDate(firstCharge(sub)),
       expiry_date: c.expiry_date ?? null,
       time: c.time ?? new Date(sub.createdAt).toISOString().slice(11, 19),
     },

@@ -56,6 +56,8 @@ describe('the gateway sandbox from the package', () => {
       'DEFAULT_RETRY_DELAYS_MS',
       'ERROR_CODES',
       'FAULTS',
+      'LENIENCY_RULES',
+      'PROFILES',
       'REGISTER_DEFAULT_FIELDS',
       'REPORT_NOT_READY_STATUS',
       'SANDBOX_CODES',

@@ -25,7 +25,7 @@ import {EMAIL_PATTERN, PHONE_PATTERN} from '../../protocol/rules/customer.js';
 
 export {amountFromMinor, amountText, amountToMinor};
 
-const AMOUNT_RULE = 'must be a positive number with at most 2 decimal places';
+export const AMOUNT_RULE = 'must be a positive number with at most 2 decimal places';
 
 /**
  * A request amount: a number (or decimal text) that is positive with at most two

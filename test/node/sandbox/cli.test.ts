@@ -1,7 +1,8 @@
 /**
  * `npm run sandbox` as a developer runs it: the CLI starts on the port from
  * `SANDBOX_PORT` with credentials from the environment, prints the base URL, the
- * credentials and the test cards, serves the gateway, and stops cleanly on SIGINT.
+ * credentials, the test cards and its profile, serves the gateway, and stops cleanly on
+ * SIGINT; `--profile` picks the profile.
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,33 +11,45 @@ import {fileURLToPath} from 'node:url';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
-test('the CLI prints URL, credentials and cards, serves requests and stops on SIGINT', async () => {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts'], {
+/** Starts the CLI with `args` and `env`; resolves once it prints its URL. */
+async function startCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', ...args], {
     cwd: root,
-    env: {...process.env, SANDBOX_PORT: '0', SANDBOX_API_SECRET: 'cli-test-secret'},
+    env: {...process.env, SANDBOX_PORT: '0', ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let out = '';
+  const state = {out: ''};
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   // Resolves with the URL as soon as the CLI prints it; fails if the CLI exits first (or
   // has not started after 20 s, so a broken CLI cannot hang the suite).
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
-      out += c.toString('utf8');
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      state.out += c.toString('utf8');
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(state.out);
       if (m) resolve(m[1]!);
     });
     void exited.then((code) =>
-      reject(new Error(`the CLI exited (${code}) before starting: ${out}`)),
+      reject(new Error(`the CLI exited (${code}) before starting: ${state.out}`)),
     );
-    setTimeout(() => reject(new Error(`the CLI did not start: ${out}`)), 20_000).unref();
+    setTimeout(() => reject(new Error(`the CLI did not start: ${state.out}`)), 20_000).unref();
   });
   try {
-    const url = await listening;
+    return {child, state, exited, url: await listening};
+  } catch (err) {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    throw err;
+  }
+}
+
+test('the CLI prints URL, credentials and cards, serves requests and stops on SIGINT', async () => {
+  const {child, state, exited, url} = await startCli([], {SANDBOX_API_SECRET: 'cli-test-secret'});
+  try {
+    const out = state.out;
     assert.match(out, /API secret\s+cli-test-secret/);
     assert.match(out, /POS_ID\s+[0-9a-f-]{36}/);
     assert.match(out, /4000000000003220\s+pending\s+2122/);
     assert.match(out, /POST \/sandbox\/faults/);
+    assert.match(out, /Profile live: tolerates what the live gateway tolerates/);
     const health = await fetch(`${url}/health`);
     assert.equal(await health.text(), 'OK');
     const auth = await fetch(`${url}/api/v1/pos/00000000-0000-4000-8000-000000000000/orders/x`, {
@@ -45,8 +58,30 @@ test('the CLI prints URL, credentials and cards, serves requests and stops on SI
     assert.equal(auth.status, 401, 'the secret from the environment replaced the default');
     child.kill('SIGINT');
     assert.equal(await exited, 0);
-    assert.match(out, /SIGINT, stopping/);
+    assert.match(state.out, /SIGINT, stopping/);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
+});
+
+test('--profile strict starts the strict profile, and an unknown profile is refused', async () => {
+  const {child, state, exited, url} = await startCli(['--profile', 'strict'], {});
+  try {
+    assert.match(state.out, /Profile strict: every request is checked against the spec/);
+    const index = (await (await fetch(`${url}/sandbox`)).json()) as {profile: string};
+    assert.equal(index.profile, 'strict');
+    child.kill('SIGINT');
+    assert.equal(await exited, 0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+  const bad = spawn(process.execPath, ['--import', 'tsx', 'sandbox/cli.ts', '--profile', 'lax'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let err = '';
+  bad.stderr.on('data', (c: Buffer) => (err += c.toString('utf8')));
+  const code = await new Promise<number | null>((resolve) => bad.on('exit', (c) => resolve(c)));
+  assert.equal(code, 2);
+  assert.match(err, /--profile must be live or strict, got lax/);
 });

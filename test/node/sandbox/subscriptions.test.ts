@@ -109,7 +109,7 @@ describe('scheduled charges', () => {
           },
           {server_url: hooks.url},
         );
-        assert.equal(record.recurring?.status, 'active');
+        assert.equal(record.recurring?.status, 'init');
         const before = t.sandbox.chargeCount();
         await t.sandbox.clock.advance(366 * DAY);
         const times = chargeTimes(t, id);
