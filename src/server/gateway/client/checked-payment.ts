@@ -7,7 +7,7 @@
  */
 import * as z from 'zod';
 import {DirectPaymentRequest, HostedPaymentRequest, PaymentRequest} from '../schemas.js';
-import type {HostedContacts} from './options.js';
+import type {HostedContacts} from '../schemas.js';
 import type {WithOptionalPosId} from './requests.js';
 
 /** A hosted payment whose contact fields may be left out (still checked when sent). */

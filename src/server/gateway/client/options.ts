@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import {plainAuth, type AuthStrategy, type Credentials} from '../auth.js';
 import {Uuid} from '../primitives.js';
-import {formatIssues, type FieldIssue} from '../schemas.js';
+import {formatIssues, type FieldIssue, type HostedContacts} from '../schemas.js';
 
 /** The `fetch` the client calls; `globalThis.fetch` unless one is injected. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
@@ -42,8 +42,7 @@ export const systemClock: GatewayClock = {
   },
 };
 
-/** Whether a hosted payment must carry `customer_email` and `customer_phone`. */
-export type HostedContacts = 'required' | 'optional';
+export type {HostedContacts};
 
 /** Options of `GatewayClient`. */
 export interface GatewayClientOptions {
