@@ -6,7 +6,7 @@
  * built with Hono's `html` template (imported as `markup`, so the formatter leaves the
  * page text as written), which escapes every interpolated value by default.
  */
-import {html as markup} from 'hono/html';
+import {html as markup, raw} from 'hono/html';
 import type {HtmlEscapedString} from 'hono/utils/html';
 import {TEST_CARDS} from './cards.js';
 import type {PageInfo} from './engine/index.js';
@@ -51,6 +51,14 @@ function render(page: Html): string {
   return page.toString();
 }
 
+/**
+ * The hand-back page's script tag, as trusted markup built from a plain string: a tagged
+ * template whose text holds a closing script tag is lowered by the bundler (it must escape
+ * that tag inside the template's raw text) into a runtime helper the published sandbox
+ * would then depend on.
+ */
+const RETURN_SCRIPT_TAG = raw('<script src="/sandbox/assets/return.js"></script>\n');
+
 function layout(title: string, body: Html, script = false): string {
   return render(markup`<!doctype html>
 <html lang="en">
@@ -66,7 +74,7 @@ function layout(title: string, body: Html, script = false): string {
 <p class="badge">Gateway sandbox: test mode, no real money</p>
 ${body}
 </main>
-${script ? markup`<script src="/sandbox/assets/return.js"></script>\n` : ''}</body>
+${script ? RETURN_SCRIPT_TAG : ''}</body>
 </html>
 `);
 }
