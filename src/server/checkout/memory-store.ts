@@ -221,10 +221,7 @@ export class MemoryPaymentStore implements PaymentStore {
 
   async createIntent(
     intent: OperationIntent,
-    decide: (
-      intents: readonly OperationIntent[],
-      operations: readonly StoredOperation[],
-    ) => {code: string; message: string} | undefined,
+    decide: Parameters<PaymentStore['createIntent']>[1],
     update?: NewPaymentUpdate,
   ): Promise<CreateIntentResult> {
     this.check();

@@ -22,6 +22,7 @@ import {
 } from '../gateway/schemas.js';
 import {amountText} from '../gateway/primitives.js';
 import type {PayRequest} from '../../protocol/checkout.js';
+import {ClientFingerprintSchema} from '../../protocol/schemas.js';
 import {definedOnly} from './defined.js';
 
 /** The customer as the merchant knows them. Every field optional; the browser fills gaps. */
@@ -85,15 +86,8 @@ const CUSTOMER_FIELDS = {
   customer_phone: 'phone',
 } as const;
 
-const CLIENT_FINGERPRINT_KEYS = [
-  'browserColorDepth',
-  'browserScreenHeight',
-  'browserScreenWidth',
-  'browserJavaEnabled',
-  'browserLanguage',
-  'browserTimeZone',
-  'browserTimeZoneOffset',
-] as const;
+/** The fingerprint values the browser collects (the protocol's), the rest is the server's. */
+const CLIENT_FINGERPRINT_KEYS = ClientFingerprintSchema.keyof().options;
 
 /** A fresh gateway `order_id` for an attempt: `<orderRef>-<seq>-<8 hex>`, at most 256 characters. */
 export function newGatewayOrderId(orderRef: string, seq: number): string {
