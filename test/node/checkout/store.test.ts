@@ -17,7 +17,7 @@ import {
   type AttemptRecord,
   type PaymentStore,
 } from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/sqlite-store.js';
+import {MIGRATIONS} from '../../../src/server/checkout/sqlite-schema.js';
 import type {NewPaymentUpdate} from '../../../src/server/checkout/store.js';
 import {
   applyGatewayStatus,
