@@ -5,7 +5,7 @@
  *
  *   vite build                     → dist/browser/              the npm browser library
  *   vite build --mode development  → dist/browser/development/  the same, `development` condition
- *   vite build --mode node         → dist/server/, dist/protocol/, dist/sandbox/
+ *   vite build --mode node         → dist/server/, dist/protocol/, dist/rules/, dist/sandbox/
  *   vite build --mode cdn          → dist/cdn/pg-checkout.js (+ .sri, .integrity.json)
  *   vite build --mode demo         → dist/demo/                 the demo pages' scripts
  *
@@ -19,7 +19,8 @@
  *   target `./dist/browser/<name>.js` is built from `src/<name>.ts`. Two builds of the same
  *   modules, as Lit ships them (src/internal/dev-mode.ts): `__PG_DEV__` = false (the
  *   development checks and warnings are dead code, dropped) and, for `development`, true.
- * node: `pg-checkout/server` (src/server, with the src/protocol schemas it shares with the
+ * node: `pg-checkout/server` (src/server, with the src/protocol schemas and src/rules field
+ *   rules it shares with the
  *   browser) and `pg-checkout/sandbox` with its bin, one module per source module, the
  *   sandbox importing the published `../server/...`; plus the entries that check the
  *   optional peers first (scripts/vite/guarded-entries.ts).
@@ -94,10 +95,10 @@ function browserEntries(): Record<string, string> {
   return entries;
 }
 
-/** Every `.ts` module under src/server, src/protocol and sandbox, by its path without `.ts`. */
+/** Every `.ts` module under src/server, src/protocol, src/rules and sandbox, by its path without `.ts`. */
 function nodeEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
-  for (const dir of ['src/server', 'src/protocol', 'sandbox']) {
+  for (const dir of ['src/server', 'src/protocol', 'src/rules', 'sandbox']) {
     for (const file of readdirSync(dir, {recursive: true, encoding: 'utf8'})) {
       if (file.endsWith('.ts') && !file.endsWith('.d.ts')) {
         const module = `${dir}/${file.replaceAll('\\', '/')}`;
@@ -171,7 +172,8 @@ function nodeLibrary(): UserConfig {
           // As tsc's maps were: the sources are not published, so neither is their text.
           sourcemapExcludeSources: true,
           preserveModules: true,
-          // src/server → dist/server, src/protocol → dist/protocol, sandbox → dist/sandbox:
+          // src/server → dist/server, src/protocol → dist/protocol, src/rules → dist/rules,
+          // sandbox → dist/sandbox:
           // the sandbox's imports of ../src/server/... come out as ../server/...
           entryFileNames: (chunk) => `${chunk.name.replace(/^src\//, '')}.js`,
         },

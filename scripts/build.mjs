@@ -57,12 +57,14 @@ const declarations = Promise.all([
 for (const target of TARGETS) await vite(target);
 await declarations;
 
-// tsconfig.server.json emits src/server, src/protocol and sandbox side by side (rootDir
-// "."); they are published as dist/server, dist/protocol and dist/sandbox, where the
-// sandbox's `../src/server/...` is `../server/...`, as in its built modules.
+// tsconfig.server.json emits src/server, src/protocol, src/rules and sandbox side by side
+// (rootDir "."); they are published as dist/server, dist/protocol, dist/rules and
+// dist/sandbox, where the sandbox's `../src/server/...` is `../server/...`, as in its
+// built modules.
 for (const [from, to] of [
   ['src/server', 'dist/server'],
   ['src/protocol', 'dist/protocol'],
+  ['src/rules', 'dist/rules'],
   ['sandbox', 'dist/sandbox'],
 ]) {
   cpSync(path.join(DECLARATIONS, from), to, {recursive: true});
@@ -72,7 +74,7 @@ for (const file of readdirSync('dist/sandbox', {recursive: true, encoding: 'utf8
   if (!file.endsWith('.d.ts')) continue;
   const target = path.join('dist/sandbox', file);
   const text = readFileSync(target, 'utf8').replace(
-    /(['"])((?:\.\.\/)+)src\/(server|protocol)\//g,
+    /(['"])((?:\.\.\/)+)src\/(server|protocol|rules)\//g,
     '$1$2$3/',
   );
   if (/['"](?:\.\.\/)+src\//.test(text)) {

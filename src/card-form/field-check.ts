@@ -1,6 +1,6 @@
 /**
  * What `<pg-card-form>` says about each of its fields, and what it sends for them. Every
- * verdict comes from the project's field rules (`src/protocol/rules/`), the ones the checkout
+ * verdict comes from the project's field rules (`src/rules/`), the ones the checkout
  * protocol and the gateway model apply too, so the form refuses exactly what would be
  * refused after Pay, and says so in the customer's language first. The values sent are the
  * rules' normalised ones (`(050) 123-45-67` goes out as `0501234567`). The card brand only
@@ -14,14 +14,14 @@ import {
   checkCvv,
   normaliseCardNumber,
   normaliseCvv,
-} from '../protocol/rules/card.js';
+} from '../rules/card.js';
 import {
   HOLDER_MAX_LENGTH,
   NAME_MAX_LENGTH,
   checkEmail,
   checkName,
   checkPhone,
-} from '../protocol/rules/customer.js';
+} from '../rules/customer.js';
 import {validateCvv, validateExpiry, validateNumber, type CardBrand} from '../validation/card.js';
 
 export interface FieldCheck {

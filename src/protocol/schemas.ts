@@ -2,7 +2,7 @@
  * Zod schemas for the bodies of the checkout protocol (`./checkout.ts`), used by the
  * merchant's server to validate what the card form sends. Each schema is checked at
  * compile time against its type in `checkout.ts`, so the protocol cannot drift between the
- * two sides. Card and customer fields are checked with the field rules of `src/protocol/rules/`,
+ * two sides. Card and customer fields are checked with the field rules of `src/rules/`,
  * the ones the card form and the gateway model use: a body passes exactly when the form
  * would have sent it and the gateway model will take what the server builds from it.
  * What the rules normalise (spaces in a card number, separators in a phone, white space
@@ -27,7 +27,7 @@ import {
   EXP_YEAR_MIN,
   cardNotExpired,
   type RuleResult,
-} from './rules/card.js';
+} from '../rules/card.js';
 import {
   checkEmail,
   checkName,
@@ -36,7 +36,7 @@ import {
   NAME_MAX_LENGTH,
   PHONE_MAX_DIGITS,
   PHONE_MIN_DIGITS,
-} from './rules/customer.js';
+} from '../rules/customer.js';
 
 /** Order references and attempt ids: short, URL-safe text (they end up in gateway ids and URLs). */
 export const REFERENCE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]*$/;
@@ -58,7 +58,7 @@ export const OrderRefSchema = reference(MAX_ORDER_REF_LENGTH, 'an order referenc
 export const AttemptIdSchema = reference(MAX_ATTEMPT_ID_LENGTH, 'an attempt id');
 
 /**
- * A string field checked by a rule of `src/protocol/rules/`: parsed to the rule's normalised value,
+ * A string field checked by a rule of `src/rules/`: parsed to the rule's normalised value,
  * or refused with the message for the rule's problem (never the value).
  */
 const ruled = <P extends string>(

@@ -1,7 +1,7 @@
 /**
  * Pure card-field helpers for `<pg-card-form>`: brand detection, validation and
  * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. What is
- * valid is decided by the project's field rules (`src/protocol/rules/card.ts`), the same ones the
+ * valid is decided by the project's field rules (`src/rules/card.ts`), the same ones the
  * checkout protocol and the gateway model apply: 12 to 19 digits passing Luhn, a real
  * month of a year from 2000 to 2099 that is not over, a code of 3 or 4 digits. The brand
  * (card-validator's `card-number` module, imported on its own so bundles carry only what
@@ -15,7 +15,7 @@ import {
   cvvProblem,
   earliestMonth,
   expiryProblem,
-} from '../protocol/rules/card.js';
+} from '../rules/card.js';
 
 /** What the form needs to know about a card brand. */
 export interface CardBrand {

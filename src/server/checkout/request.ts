@@ -10,7 +10,7 @@
  * The hosted request (the customer pays on the gateway's page) is built from the
  * merchant's order alone.
  */
-import {normaliseEmail, normaliseName, normalisePhone} from '../../protocol/rules/customer.js';
+import {normaliseEmail, normaliseName, normalisePhone} from '../../rules/customer.js';
 import {randomBytes} from 'node:crypto';
 import {CheckedPaymentRequest} from '../gateway/client/index.js';
 import {

@@ -2,7 +2,7 @@
  * Field-level building blocks of the gateway model: amounts as exact decimals, ISO codes,
  * the spec's date, time and timestamp formats, card and customer fields. The field rules
  * themselves (amount, card number, expiry, security code, email, phone) live in
- * `src/protocol/rules/`, which the card form and the checkout protocol use too; the schemas here
+ * `src/rules/`, which the card form and the checkout protocol use too; the schemas here
  * apply them to the wire exactly as sent, with no normalisation. Every schema here names
  * the rule it enforces in its message; the message is prefixed with the field's path
  * when an error is formatted (see `formatIssues`), so "amount: must be positive ..." tells
@@ -10,7 +10,7 @@
  */
 import * as z from 'zod';
 import {ISO_3166_ALPHA2, ISO_4217_CURRENCIES} from './codes.js';
-import {amountFromMinor, amountText, amountToMinor} from '../../protocol/rules/amount.js';
+import {amountFromMinor, amountText, amountToMinor} from '../../rules/amount.js';
 import {
   CARD_NUMBER_PATTERN,
   CVV_PATTERN,
@@ -20,8 +20,8 @@ import {
   EXP_YEAR_MIN,
   cardNotExpired,
   luhnValid,
-} from '../../protocol/rules/card.js';
-import {EMAIL_PATTERN, PHONE_PATTERN} from '../../protocol/rules/customer.js';
+} from '../../rules/card.js';
+import {EMAIL_PATTERN, PHONE_PATTERN} from '../../rules/customer.js';
 
 export {amountFromMinor, amountText, amountToMinor};
 

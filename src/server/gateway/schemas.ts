@@ -37,7 +37,7 @@ import {
   symbols,
   text,
 } from './primitives.js';
-import {NAME_MAX_LENGTH} from '../../protocol/rules/customer.js';
+import {NAME_MAX_LENGTH} from '../../rules/customer.js';
 import {CreateMethod, INTERVAL_UNITS, IntervalUnit} from './enums.js';
 
 // The model's other parts, re-exported so the model is imported from one place.

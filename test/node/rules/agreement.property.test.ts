@@ -18,12 +18,12 @@ import type {CardField} from '../../../src/events/events.js';
 import type {PayRequest} from '../../../src/protocol/checkout.js';
 import {FINGERPRINT} from '../checkout/helpers.js';
 import {PayRequestSchema} from '../../../src/protocol/schemas.js';
-import {normaliseCardNumber, normaliseCvv, luhnValid} from '../../../src/protocol/rules/card.js';
+import {normaliseCardNumber, normaliseCvv, luhnValid} from '../../../src/rules/card.js';
 import {
   normaliseEmail,
   normaliseName,
   normalisePhone,
-} from '../../../src/protocol/rules/customer.js';
+} from '../../../src/rules/customer.js';
 import {
   DirectPaymentRequest,
   type DirectPaymentRequestInput,

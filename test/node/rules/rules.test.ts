@@ -1,5 +1,5 @@
 /**
- * The field rules of `src/protocol/rules/` one by one: what each normalises, what it refuses and
+ * The field rules of `src/rules/` one by one: what each normalises, what it refuses and
  * why (the problem code the form turns into a message), that the gateway model is exactly
  * as strict as before they moved there (its patterns are the ones it had; it still refuses
  * the customer's raw text), and the companion end to end: a phone typed with separators is
@@ -14,14 +14,14 @@ import {
   checkCvv,
   expiryProblem,
   type RuleResult,
-} from '../../../src/protocol/rules/card.js';
+} from '../../../src/rules/card.js';
 import {
   EMAIL_PATTERN,
   PHONE_PATTERN,
   checkEmail,
   checkName,
   checkPhone,
-} from '../../../src/protocol/rules/customer.js';
+} from '../../../src/rules/customer.js';
 import {MemoryPaymentStore} from '../../../src/server/index.js';
 import {CardNumber, Email, Phone} from '../../../src/server/gateway/primitives.js';
 import {StubGateway, inProcessApp, pay, payBody} from '../checkout/helpers.js';
