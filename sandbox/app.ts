@@ -41,13 +41,19 @@ export interface AppDeps {
   profile?: Profile;
   /** Where `live` notes the requests it accepted only thanks to a tolerance. */
   leniencies?: LeniencyLog;
+  /** How a `delay=<ms>` fault waits (default: real time, see {@link realDelay}). */
+  delay?: (ms: number) => Promise<void>;
 }
 
 /** HTTP status of a register fetched before it is generated. */
 export const REPORT_NOT_READY_STATUS = 409;
 
-/** A fault delay; unref'd so a closed sandbox never keeps the process alive. */
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
+/**
+ * A fault delay in real time: it stands for network and gateway latency, which the
+ * client's timeouts measure in real time too (not on the sandbox's business clock).
+ * Unref'd so a closed sandbox never keeps the process alive.
+ */
+export const realDelay = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /**
  * What a gateway handler gets: the parsed body (JSON endpoints), the request's faults and,
@@ -179,7 +185,7 @@ export function createApp(deps: AppDeps): Hono {
       ? [...call.faults, ...deps.faults.take('request', engine.faultSubject(call.body))]
       : call.faults;
     const req = splitFaults(faults).request;
-    for (const f of req) if (f.kind === 'delay') await sleep(f.ms);
+    for (const f of req) if (f.kind === 'delay') await (deps.delay ?? realDelay)(f.ms);
     for (const f of req) {
       if (f.kind === 'drop' && !f.afterCharge) return Response.error();
       if (f.kind === 'error' && !f.afterCharge) return faultError(f.status);

@@ -97,6 +97,15 @@ export const SandboxOptions = z.strictObject({
   reportDelayMs: z.number().int().nonnegative().default(1_000),
   returnMethod: z.enum(['POST', 'GET']).default('POST'),
   profile: z.enum(PROFILES, {error: 'must be live or strict'}).default('live'),
+  /**
+   * How a `delay=<ms>` fault waits; default real time. A test passes its own to hold a
+   * request and release it when it chooses, instead of measuring time.
+   */
+  faultDelay: z
+    .custom<(ms: number) => Promise<void>>((v) => typeof v === 'function', {
+      message: 'must be a function (ms) => Promise<void>',
+    })
+    .optional(),
   publicUrl: z
     .url()
     .refine((u) => !u.endsWith('/'), {message: 'must not end with /'})
@@ -197,6 +206,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     advance,
     profile: o.profile,
     leniencies,
+    ...(o.faultDelay ? {delay: o.faultDelay} : {}),
   });
   const fetchHandler = async (req: Request): Promise<Response> => app.fetch(req);
 

@@ -21,6 +21,74 @@ before(async () => {
 });
 after(() => t.close());
 
+/** A delay the test holds and releases: how long it was asked for, and the release. */
+interface HeldDelay {
+  ms: number;
+  release: () => void;
+}
+
+/**
+ * A sandbox whose `delay=<ms>` faults wait for the test, not for the clock on the wall: each
+ * delay is handed to the test (`next()`), which sees what was asked and releases it.
+ */
+function heldDelays() {
+  const waiting: HeldDelay[] = [];
+  const takers: ((d: HeldDelay) => void)[] = [];
+  let sandbox: TestSandbox['sandbox'] | undefined;
+  const faultDelay = (ms: number) =>
+    new Promise<void>((release) => {
+      const delay = {ms, release: () => release()};
+      const taker = takers.shift();
+      if (taker) taker(delay);
+      else waiting.push(delay);
+    });
+  return {
+    faultDelay,
+    set sandbox(s: TestSandbox['sandbox']) {
+      sandbox = s;
+    },
+    get sandbox(): TestSandbox['sandbox'] {
+      if (!sandbox) throw new Error('the held-delay sandbox is not started');
+      return sandbox;
+    },
+    next: () =>
+      new Promise<HeldDelay>((resolve) => {
+        const delay = waiting.shift();
+        if (delay) resolve(delay);
+        else takers.push(resolve);
+      }),
+    /** A client whose every request carries `X-Sandbox-Fault: fault`. */
+    client(fault: string) {
+      return clientFor(this.sandbox, {
+        fetch: (url, init) =>
+          fetch(url, {
+            ...init,
+            headers: {...(init.headers as Record<string, string>), 'X-Sandbox-Fault': fault},
+          }),
+      });
+    },
+  };
+}
+
+const held = heldDelays();
+before(async () => {
+  held.sandbox = (await startTestSandbox({faultDelay: held.faultDelay})).sandbox;
+});
+after(() => held.sandbox.close());
+
+/** Whether `p` has settled once the sandbox has had every chance to answer (a round trip). */
+async function settledYet(p: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  p.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  // A lookup is a full HTTP round trip to the same sandbox: an answer already on its way
+  // arrives before this one does.
+  await fetch(`${held.sandbox.url}/sandbox/payments`).then((r) => r.arrayBuffer());
+  return settled;
+}
+
 /** A client whose every request carries `X-Sandbox-Fault: fault`. */
 const faulty = (fault: string) =>
   clientFor(t.sandbox, {
@@ -31,9 +99,9 @@ const faulty = (fault: string) =>
       }),
   });
 
-async function exists(orderId: string): Promise<boolean> {
+async function exists(orderId: string, sandbox = t.sandbox): Promise<boolean> {
   try {
-    await t.client.getOrder(orderId);
+    await clientFor(sandbox).getOrder(orderId);
     return true;
   } catch (e) {
     if (e instanceof GatewayNotFoundError) return false;
@@ -89,11 +157,14 @@ describe('request faults on payment creation', () => {
     });
   }
 
-  test('delay=<ms> holds the answer that long, then answers normally', async () => {
-    const started = Date.now();
-    const res = await faulty('delay=300').createPayment(directRequest());
-    assert.ok(Date.now() - started >= 290);
-    assert.equal(res.kind === 'direct' && res.record.status, 'success');
+  test('delay=<ms> holds the answer for that long, then answers normally', async () => {
+    const res = held.client('delay=300').createPayment(directRequest());
+    const asked = await held.next();
+    assert.equal(asked.ms, 300, 'the fault waits the time it names');
+    assert.equal(await settledYet(res), false, 'nothing is answered during the delay');
+    asked.release();
+    const record = await res;
+    assert.equal(record.kind === 'direct' && record.record.status, 'success');
   });
 
   test('decline (header) fails the payment with 5152, decline=5105 with that code', async () => {
@@ -105,13 +176,14 @@ describe('request faults on payment creation', () => {
 
   test('faults combine: a delay, then a 503 after the charge', async () => {
     const req = directRequest();
-    const started = Date.now();
-    await assert.rejects(
-      faulty('delay=150, 503-after-charge').createPayment(req),
-      GatewayOutcomeUnknownError,
-    );
-    assert.ok(Date.now() - started >= 140);
-    assert.ok(await exists(req.order_id));
+    const res = held.client('delay=150, 503-after-charge').createPayment(req);
+    const asked = await held.next();
+    assert.equal(asked.ms, 150);
+    assert.equal(await settledYet(res), false, 'the 503 comes only after the delay');
+    assert.equal(await exists(req.order_id, held.sandbox), false, 'the charge waits for it too');
+    asked.release();
+    await assert.rejects(res, GatewayOutcomeUnknownError);
+    assert.ok(await exists(req.order_id, held.sandbox));
   });
 
   test('a 503 on a lookup is GatewayUnavailableError (reads fail softly)', async () => {
