@@ -102,6 +102,7 @@ describe('orderState', () => {
       state: 'failure',
       final: true,
       code: 'abandoned',
+      reason: 'abandoned',
       message: 'The payment was cancelled. You can try again.',
     });
     const expired = attempt('init', {writtenOff: 'expired'});
@@ -117,6 +118,7 @@ describe('orderState', () => {
       state: 'failure',
       final: true,
       code: 'not_created',
+      reason: 'not_created',
       message: 'The payment was not made and no money was taken. You can try again.',
     });
     assert.equal(statusFor('os-1', [refused, declined]).code, '2007');
