@@ -87,6 +87,7 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @csspart error - Each field's error text.
  * @csspart button - The pay button.
  * @csspart status - The outcome line (a polite live region, always present).
+ * @csspart check - The "Check again" button, when the status check of a payment still processing ran out of time.
  * @csspart three-ds-dialog - The 3-D Secure challenge dialog (iframe mode).
  * @csspart three-ds-frame - The 3-D Secure challenge iframe.
  *

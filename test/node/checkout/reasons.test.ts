@@ -16,7 +16,8 @@ import {
 } from '../../../src/protocol/checkout.js';
 import {GATEWAY_REASONS, reasonOf} from '../../../src/server/checkout/reasons.js';
 import {answerFor, refusedAnswer} from '../../../src/server/checkout/service/answers.js';
-import type {AttemptRecord, AttemptState} from '../../../src/server/index.js';
+import type {AttemptRecord} from '../../../src/server/index.js';
+import {attempt} from './attempt-rows.js';
 import {
   CARDS,
   complete3ds,
@@ -59,24 +60,6 @@ describe('the reason-code table', () => {
       assert.ok((PAY_FAILURE_REASONS as readonly string[]).includes(reason), reason);
   });
 });
-
-let seq = 0;
-function attempt(state: AttemptState, extra: Partial<AttemptRecord> = {}): AttemptRecord {
-  seq++;
-  return {
-    attemptId: `r-${seq}`,
-    orderRef: 'rs-1',
-    gatewayOrderId: `rs-1-${seq}-abcd`,
-    seq,
-    method: 'purchase',
-    amount: '1.50',
-    currency: 'XTS',
-    state,
-    createdAt: 1000 * seq,
-    updatedAt: 1000 * seq,
-    ...extra,
-  };
-}
 
 describe('the service answers failures with a reason', () => {
   const reason = (a: AttemptRecord) => {
