@@ -14,6 +14,7 @@ import {
   CHECKOUT_PROTOCOL_VERSION,
   PAY_FAILURE_REASONS,
 } from '../../../src/protocol/checkout.js';
+import {PayResponseSchema, StatusResponseSchema} from '../../../src/protocol/schemas.js';
 import {GATEWAY_REASONS, reasonOf} from '../../../src/server/checkout/reasons.js';
 import {answerFor, refusedAnswer} from '../../../src/server/checkout/service/answers.js';
 import type {AttemptRecord} from '../../../src/server/index.js';
@@ -38,6 +39,13 @@ describe('the reason-code table', () => {
     assert.equal(reasonOf('6007'), 'cancelled');
     assert.equal(reasonOf('6009'), 'expired');
     assert.equal(reasonOf(' 2007 '), 'wrong_cvv', 'compared trimmed');
+  });
+
+  test('a failure without its reason is not a protocol answer', () => {
+    const failure = {outcome: 'failure', orderRef: 'o', code: '5105', message: 'x'};
+    assert.equal(PayResponseSchema.safeParse(failure).success, false);
+    assert.equal(PayResponseSchema.safeParse({...failure, reason: 'because'}).success, false);
+    assert.ok(PayResponseSchema.safeParse({...failure, reason: 'insufficient_funds'}).success);
   });
 
   test('an unknown or absent code is a plain decline', () => {
@@ -108,9 +116,11 @@ describe('the companion answers reason codes', () => {
     test(`card ${number.slice(-4)}: failure with reason ${expected}, on pay and status`, async () => {
       const ref = `rc-${number.slice(-4)}`;
       const r = await payHttp(companion.url, payBody(ref, `${ref}-1`, number));
+      assert.ok(PayResponseSchema.safeParse(r.json).success, JSON.stringify(r.json));
       assert.equal(r.json['outcome'], 'failure');
       assert.equal(r.json['reason'], expected);
       const status = await finalStatus(companion.url, ref);
+      assert.ok(StatusResponseSchema.safeParse(status.json).success, JSON.stringify(status.json));
       assert.equal(status.json['reason'], expected);
     });
   }
@@ -137,6 +147,7 @@ describe('the companion answers reason codes', () => {
     });
     const abandoned = (await res.json()) as Record<string, unknown>;
     assert.equal(res.status, 200);
+    assert.ok(StatusResponseSchema.safeParse(abandoned).success, JSON.stringify(abandoned));
     assert.equal(abandoned['reason'], 'abandoned');
     const again = await payHttp(companion.url, payBody('rc-ab', 'rc-ab-2', CARDS.threeDS));
     assert.equal(again.json['outcome'], '3ds_required');
