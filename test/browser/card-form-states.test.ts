@@ -5,6 +5,7 @@
 // security code included); an unreachable server or gateway is said at once; the server's
 // reason codes are said in the customer's language, never in the server's words.
 import {expect, fixture, html} from '@open-wc/testing';
+import {sendKeys} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
@@ -109,6 +110,29 @@ describe('pg-card-form: a cancelled 3-D Secure challenge', () => {
     await until(() => frame() !== '', 3000, 'the new modal');
     expect(frame()).to.not.equal(first);
     expect(frame()).to.not.include('id=old');
+  });
+
+  it('Escape frees the form at once too', async () => {
+    stub = stubFetch((r) =>
+      r.url.endsWith('/pay')
+        ? json({
+            outcome: '3ds_required',
+            orderRef: 'order-7',
+            userActionUrl: 'https://acs.example/e',
+          })
+        : new Promise<Response>(() => {}),
+    );
+    const el = await form('uk', 'iframe');
+    let redirect: PgThreeDSRedirect | undefined;
+    onBuiltInRedirect(el, (r) => (redirect = r));
+    await fillCard(el);
+    buttonOf(el).click();
+    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 3000, 'the modal');
+    await sendKeys({press: 'Escape'});
+    await until(() => !redirect!.shadowRoot!.querySelector('dialog[open]'), 3000, 'closed');
+    await el.updateComplete;
+    expect(statusOf(el)).to.equal(uk.threeDSCancelled);
+    expect(buttonOf(el).disabled).to.equal(false);
   });
 });
 
@@ -290,7 +314,7 @@ describe('pg-card-form: reason codes in the customer language', () => {
     });
   }
 
-  it('uk: success, server errors and a cancelled challenge have no English either', async () => {
+  it('uk: success and a refused request have no English either', async () => {
     stub = stubFetch(() => json({...SUCCESS, message: 'Transaction successful'}));
     const el = await form('uk');
     await fillCard(el);
