@@ -34,9 +34,10 @@ import {AsyncController, randomId} from '../internal/async-controller.js';
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, fill, languageOf, type CheckoutMessages} from '../i18n/messages.js';
+import {errorText, failureText} from '../i18n/outcome-text.js';
 import {formFieldOf, likeliestMessage} from './field-check.js';
 import {FieldValidity} from './field-validity.js';
-import {payRequest, sendPay, type PayError, type PayResult} from './pay.js';
+import {payRequest, retriesSameAttempt, sendPay, type PayError, type PayResult} from './pay.js';
 import {CardInputController, fieldOf} from './card-input-controller.js';
 import {CARD_DATA_FIELDS, field, type FieldsView} from './card-fields.js';
 import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
@@ -86,6 +87,7 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @csspart error - Each field's error text.
  * @csspart button - The pay button.
  * @csspart status - The outcome line (a polite live region, always present).
+ * @csspart check - The "Check again" button, when the status check of a payment still processing ran out of time.
  * @csspart three-ds-dialog - The 3-D Secure challenge dialog (iframe mode).
  * @csspart three-ds-frame - The 3-D Secure challenge iframe.
  *
@@ -155,6 +157,8 @@ export class PgCardForm extends LitElement {
   @state() private phase: CardFormPhase = 'idle';
   @state() private statusMessage = '';
   @state() private retryable = false;
+  /** The status check ran out of time: "Check again" asks once more. */
+  @state() private checkable = false;
   @state() private formDisabled = false;
   /** Whether the built-in `<pg-3ds-redirect>` is rendered: only once a payment needs it. */
   @state() private redirectMounted = false;
@@ -173,23 +177,31 @@ export class PgCardForm extends LitElement {
   });
   private readonly validity: FieldValidity;
   private readonly handoff = new ThreeDSHandoff(this, () => this.redirectElement(), {
-    success: (message) => this.succeed(message, this.text()),
-    failure: (code, message) => {
-      const t = this.text();
-      this.phase = 'failure';
-      this.statusMessage =
-        code === 'abandoned' ? t.threeDSCancelled : [t.failure, message].filter(Boolean).join(' ');
-    },
-    error: (message) => {
+    success: () => this.succeed(this.text()),
+    failure: (reason) => this.fail(reason),
+    error: (message, retryable, last) => {
+      if (retryable) {
+        // Out of time, not out of options: say what is known and offer to check again.
+        this.phase = 'processing';
+        this.checkable = true;
+        this.statusMessage =
+          last && !last.final && last.state !== 'none' ? this.text().stillProcessing : message;
+        return;
+      }
       this.phase = 'error';
       this.retryable = false;
       this.statusMessage = message;
     },
+    // At once, not after the server and the status route have answered: paying again
+    // (this card or another) waits for the abandon request itself (see `submit`).
+    cancelled: () => this.fail('abandoned'),
   });
   /** Kept after a retryable error, so trying again resends the same attempt. */
   private retryAttemptId: string | undefined;
   /** The attempt whose answer the form shows last (the one a 3-D Secure challenge is for). */
   private answeredAttemptId: string | undefined;
+  /** The order whose status "Check again" asks for. */
+  private checkedOrderRef = '';
 
   constructor() {
     super();
@@ -272,6 +284,7 @@ export class PgCardForm extends LitElement {
     this.phase = 'idle';
     this.statusMessage = '';
     this.retryable = false;
+    this.checkable = false;
     this.retryAttemptId = undefined;
   }
 
@@ -338,8 +351,9 @@ export class PgCardForm extends LitElement {
    * has been handled. A second call while one is in flight does nothing.
    */
   async submit(): Promise<void> {
-    if (this.payTask.pending || this.phase === 'success' || this.disabled || this.formDisabled)
-      return;
+    const {phase} = this;
+    if (this.payTask.pending || phase === 'pending' || phase === 'success') return;
+    if (this.disabled || this.formDisabled) return;
     if (!this.reportValidity()) return;
     const t = this.text();
     if (!this.endpoint || !this.orderRef) {
@@ -351,6 +365,7 @@ export class PgCardForm extends LitElement {
       );
       return;
     }
+    this.checkable = false;
     const attemptId = this.retryAttemptId ?? randomId();
     const submitEvent = new PgSubmitEvent({orderRef: this.orderRef, attemptId});
     this.dispatchEvent(submitEvent);
@@ -363,17 +378,22 @@ export class PgCardForm extends LitElement {
     this.statusMessage = t.paying;
     let result: PayResult | undefined;
     try {
+      await this.handoff.release();
       result = await this.payTask.run((signal) => sendPay(this.endpoint, request, signal));
     } catch {
       result = {outcome: 'error', code: 'network', message: '', retrySameAttempt: true};
     } finally {
-      // The request object held the CVV: drop what we can reach and clear the field.
+      // The request object held the CVV: drop what we can reach.
       request.card.cvv = '';
+    }
+    if (!result) return; // aborted (element removed)
+    if (!retriesSameAttempt(result)) {
+      // A final answer: the code goes. A retry of the same attempt keeps it in its input,
+      // so "Try again" is one click.
       const cvv = this.input('cvv');
       if (cvv) cvv.value = '';
       this.validity.forget(['cvv']);
     }
-    if (!result) return; // aborted (element removed)
     this.handleResult(result, attemptId, t);
     this.validity.sync(false);
   }
@@ -384,7 +404,8 @@ export class PgCardForm extends LitElement {
       this.showError(result, t);
       return;
     }
-    this.retryAttemptId = undefined;
+    // An unknown outcome: paying again resends this attempt (the same gateway order id).
+    this.retryAttemptId = retriesSameAttempt(result) ? attemptId : undefined;
     this.retryable = false;
     this.answeredAttemptId = attemptId;
     this.handleResponse(result, t);
@@ -393,7 +414,7 @@ export class PgCardForm extends LitElement {
   private handleResponse(response: PayResponse, t: CheckoutMessages): void {
     switch (response.outcome) {
       case 'success':
-        this.succeed(response.message, t);
+        this.succeed(t);
         this.dispatchEvent(
           new PgSuccessEvent({
             orderRef: response.orderRef,
@@ -404,8 +425,7 @@ export class PgCardForm extends LitElement {
         );
         break;
       case 'failure':
-        this.phase = 'failure';
-        this.statusMessage = [t.failure, response.message].filter(Boolean).join(' ');
+        this.fail(response.reason);
         this.dispatchEvent(
           new PgFailureEvent({
             orderRef: response.orderRef,
@@ -433,31 +453,42 @@ export class PgCardForm extends LitElement {
         break;
       }
       case 'processing': {
-        this.phase = 'processing';
-        this.statusMessage = t.checking;
-        void this.handOver((redirect) => void redirect.check(response.orderRef));
+        this.checkedOrderRef = response.orderRef;
+        this.checkAgain();
         break;
       }
     }
   }
 
-  private succeed(message: string, t: CheckoutMessages): void {
+  /** Asks the status route (again) for the order of a payment still processing. */
+  private checkAgain(): void {
+    this.phase = 'processing';
+    this.checkable = false;
+    this.statusMessage = this.text().checking;
+    void this.handOver((redirect) => void redirect.check(this.checkedOrderRef));
+  }
+
+  private succeed(t: CheckoutMessages): void {
     this.phase = 'success';
     this.clearCard();
-    this.statusMessage = [t.success, message].filter(Boolean).join(' ');
+    this.statusMessage = t.success;
+  }
+
+  /** A failure, said in the customer's words for its `reason`; `not_confirmed` may be retried. */
+  private fail(reason: string | undefined): void {
+    this.phase = 'failure';
+    this.retryable = reason === 'not_confirmed';
+    this.statusMessage = failureText(this.text(), reason);
   }
 
   private showError(error: PayError, t: CheckoutMessages): void {
     this.phase = 'error';
     this.retryable = error.code !== 'misconfigured';
-    const base =
-      error.code === 'network' || error.code === 'timeout' ? t.networkError : t.serverError;
-    this.statusMessage =
-      error.message && error.status && error.status < 500 ? `${base} ${error.message}` : base;
+    const base = errorText(t, error.code, error.retryAfter);
+    this.statusMessage = base;
     const field = formFieldOf(error.field);
     if (field && this.shownFields().includes(field)) {
-      // The server refused it: say what is wrong locally, else the likeliest reason (the
-      // CVV is always cleared by now, so it asks for the code again).
+      // The server refused it: say what is wrong locally, else the likeliest reason.
       const local = this.validity.check(field, t);
       this.validity.blame(field, local.valid ? likeliestMessage(field, t) : local.message);
     }
@@ -508,13 +539,7 @@ export class PgCardForm extends LitElement {
     const t = this.text();
     const busy = this.phase === 'pending';
     const label =
-      this.phase === 'success'
-        ? t.paid
-        : busy
-          ? t.paying
-          : this.phase === 'error' && this.retryable
-            ? t.retry
-            : t.pay;
+      this.phase === 'success' ? t.paid : busy ? t.paying : this.retryable ? t.retry : t.pay;
     const view: FieldsView = {t, errors: this.validity.errors, brand: this.typing.brand, busy};
     const statusKind =
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
@@ -557,6 +582,13 @@ export class PgCardForm extends LitElement {
         <div part="status" class="status status--${statusKind}" role="status" aria-live="polite">
           ${this.statusMessage}
         </div>
+        ${
+          this.checkable
+            ? html`<button part="check" class="button" type="button" @click=${this.checkAgain}>
+                ${t.checkAgain}
+              </button>`
+            : nothing
+        }
       </form>
       ${
         this.redirectMounted

@@ -40,6 +40,8 @@ export interface PayError {
   field?: string;
   /** True when resending the same attempt (same attempt id) may succeed. */
   retrySameAttempt: boolean;
+  /** Seconds to wait before trying again, with `rate_limited`. */
+  retryAfter?: number;
 }
 
 export type PayResult = PayResponse | PayError;
@@ -98,6 +100,16 @@ function error(code: PgErrorCode, message: string, extra: Partial<PayError> = {}
   };
 }
 
+/**
+ * True when trying again resends this very attempt (a network or server error, or an
+ * outcome the server could not confirm): the card data, the code included, is kept for it.
+ */
+export function retriesSameAttempt(result: PayResult): boolean {
+  return result.outcome === 'error'
+    ? result.retrySameAttempt
+    : result.outcome === 'failure' && result.reason === 'not_confirmed';
+}
+
 /** POSTs `request` as JSON with the checkout header and classifies the answer. */
 export async function sendPay(
   endpoint: string,
@@ -139,6 +151,7 @@ export async function sendPay(
   return error(code, info?.message ?? '', {
     status: response.status,
     ...(info?.field ? {field: info.field} : {}),
+    ...(info?.retryAfter ? {retryAfter: info.retryAfter} : {}),
     retrySameAttempt: RETRY_SAME_ATTEMPT.includes(code) || response.status >= 500,
   });
 }

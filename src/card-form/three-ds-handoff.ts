@@ -3,20 +3,23 @@
  * `3ds_required` or `processing`: it waits for the redirect element (the merchant's, or the
  * form's own once rendered), listens to its outcome and reports it to the form, tells the
  * merchant's abandon route when the customer cancels the challenge (before the element
- * checks the status), and stops listening on the outcome, on a newer hand-off, or when the
- * form leaves the page. A Lit reactive controller, so the last happens on its own.
+ * checks the status; a new payment waits for it, so it cannot meet the old challenge), and
+ * stops listening on the outcome, on a newer hand-off, or when the form leaves the page. A Lit reactive controller, so the last happens on its own.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
-import {CHECKOUT_ROUTES} from '../protocol/checkout.js';
+import {CHECKOUT_ROUTES, type StatusResponse} from '../protocol/checkout.js';
 import type {PgThreeDSRedirect} from '../three-ds-redirect/three-ds-redirect.js';
 import {sendAbandon} from './pay.js';
 
 /** What the form does with the redirect element's outcome. */
 export interface HandoffOutcome {
-  success(message: string): void;
-  /** `code` is the gateway's, or `abandoned` when the customer cancelled the challenge. */
-  failure(code: string, message: string): void;
-  error(message: string): void;
+  success(): void;
+  /** `reason` is the status route's failure reason (`abandoned` after a cancelled challenge). */
+  failure(reason: string | undefined): void;
+  /** The status is not known: `retryable` when checking again may tell (`last`: what is known). */
+  error(message: string, retryable: boolean, last: StatusResponse | undefined): void;
+  /** The customer cancelled the challenge: the form may be used again at once. */
+  cancelled(): void;
 }
 
 /** What one hand-off is about. */
@@ -40,6 +43,9 @@ export class ThreeDSHandoff implements ReactiveController {
   private readonly locate: () => Promise<PgThreeDSRedirect>;
   private readonly outcome: HandoffOutcome;
   private listening: AbortController | undefined;
+  private redirect: PgThreeDSRedirect | undefined;
+  /** The abandon request of a cancelled challenge, while it is in flight. */
+  private abandoning: Promise<unknown> | undefined;
 
   /** `locate` resolves with the redirect element to hand over to (rendering it if need be). */
   constructor(
@@ -57,6 +63,22 @@ export class ThreeDSHandoff implements ReactiveController {
     const redirect = await this.locate();
     this.follow(redirect, handoff);
     work(redirect);
+  }
+
+  /**
+   * Before a new payment: waits for the abandon request of a cancelled challenge (so the
+   * server no longer answers with the old challenge), then stops following the redirect
+   * element and closes it (its status check of the old payment is over). Synchronous, and
+   * `undefined`, when there is nothing to wait for.
+   */
+  release(): Promise<void> | undefined {
+    const done = () => {
+      this.cancel();
+      this.redirect?.close();
+    };
+    if (this.abandoning) return this.abandoning.then(done);
+    done();
+    return undefined;
   }
 
   /** Stops following the redirect element. */
@@ -87,22 +109,31 @@ export class ThreeDSHandoff implements ReactiveController {
         },
         options,
       );
-    outcome('pg-success', (e) => this.outcome.success(e.detail.message));
-    outcome('pg-failure', (e) => this.outcome.failure(e.detail.code, e.detail.message));
-    outcome('pg-error', (e) => this.outcome.error(e.detail.message));
+    this.redirect = redirect;
+    outcome('pg-success', () => this.outcome.success());
+    outcome('pg-failure', (e) =>
+      this.outcome.failure(redirect.lastStatus?.reason ?? e.detail.code),
+    );
+    outcome('pg-error', (e) =>
+      this.outcome.error(e.detail.message, e.detail.retryable, redirect.lastStatus),
+    );
     // The customer cancelled the challenge: the server writes the attempt off before the
     // status check, so paying again (this card or another) starts a new attempt at once.
     redirect.addEventListener(
       'pg-3ds-cancel',
       (e) => {
         if (attemptId) {
-          e.waitUntil(
-            sendAbandon(siblingRoute(endpoint, CHECKOUT_ROUTES.abandon), {
-              orderRef: e.detail.orderRef || orderRef,
-              attemptId,
-            }),
-          );
+          const abandoning = sendAbandon(siblingRoute(endpoint, CHECKOUT_ROUTES.abandon), {
+            orderRef: e.detail.orderRef || orderRef,
+            attemptId,
+          });
+          this.abandoning = abandoning;
+          void abandoning.then(() => {
+            if (this.abandoning === abandoning) this.abandoning = undefined;
+          });
+          e.waitUntil(abandoning);
         }
+        this.outcome.cancelled();
       },
       options,
     );

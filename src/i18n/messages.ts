@@ -59,6 +59,25 @@ export interface CheckoutMessages {
   timeout: string;
   checkAgain: string;
   missingOrder: string;
+  // Outcome codes (`PayFailureReason`, `CheckoutErrorCode`), rendered by `outcome-text.ts`.
+  declinedFunds: string;
+  declinedCvv: string;
+  declinedExpired: string;
+  declinedIssuer: string;
+  declinedThreeDS: string;
+  /** The payment was not completed in time. */
+  paymentExpired: string;
+  /** The gateway refused the request: nothing was charged. */
+  notCreated: string;
+  /** The outcome is unknown; trying again cannot charge twice. */
+  notConfirmed: string;
+  gatewayUnavailable: string;
+  /** `{n}` is replaced by the seconds to wait. */
+  rateLimited: string;
+  /** The server refused the request as invalid. */
+  checkDetails: string;
+  /** The status check ran out of time while the bank was still processing. */
+  stillProcessing: string;
 }
 
 export const en: CheckoutMessages = {
@@ -102,6 +121,18 @@ export const en: CheckoutMessages = {
   timeout: 'We could not confirm the payment yet. Check again in a moment.',
   checkAgain: 'Check again',
   missingOrder: 'No payment to check was found.',
+  declinedFunds: 'Payment declined: not enough money on the card.',
+  declinedCvv: 'Payment declined: wrong security code.',
+  declinedExpired: 'Payment declined: the card has expired.',
+  declinedIssuer: 'Your bank declined the payment. Use another card or call the bank.',
+  declinedThreeDS: 'Your bank did not confirm the payment. Try again or use another card.',
+  paymentExpired: 'The payment was not completed in time. You can pay again.',
+  notCreated: 'Nothing was charged. Check the card details and try again.',
+  notConfirmed: 'We could not confirm the payment. Try again: you cannot be charged twice.',
+  gatewayUnavailable: 'The payment service is not available. Nothing was charged; try again.',
+  rateLimited: 'Too many attempts. Try again in {n} s.',
+  checkDetails: 'Check the card details and try again.',
+  stillProcessing: 'Your bank is still processing the payment. Check again in a moment.',
 };
 
 export const uk: CheckoutMessages = {
@@ -145,6 +176,18 @@ export const uk: CheckoutMessages = {
   timeout: 'Поки не вдалося підтвердити оплату. Перевірте ще раз за хвилину.',
   checkAgain: 'Перевірити ще раз',
   missingOrder: 'Не знайдено оплати для перевірки.',
+  declinedFunds: 'Оплату відхилено: на картці недостатньо коштів.',
+  declinedCvv: 'Оплату відхилено: неправильний код безпеки.',
+  declinedExpired: 'Оплату відхилено: термін дії картки минув.',
+  declinedIssuer: 'Ваш банк відхилив оплату. Сплатіть іншою карткою або зверніться до банку.',
+  declinedThreeDS: 'Ваш банк не підтвердив оплату. Спробуйте ще раз або іншою карткою.',
+  paymentExpired: 'Оплату не завершено вчасно. Можна сплатити ще раз.',
+  notCreated: 'Кошти не списано. Перевірте дані картки і спробуйте ще раз.',
+  notConfirmed: 'Не вдалося підтвердити оплату. Спробуйте ще раз: двічі не спишеться.',
+  gatewayUnavailable: 'Платіжний сервіс недоступний. Кошти не списано, спробуйте ще раз.',
+  rateLimited: 'Забагато спроб. Спробуйте ще раз за {n} с.',
+  checkDetails: 'Перевірте дані картки і спробуйте ще раз.',
+  stillProcessing: 'Ваш банк ще обробляє оплату. Перевірте ще раз за хвилину.',
 };
 
 /** Built-in message tables by primary language subtag. */

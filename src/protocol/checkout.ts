@@ -108,11 +108,43 @@ export interface PaySuccess {
   cardMask?: string;
 }
 
+/**
+ * Why a payment failed, as a stable code: the elements show the customer their own text for
+ * it, in the customer's language; the server's `message` is for logs and is never shown.
+ * The merchant's server maps the gateway's status codes to these in one table
+ * (`server/checkout/reasons.ts`).
+ */
+export const PAY_FAILURE_REASONS = [
+  /** Declined, and the gateway said no more. */
+  'declined',
+  'insufficient_funds',
+  'wrong_cvv',
+  'expired_card',
+  /** The issuing bank refused: the customer should ask the bank or use another card. */
+  'issuer_declined',
+  'three_ds_failed',
+  /** Cancelled at the gateway. */
+  'cancelled',
+  /** The customer cancelled the 3-D Secure challenge. */
+  'abandoned',
+  /** Not completed in time. */
+  'expired',
+  /** The gateway refused the request: nothing was charged. */
+  'not_created',
+  /** The outcome is not known: trying again (the same attempt) is safe, it cannot charge twice. */
+  'not_confirmed',
+] as const;
+export type PayFailureReason = (typeof PAY_FAILURE_REASONS)[number];
+
 /** The gateway declined: a new attempt (a new card, say) is possible. */
 export interface PayFailure {
   outcome: 'failure';
   orderRef: string;
+  /** The gateway's status code, or the server's own (`not_created`, `abandoned`, …). */
   code: string;
+  /** Why, as a stable code the elements render. */
+  reason: PayFailureReason;
+  /** For logs and the merchant: never shown to the customer. */
   message: string;
 }
 
@@ -172,6 +204,9 @@ export interface StatusResponse {
   /** True once the state will not change any more (`success` or `failure`). */
   final: boolean;
   code?: string;
+  /** With `failure`: why, as a stable code the elements render. */
+  reason?: PayFailureReason;
+  /** For logs and the merchant: never shown to the customer. */
   message?: string;
   /** With `pending`: where the customer still has to act. */
   userActionUrl?: string;

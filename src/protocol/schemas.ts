@@ -10,15 +10,22 @@
  * the wire. Error messages name the rule and never contain the value (card data is never
  * echoed).
  *
+ * The answers (`PayResponseSchema`, `StatusResponseSchema`) are here too, for the tests and
+ * for clients that check what a companion says: a failure always carries its reason code.
+ *
  * Server-side only: the browser bundle never imports this module (it would pull zod in).
  */
 import * as z from 'zod';
-import type {
-  AbandonRequest,
-  CardInput,
-  ClientFingerprint,
-  CustomerInput,
-  PayRequest,
+import {
+  PAYMENT_STATES,
+  PAY_FAILURE_REASONS,
+  type AbandonRequest,
+  type CardInput,
+  type ClientFingerprint,
+  type CustomerInput,
+  type PayResponse,
+  type PayRequest,
+  type StatusResponse,
 } from './checkout.js';
 import {
   checkCardNumber,
@@ -176,6 +183,44 @@ export const AbandonRequestSchema = z.strictObject({
   attemptId: AttemptIdSchema,
 }) satisfies z.ZodType<AbandonRequest>;
 
+/** Why a payment failed: one of the protocol's stable codes. */
+export const PayFailureReasonSchema = z.enum(PAY_FAILURE_REASONS);
+
+/** Body of a `200` answer of `POST /pay`. */
+export const PayResponseSchema = z.discriminatedUnion('outcome', [
+  z.strictObject({
+    outcome: z.literal('success'),
+    orderRef: z.string(),
+    code: z.string(),
+    message: z.string(),
+    cardMask: z.string().optional(),
+  }),
+  z.strictObject({
+    outcome: z.literal('failure'),
+    orderRef: z.string(),
+    code: z.string(),
+    reason: PayFailureReasonSchema,
+    message: z.string(),
+  }),
+  z.strictObject({
+    outcome: z.literal('3ds_required'),
+    orderRef: z.string(),
+    userActionUrl: z.string(),
+  }),
+  z.strictObject({outcome: z.literal('processing'), orderRef: z.string(), message: z.string()}),
+]) satisfies z.ZodType<PayResponse>;
+
+/** Body of `GET /status` (and of `POST /abandon`). */
+export const StatusResponseSchema = z.strictObject({
+  orderRef: z.string(),
+  state: z.enum(PAYMENT_STATES),
+  final: z.boolean(),
+  code: z.string().optional(),
+  reason: PayFailureReasonSchema.optional(),
+  message: z.string().optional(),
+  userActionUrl: z.string().optional(),
+}) satisfies z.ZodType<StatusResponse>;
+
 // Compile-time check in the other direction: every field of the protocol types is in the
 // schemas, with the same type (`satisfies` alone would let the schema drop an optional key).
 type Equals<A, B> =
@@ -188,4 +233,14 @@ const fingerprintMatches: Equals<
   z.output<typeof ClientFingerprintSchema>,
   ClientFingerprint
 > = true;
-void [payRequestMatches, abandonMatches, cardMatches, customerMatches, fingerprintMatches];
+const payResponseMatches: Equals<z.output<typeof PayResponseSchema>, PayResponse> = true;
+const statusMatches: Equals<z.output<typeof StatusResponseSchema>, StatusResponse> = true;
+void [
+  payRequestMatches,
+  abandonMatches,
+  cardMatches,
+  customerMatches,
+  fingerprintMatches,
+  payResponseMatches,
+  statusMatches,
+];

@@ -19,6 +19,7 @@ import {AsyncController, systemClock, type Clock} from '../internal/async-contro
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, type CheckoutMessages} from '../i18n/messages.js';
+import {failureText} from '../i18n/outcome-text.js';
 import {pollStatus, StatusError} from './poll-status.js';
 import {pageScriptsRan, readPendingOrder, writePendingOrder} from './return-page.js';
 import {threeDSRedirectStyles} from './three-ds-redirect.styles.js';
@@ -317,9 +318,9 @@ export class PgThreeDSRedirect extends LitElement {
       case 'checking':
         return t.checking;
       case 'success':
-        return this.lastStatus?.message ? `${t.success} ${this.lastStatus.message}` : t.success;
+        return t.success;
       case 'failure':
-        return this.lastStatus?.message ? `${t.failure} ${this.lastStatus.message}` : t.failure;
+        return failureText(t, this.lastStatus?.reason);
       case 'error':
         return this.errorMessage;
       default:

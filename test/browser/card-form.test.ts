@@ -499,7 +499,7 @@ describe('pg-card-form submit', () => {
       cardMask: '424242******4242',
     });
     for (const f of ['number', 'expiry', 'cvv']) expect(inputOf(el, f).value).to.equal('');
-    expect(statusOf(el)).to.equal('Payment successful. Approved');
+    expect(statusOf(el), 'the browser’s text, not the server’s').to.equal('Payment successful.');
     expect(buttonOf(el).textContent!.trim()).to.equal('Paid');
     expect(el.shadowRoot!.querySelector('fieldset')!.disabled).to.equal(true);
     await expect(el).to.be.accessible();
@@ -507,7 +507,13 @@ describe('pg-card-form submit', () => {
 
   it('on failure emits the code and message, clears the CVV and allows a new attempt', async () => {
     stub = stubFetch(() =>
-      json({outcome: 'failure', orderRef: 'order-42', code: '2001', message: 'Insufficient funds'}),
+      json({
+        outcome: 'failure',
+        orderRef: 'order-42',
+        code: '2001',
+        reason: 'insufficient_funds',
+        message: 'Insufficient funds',
+      }),
     );
     const el = await form();
     const got = new Promise<PgFailureEvent>((r) =>
@@ -522,7 +528,7 @@ describe('pg-card-form submit', () => {
       code: '2001',
       message: 'Insufficient funds',
     });
-    expect(statusOf(el)).to.equal('Payment declined. Insufficient funds');
+    expect(statusOf(el)).to.equal('Payment declined: not enough money on the card.');
     expect(inputOf(el, 'cvv').value).to.equal('');
     expect(inputOf(el, 'number').value).to.equal('4242 4242 4242 4242');
     expect(buttonOf(el).disabled).to.equal(false);
@@ -549,7 +555,7 @@ describe('pg-card-form submit', () => {
     expect(statusOf(el)).to.include('Could not reach the server');
     expect(buttonOf(el).textContent!.trim()).to.equal('Try again');
     await expect(el).to.be.accessible();
-    await typeInto(el, 'cvv', CVV); // the CVV is cleared after every submit
+    expect(inputOf(el, 'cvv').value, 'kept for the retry').to.equal(CVV);
     buttonOf(el).click();
     await until(() => el.state === 'success');
     const ids = stub.calls.map((c) => (c.body as PayRequest).attemptId);
@@ -572,7 +578,9 @@ describe('pg-card-form submit', () => {
       retryable: true,
     });
     await el.updateComplete;
-    expect(statusOf(el)).to.equal('Something went wrong. Please try again.');
+    expect(statusOf(el)).to.equal(
+      'The payment service is not available. Nothing was charged; try again.',
+    );
   });
 
   it('starts a new attempt after a request the server rejected as invalid', async () => {
@@ -587,7 +595,9 @@ describe('pg-card-form submit', () => {
     await until(() => el.state === 'error');
     await el.updateComplete;
     expect(errorOf(el, 'number')).to.equal('This card number is not valid.');
-    expect(statusOf(el)).to.include('Bad card');
+    expect(statusOf(el), 'never the server’s sentence').to.equal(
+      'Check the card details and try again.',
+    );
     await typeInto(el, 'cvv', CVV);
     buttonOf(el).click();
     await until(() => stub!.calls.length === 2);
@@ -677,6 +687,7 @@ describe('pg-card-form submit', () => {
     await settle();
     expect(stub.calls.length, 'no status check before the server answered').to.equal(2);
     abandoned!();
+    await until(() => stub!.calls.length === 3, 3000, 'the status check');
     await until(() => statusOf(el).includes('Payment cancelled'), 3000, 'the cancelled text');
     expect(stub.calls[2]!.url).to.match(/\/checkout\/status\?order=order-42$/);
     // The form is ready for another card at once.

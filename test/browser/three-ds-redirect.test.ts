@@ -21,6 +21,7 @@ const FINAL_FAILURE = {
   state: 'failure',
   final: true,
   code: '2001',
+  reason: 'wrong_cvv',
   message: 'Declined',
 };
 
@@ -114,7 +115,7 @@ describe('pg-3ds-redirect iframe mode', () => {
     expect(el.shadowRoot!.querySelector('dialog')!.open).to.equal(false);
     expect(stub.calls[0]!.url).to.include('/shop/status?order=o-7');
     await el.updateComplete;
-    expect(statusText(el)).to.equal('Payment successful. Approved');
+    expect(statusText(el)).to.equal('Payment successful.');
     await expect(el).to.be.accessible();
   });
 });
@@ -174,7 +175,9 @@ describe('pg-3ds-redirect return page', () => {
     expect(event.detail).to.deep.equal({orderRef: 'o-7', code: '2001', message: 'Declined'});
     expect(stub.calls[0]!.url).to.include('order=o-7');
     await el.updateComplete;
-    expect(statusText(el)).to.equal('Payment declined. Declined');
+    expect(statusText(el), 'the reason in the browser’s words').to.equal(
+      'Payment declined: wrong security code.',
+    );
     await expect(el).to.be.accessible();
   });
 

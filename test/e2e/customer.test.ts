@@ -146,7 +146,7 @@ describe('paying as a customer', () => {
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.declined);
     await payButton(page).click();
-    await formStatus(page).filter({hasText: 'Payment declined.'}).waitFor();
+    await formStatus(page).filter({hasText: 'Your bank declined the payment.'}).waitFor();
     assert.equal(new URL(page.url()).pathname, '/checkout');
     await checkA11y(page, 'the checkout after a decline');
     assert.equal(await chargesOf(orderRef), 0);

@@ -5,7 +5,7 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {AttemptRecord, AttemptState} from '../../../src/server/index.js';
+import {attempt} from './attempt-rows.js';
 import {
   currentAttempt,
   isStaleChallenge,
@@ -13,24 +13,6 @@ import {
   paidAttempt,
   statusFor,
 } from '../../../src/server/checkout/service/order-state.js';
-
-let seq = 0;
-function attempt(state: AttemptState, extra: Partial<AttemptRecord> = {}): AttemptRecord {
-  seq++;
-  return {
-    attemptId: `a-${seq}`,
-    orderRef: 'os-1',
-    gatewayOrderId: `os-1-${seq}-abcd`,
-    seq,
-    method: 'purchase',
-    amount: '1.50',
-    currency: 'XTS',
-    state,
-    createdAt: 1000 * seq,
-    updatedAt: 1000 * seq,
-    ...extra,
-  };
-}
 
 describe('orderState', () => {
   test('no attempts: none, and a new attempt may start', () => {
@@ -102,6 +84,7 @@ describe('orderState', () => {
       state: 'failure',
       final: true,
       code: 'abandoned',
+      reason: 'abandoned',
       message: 'The payment was cancelled. You can try again.',
     });
     const expired = attempt('init', {writtenOff: 'expired'});
@@ -117,6 +100,7 @@ describe('orderState', () => {
       state: 'failure',
       final: true,
       code: 'not_created',
+      reason: 'not_created',
       message: 'The payment was not made and no money was taken. You can try again.',
     });
     assert.equal(statusFor('os-1', [refused, declined]).code, '2007');

@@ -6,6 +6,7 @@
 import type {PayFailure, PayResponse} from '../../../protocol/checkout.js';
 import type {AttemptRecord} from '../store.js';
 import {isFinal} from '../transition.js';
+import {reasonOf} from '../reasons.js';
 import type {HostedResult} from './config.js';
 
 export const PROCESSING_UNKNOWN =
@@ -34,12 +35,14 @@ export function answerFor(a: AttemptRecord): PayResponse {
             outcome: 'failure',
             orderRef: a.orderRef,
             code: NOT_CREATED_CODE,
+            reason: 'not_created',
             message: NOT_CREATED_MESSAGE,
           }
         : {
             outcome: 'failure',
             orderRef: a.orderRef,
             code: a.statusCode ?? 'declined',
+            reason: reasonOf(a.statusCode),
             message: a.statusDescription ?? 'The payment was declined.',
           };
     case 'init':
@@ -55,6 +58,7 @@ export function answerFor(a: AttemptRecord): PayResponse {
         outcome: 'failure',
         orderRef: a.orderRef,
         code: NOT_CONFIRMED_CODE,
+        reason: 'not_confirmed',
         message: NOT_CONFIRMED_MESSAGE,
       };
     default:
@@ -68,6 +72,7 @@ function writtenOffAnswer(a: AttemptRecord): PayFailure {
     outcome: 'failure',
     orderRef: a.orderRef,
     code: a.writtenOff === 'abandoned' ? 'abandoned' : 'expired',
+    reason: a.writtenOff === 'abandoned' ? 'abandoned' : 'expired',
     message:
       a.writtenOff === 'abandoned'
         ? 'The payment was cancelled. You can try again.'
@@ -81,6 +86,7 @@ export function refusedAnswer(orderRef: string, code: string): PayFailure {
     outcome: 'failure',
     orderRef,
     code,
+    reason: 'not_created',
     message: 'The payment was refused. No money was taken; check the card details and try again.',
   };
 }

@@ -8,7 +8,7 @@
  * is its first success, else its live attempt, else none (every attempt failed or was
  * written off, and the customer may pay again).
  */
-import type {StatusResponse} from '../../../protocol/checkout.js';
+import type {PayFailure, StatusResponse} from '../../../protocol/checkout.js';
 import {isLiveAttempt, type AttemptRecord} from '../store.js';
 import {PROCESSING_PENDING, PROCESSING_UNKNOWN, answerFor} from './answers.js';
 
@@ -71,8 +71,8 @@ function statusOf(
   if (current) return {orderRef, state: 'processing', final: false, message: PROCESSING_UNKNOWN};
   if (last) {
     // Failed, or written off: the last attempt's answer says why.
-    const answer = answerFor(last) as {code: string; message: string};
-    return {orderRef, state: 'failure', final: true, code: answer.code, message: answer.message};
+    const {code, reason, message} = answerFor(last) as PayFailure;
+    return {orderRef, state: 'failure', final: true, code, ...(reason ? {reason} : {}), message};
   }
   return {orderRef, state: 'none', final: false};
 }
