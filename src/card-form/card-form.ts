@@ -256,7 +256,7 @@ export class PgCardForm extends LitElement {
   reportValidity(): boolean {
     const invalid = this.validity.report();
     if (invalid.length > 0) {
-      this.statusMessage = fill(this.text().fixFields, invalid.length);
+      this.statusMessage = fill(this.text().fixFields, invalid.length, languageOf(this));
       this.phase = this.phase === 'pending' ? 'pending' : 'idle';
       this.input(invalid[0]!)?.focus();
     }

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Arabic (right to left): every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const ar: CheckoutMessages = {
+  cardNumber: 'رقم البطاقة',
+  expiry: 'تاريخ الانتهاء',
+  expiryHint: 'MM / YY',
+  cvv: 'رمز الأمان',
+  holder: 'الاسم على البطاقة',
+  firstName: 'الاسم الأول',
+  lastName: 'اسم العائلة',
+  email: 'البريد الإلكتروني',
+  phone: 'الهاتف',
+  pay: 'ادفع',
+  payAmount: 'ادفع {amount}',
+  paying: 'جارٍ المعالجة…',
+  retry: 'حاول مرة أخرى',
+  paid: 'تم الدفع',
+  numberRequired: 'أدخل رقم البطاقة.',
+  numberInvalid: 'رقم البطاقة هذا غير صالح.',
+  expiryRequired: 'أدخل التاريخ.',
+  expiryInvalid: 'استخدم MM / YY.',
+  expiryPast: 'انتهت صلاحية البطاقة.',
+  cvvRequired: 'أدخل الرمز.',
+  cvvInvalid: 'أدخل {n} أرقام.',
+  required: 'حقل مطلوب.',
+  tooLong: 'الحد الأقصى للأحرف: {n}.',
+  emailInvalid: 'أدخل عنوان بريد إلكتروني صالحًا.',
+  emailLatin: 'استخدم الأحرف اللاتينية في البريد الإلكتروني.',
+  phoneInvalid: 'الهاتف: أرقام فقط، و+ في البداية.',
+  phoneTooShort: 'رقم الهاتف هذا قصير جدًا.',
+  phoneTooLong: 'رقم الهاتف هذا طويل جدًا.',
+  fixFields:
+    '{n, plural, zero {لا توجد حقول للتصحيح.} one {يرجى تصحيح حقل واحد.} two {يرجى تصحيح حقلين.} few {يرجى تصحيح # حقول.} many {يرجى تصحيح # حقلًا.} other {يرجى تصحيح # حقل.}}',
+  success: 'تم الدفع بنجاح.',
+  failure: 'تم رفض الدفع.',
+  networkError: 'تعذّر الوصول إلى الخادم. تحقق من اتصالك وحاول مرة أخرى.',
+  serverError: 'حدث خطأ ما. يرجى المحاولة مرة أخرى.',
+  threeDSRedirecting: 'جارٍ تحويلك إلى البنك للتأكيد…',
+  threeDSTitle: 'أكّد الدفع لدى البنك',
+  cancel: 'إلغاء',
+  threeDSCancelled: 'تم إلغاء الدفع. يمكنك الدفع مرة أخرى بهذه البطاقة أو بغيرها.',
+  checking: 'جارٍ التحقق من حالة الدفع…',
+  timeout: 'لم نتمكن من تأكيد الدفع بعد. تحقق مرة أخرى بعد قليل.',
+  checkAgain: 'تحقق مرة أخرى',
+  missingOrder: 'لم يتم العثور على عملية دفع للتحقق منها.',
+};

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Czech: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const cs: CheckoutMessages = {
+  cardNumber: 'Číslo karty',
+  expiry: 'Platnost do',
+  expiryHint: 'MM / RR',
+  cvv: 'Bezpečnostní kód',
+  holder: 'Jméno na kartě',
+  firstName: 'Jméno',
+  lastName: 'Příjmení',
+  email: 'E-mail',
+  phone: 'Telefon',
+  pay: 'Zaplatit',
+  payAmount: 'Zaplatit {amount}',
+  paying: 'Zpracování…',
+  retry: 'Zkusit znovu',
+  paid: 'Zaplaceno',
+  numberRequired: 'Zadejte číslo karty.',
+  numberInvalid: 'Číslo karty není platné.',
+  expiryRequired: 'Zadejte datum.',
+  expiryInvalid: 'Formát MM / RR.',
+  expiryPast: 'Karta vypršela.',
+  cvvRequired: 'Zadejte kód.',
+  cvvInvalid: 'Zadejte {n} číslice.',
+  required: 'Povinné pole.',
+  tooLong: 'Max. počet znaků: {n}.',
+  emailInvalid: 'Zadejte platnou e-mailovou adresu.',
+  emailLatin: 'E-mailová adresa bez diakritiky.',
+  phoneInvalid: 'Telefon: jen číslice, + na začátku.',
+  phoneTooShort: 'Telefonní číslo je příliš krátké.',
+  phoneTooLong: 'Telefonní číslo je příliš dlouhé.',
+  fixFields:
+    '{n, plural, one {Opravte # pole.} few {Opravte # pole.} many {Opravte # pole.} other {Opravte # polí.}}',
+  success: 'Platba proběhla úspěšně.',
+  failure: 'Platba byla zamítnuta.',
+  networkError: 'Nepodařilo se spojit se serverem. Zkontrolujte připojení a zkuste to znovu.',
+  serverError: 'Něco se pokazilo. Zkuste to znovu.',
+  threeDSRedirecting: 'Přesměrováváme vás do banky k potvrzení…',
+  threeDSTitle: 'Potvrďte platbu ve své bance',
+  cancel: 'Zrušit',
+  threeDSCancelled: 'Platba byla zrušena. Můžete zaplatit znovu touto nebo jinou kartou.',
+  checking: 'Ověřujeme stav platby…',
+  timeout: 'Platbu se zatím nepodařilo potvrdit. Zkuste to za chvíli znovu.',
+  checkAgain: 'Ověřit znovu',
+  missingOrder: 'Nebyla nalezena žádná platba k ověření.',
+};

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Spanish: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const es: CheckoutMessages = {
+  cardNumber: 'Número de tarjeta',
+  expiry: 'Fecha de caducidad',
+  expiryHint: 'MM / AA',
+  cvv: 'Código de seguridad',
+  holder: 'Titular de la tarjeta',
+  firstName: 'Nombre',
+  lastName: 'Apellidos',
+  email: 'Correo electrónico',
+  phone: 'Teléfono',
+  pay: 'Pagar',
+  payAmount: 'Pagar {amount}',
+  paying: 'Procesando…',
+  retry: 'Reintentar',
+  paid: 'Pagado',
+  numberRequired: 'Introduce el número de tarjeta.',
+  numberInvalid: 'El número de tarjeta no es válido.',
+  expiryRequired: 'Introduce la fecha.',
+  expiryInvalid: 'Formato MM / AA.',
+  expiryPast: 'Tarjeta caducada.',
+  cvvRequired: 'Introduce el código.',
+  cvvInvalid: 'Introduce {n} dígitos.',
+  required: 'Obligatorio.',
+  tooLong: 'Máx. {n} caracteres.',
+  emailInvalid: 'Introduce un correo electrónico válido.',
+  emailLatin: 'Correo electrónico sin tildes ni ñ.',
+  phoneInvalid: 'Teléfono: solo dígitos, + al inicio.',
+  phoneTooShort: 'El número de teléfono es demasiado corto.',
+  phoneTooLong: 'El número de teléfono es demasiado largo.',
+  fixFields:
+    '{n, plural, one {Corrige # campo.} many {Corrige # de campos.} other {Corrige # campos.}}',
+  success: 'Pago realizado correctamente.',
+  failure: 'Pago rechazado.',
+  networkError: 'No se pudo conectar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
+  serverError: 'Algo salió mal. Inténtalo de nuevo.',
+  threeDSRedirecting: 'Redirigiendo a tu banco para confirmar…',
+  threeDSTitle: 'Confirma el pago con tu banco',
+  cancel: 'Cancelar',
+  threeDSCancelled: 'Pago cancelado. Puedes volver a pagar con esta tarjeta u otra.',
+  checking: 'Comprobando el estado del pago…',
+  timeout: 'Aún no hemos podido confirmar el pago. Vuelve a comprobarlo en un momento.',
+  checkAgain: 'Comprobar de nuevo',
+  missingOrder: 'No se encontró ningún pago que comprobar.',
+};

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in French: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const fr: CheckoutMessages = {
+  cardNumber: 'Numéro de carte',
+  expiry: "Date d'expiration",
+  expiryHint: 'MM / AA',
+  cvv: 'Cryptogramme',
+  holder: 'Titulaire de la carte',
+  firstName: 'Prénom',
+  lastName: 'Nom',
+  email: 'E-mail',
+  phone: 'Téléphone',
+  pay: 'Payer',
+  payAmount: 'Payer {amount}',
+  paying: 'Traitement…',
+  retry: 'Réessayer',
+  paid: 'Payé',
+  numberRequired: 'Saisissez le numéro de carte.',
+  numberInvalid: "Ce numéro de carte n'est pas valide.",
+  expiryRequired: 'Saisissez la date.',
+  expiryInvalid: 'Format MM / AA.',
+  expiryPast: 'Carte expirée.',
+  cvvRequired: 'Saisissez le code.',
+  cvvInvalid: 'Saisissez {n} chiffres.',
+  required: 'Obligatoire.',
+  tooLong: '{n} caractères max.',
+  emailInvalid: 'Saisissez une adresse e-mail valide.',
+  emailLatin: 'Adresse e-mail sans accents ni caractères spéciaux.',
+  phoneInvalid: 'Téléphone : chiffres uniquement, + au début.',
+  phoneTooShort: 'Ce numéro de téléphone est trop court.',
+  phoneTooLong: 'Ce numéro de téléphone est trop long.',
+  fixFields:
+    '{n, plural, one {Veuillez corriger # champ.} many {Veuillez corriger # de champs.} other {Veuillez corriger # champs.}}',
+  success: 'Paiement réussi.',
+  failure: 'Paiement refusé.',
+  networkError: 'Impossible de joindre le serveur. Vérifiez votre connexion et réessayez.',
+  serverError: "Une erreur s'est produite. Veuillez réessayer.",
+  threeDSRedirecting: 'Redirection vers votre banque pour confirmation…',
+  threeDSTitle: 'Confirmez le paiement auprès de votre banque',
+  cancel: 'Annuler',
+  threeDSCancelled: 'Paiement annulé. Vous pouvez payer à nouveau, avec cette carte ou une autre.',
+  checking: 'Vérification du statut du paiement…',
+  timeout: "Nous n'avons pas encore pu confirmer le paiement. Vérifiez à nouveau dans un instant.",
+  checkAgain: 'Vérifier à nouveau',
+  missingOrder: 'Aucun paiement à vérifier.',
+};

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Italian: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const it: CheckoutMessages = {
+  cardNumber: 'Numero della carta',
+  expiry: 'Data di scadenza',
+  expiryHint: 'MM / AA',
+  cvv: 'Codice di sicurezza',
+  holder: 'Titolare della carta',
+  firstName: 'Nome',
+  lastName: 'Cognome',
+  email: 'E-mail',
+  phone: 'Telefono',
+  pay: 'Paga',
+  payAmount: 'Paga {amount}',
+  paying: 'Elaborazione…',
+  retry: 'Riprova',
+  paid: 'Pagato',
+  numberRequired: 'Inserisci il numero della carta.',
+  numberInvalid: 'Il numero della carta non è valido.',
+  expiryRequired: 'Inserisci la data.',
+  expiryInvalid: 'Formato MM / AA.',
+  expiryPast: 'Carta scaduta.',
+  cvvRequired: 'Inserisci il codice.',
+  cvvInvalid: 'Inserisci {n} cifre.',
+  required: 'Obbligatorio.',
+  tooLong: 'Max {n} caratteri.',
+  emailInvalid: 'Inserisci un indirizzo e-mail valido.',
+  emailLatin: 'Indirizzo e-mail senza lettere accentate.',
+  phoneInvalid: "Telefono: solo cifre, + all'inizio.",
+  phoneTooShort: 'Il numero di telefono è troppo corto.',
+  phoneTooLong: 'Il numero di telefono è troppo lungo.',
+  fixFields:
+    '{n, plural, one {Correggi # campo.} many {Correggi # di campi.} other {Correggi # campi.}}',
+  success: 'Pagamento riuscito.',
+  failure: 'Pagamento rifiutato.',
+  networkError: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
+  serverError: 'Si è verificato un errore. Riprova.',
+  threeDSRedirecting: 'Reindirizzamento alla tua banca per la conferma…',
+  threeDSTitle: 'Conferma il pagamento con la tua banca',
+  cancel: 'Annulla',
+  threeDSCancelled: "Pagamento annullato. Puoi pagare di nuovo, con questa carta o con un'altra.",
+  checking: 'Verifica dello stato del pagamento…',
+  timeout: 'Non è stato ancora possibile confermare il pagamento. Verifica di nuovo tra poco.',
+  checkAgain: 'Verifica di nuovo',
+  missingOrder: 'Nessun pagamento da verificare.',
+};

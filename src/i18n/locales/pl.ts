@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Polish: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const pl: CheckoutMessages = {
+  cardNumber: 'Numer karty',
+  expiry: 'Data ważności',
+  expiryHint: 'MM / RR',
+  cvv: 'Kod CVV',
+  holder: 'Imię i nazwisko na karcie',
+  firstName: 'Imię',
+  lastName: 'Nazwisko',
+  email: 'E-mail',
+  phone: 'Telefon',
+  pay: 'Zapłać',
+  payAmount: 'Zapłać {amount}',
+  paying: 'Przetwarzanie…',
+  retry: 'Spróbuj ponownie',
+  paid: 'Zapłacono',
+  numberRequired: 'Wpisz numer karty.',
+  numberInvalid: 'Nieprawidłowy numer karty.',
+  expiryRequired: 'Wpisz datę.',
+  expiryInvalid: 'Format MM / RR.',
+  expiryPast: 'Karta wygasła.',
+  cvvRequired: 'Wpisz kod.',
+  cvvInvalid: 'Wpisz {n} cyfry.',
+  required: 'Pole wymagane.',
+  tooLong: 'Maks. liczba znaków: {n}.',
+  emailInvalid: 'Wpisz poprawny adres e-mail.',
+  emailLatin: 'Adres e-mail bez polskich znaków.',
+  phoneInvalid: 'Telefon: tylko cyfry, + na początku.',
+  phoneTooShort: 'Numer telefonu jest za krótki.',
+  phoneTooLong: 'Numer telefonu jest za długi.',
+  fixFields:
+    '{n, plural, one {Popraw # pole.} few {Popraw # pola.} many {Popraw # pól.} other {Popraw # pola.}}',
+  success: 'Płatność zakończona powodzeniem.',
+  failure: 'Płatność odrzucona.',
+  networkError: 'Brak połączenia z serwerem. Sprawdź połączenie i spróbuj ponownie.',
+  serverError: 'Coś poszło nie tak. Spróbuj ponownie.',
+  threeDSRedirecting: 'Przekierowujemy do Twojego banku w celu potwierdzenia…',
+  threeDSTitle: 'Potwierdź płatność w swoim banku',
+  cancel: 'Anuluj',
+  threeDSCancelled: 'Płatność anulowana. Możesz zapłacić ponownie tą lub inną kartą.',
+  checking: 'Sprawdzamy status płatności…',
+  timeout: 'Nie udało się jeszcze potwierdzić płatności. Sprawdź ponownie za chwilę.',
+  checkAgain: 'Sprawdź ponownie',
+  missingOrder: 'Nie znaleziono płatności do sprawdzenia.',
+};

@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Portuguese (Brazilian wording, which CLDR's `pt` is): every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const pt: CheckoutMessages = {
+  cardNumber: 'Número do cartão',
+  expiry: 'Validade',
+  expiryHint: 'MM / AA',
+  cvv: 'Código de segurança',
+  holder: 'Nome no cartão',
+  firstName: 'Nome',
+  lastName: 'Sobrenome',
+  email: 'E-mail',
+  phone: 'Telefone',
+  pay: 'Pagar',
+  payAmount: 'Pagar {amount}',
+  paying: 'Processando…',
+  retry: 'Tentar novamente',
+  paid: 'Pago',
+  numberRequired: 'Digite o número do cartão.',
+  numberInvalid: 'Número de cartão inválido.',
+  expiryRequired: 'Digite a data.',
+  expiryInvalid: 'Use MM / AA.',
+  expiryPast: 'Cartão vencido.',
+  cvvRequired: 'Digite o código.',
+  cvvInvalid: 'Digite {n} dígitos.',
+  required: 'Obrigatório.',
+  tooLong: 'Máx. {n} caracteres.',
+  emailInvalid: 'Digite um e-mail válido.',
+  emailLatin: 'E-mail sem acentos nem ç.',
+  phoneInvalid: 'Telefone: só dígitos, + no início.',
+  phoneTooShort: 'Número de telefone muito curto.',
+  phoneTooLong: 'Número de telefone muito longo.',
+  fixFields:
+    '{n, plural, one {Corrija # campo.} many {Corrija # de campos.} other {Corrija # campos.}}',
+  success: 'Pagamento aprovado.',
+  failure: 'Pagamento recusado.',
+  networkError: 'Não foi possível conectar ao servidor. Verifique sua conexão e tente novamente.',
+  serverError: 'Algo deu errado. Tente novamente.',
+  threeDSRedirecting: 'Redirecionando para o seu banco para confirmação…',
+  threeDSTitle: 'Confirme o pagamento com o seu banco',
+  cancel: 'Cancelar',
+  threeDSCancelled: 'Pagamento cancelado. Você pode pagar novamente com este ou outro cartão.',
+  checking: 'Verificando o status do pagamento…',
+  timeout: 'Ainda não foi possível confirmar o pagamento. Verifique novamente em instantes.',
+  checkAgain: 'Verificar novamente',
+  missingOrder: 'Nenhum pagamento encontrado para verificar.',
+};

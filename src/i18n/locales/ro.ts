@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Romanian: every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Loaded only when a page asks for this language (`catalogue.ts`).
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const ro: CheckoutMessages = {
+  cardNumber: 'Numărul cardului',
+  expiry: 'Data expirării',
+  expiryHint: 'LL / AA',
+  cvv: 'Cod de securitate',
+  holder: 'Numele de pe card',
+  firstName: 'Prenume',
+  lastName: 'Nume',
+  email: 'E-mail',
+  phone: 'Telefon',
+  pay: 'Plătiți',
+  payAmount: 'Plătiți {amount}',
+  paying: 'Se procesează…',
+  retry: 'Încercați din nou',
+  paid: 'Plătit',
+  numberRequired: 'Introduceți numărul cardului.',
+  numberInvalid: 'Numărul cardului nu este valid.',
+  expiryRequired: 'Introduceți data.',
+  expiryInvalid: 'Format LL / AA.',
+  expiryPast: 'Cardul a expirat.',
+  cvvRequired: 'Introduceți codul.',
+  cvvInvalid: 'Introduceți {n} cifre.',
+  required: 'Obligatoriu.',
+  tooLong: 'Maximum caractere: {n}.',
+  emailInvalid: 'Introduceți o adresă de e-mail validă.',
+  emailLatin: 'Adresa de e-mail fără diacritice.',
+  phoneInvalid: 'Telefon: doar cifre, + la început.',
+  phoneTooShort: 'Numărul de telefon este prea scurt.',
+  phoneTooLong: 'Numărul de telefon este prea lung.',
+  fixFields:
+    '{n, plural, one {Corectați # câmp.} few {Corectați # câmpuri.} other {Corectați # de câmpuri.}}',
+  success: 'Plata a fost efectuată cu succes.',
+  failure: 'Plata a fost refuzată.',
+  networkError: 'Serverul nu poate fi contactat. Verificați conexiunea și încercați din nou.',
+  serverError: 'A apărut o eroare. Încercați din nou.',
+  threeDSRedirecting: 'Vă redirecționăm către banca dvs. pentru confirmare…',
+  threeDSTitle: 'Confirmați plata la banca dvs.',
+  cancel: 'Anulați',
+  threeDSCancelled: 'Plata a fost anulată. Puteți plăti din nou, cu acest card sau cu altul.',
+  checking: 'Se verifică starea plății…',
+  timeout: 'Încă nu am putut confirma plata. Verificați din nou peste câteva momente.',
+  checkAgain: 'Verificați din nou',
+  missingOrder: 'Nu a fost găsită nicio plată de verificat.',
+};

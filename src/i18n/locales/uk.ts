@@ -1,0 +1,50 @@
+/**
+ * The checkout's texts in Ukrainian (the gateway's home market): every key of `CheckoutMessages`, in the order of
+ * `en.ts`. Built into every bundle.
+ */
+import type {CheckoutMessages} from '../messages.js';
+
+export const uk: CheckoutMessages = {
+  cardNumber: 'Номер картки',
+  expiry: 'Термін дії',
+  expiryHint: 'ММ / РР',
+  cvv: 'Код безпеки',
+  holder: "Ім'я на картці",
+  firstName: "Ім'я",
+  lastName: 'Прізвище',
+  email: 'Електронна пошта',
+  phone: 'Телефон',
+  pay: 'Сплатити',
+  payAmount: 'Сплатити {amount}',
+  paying: 'Обробка…',
+  retry: 'Спробувати ще раз',
+  paid: 'Сплачено',
+  numberRequired: 'Введіть номер картки.',
+  numberInvalid: 'Цей номер картки недійсний.',
+  expiryRequired: 'Введіть дату.',
+  expiryInvalid: 'Формат ММ / РР.',
+  expiryPast: 'Термін минув.',
+  cvvRequired: 'Введіть код.',
+  cvvInvalid: 'Введіть {n} цифри.',
+  required: "Обов'язкове поле.",
+  tooLong: 'До {n} символів.',
+  emailInvalid: 'Введіть дійсну адресу електронної пошти.',
+  emailLatin: 'Адресу пошти пишіть латиницею.',
+  phoneInvalid: 'Телефон: лише цифри, + на початку.',
+  phoneTooShort: 'Номер телефону закороткий.',
+  phoneTooLong: 'Номер телефону задовгий.',
+  fixFields:
+    '{n, plural, one {Виправте # поле.} few {Виправте # поля.} many {Виправте # полів.} other {Виправте # поля.}}',
+  success: 'Оплата пройшла успішно.',
+  failure: 'Оплату відхилено.',
+  networkError: "Не вдалося зв'язатися із сервером. Перевірте з'єднання і спробуйте ще раз.",
+  serverError: 'Щось пішло не так. Спробуйте ще раз.',
+  threeDSRedirecting: 'Переходимо до вашого банку для підтвердження…',
+  threeDSTitle: 'Підтвердьте оплату у своєму банку',
+  cancel: 'Скасувати',
+  threeDSCancelled: 'Оплату скасовано. Можна сплатити ще раз цією або іншою карткою.',
+  checking: 'Перевіряємо статус оплати…',
+  timeout: 'Поки не вдалося підтвердити оплату. Перевірте ще раз за хвилину.',
+  checkAgain: 'Перевірити ще раз',
+  missingOrder: 'Не знайдено оплати для перевірки.',
+};
