@@ -6,7 +6,7 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const ar: CheckoutMessages = {
   cardNumber: 'رقم البطاقة',
-  expiry: 'تاريخ الانتهاء',
+  expiry: 'الانتهاء',
   expiryHint: 'MM / YY',
   cvv: 'رمز الأمان',
   holder: 'الاسم على البطاقة',
@@ -31,8 +31,8 @@ export const ar: CheckoutMessages = {
   emailInvalid: 'أدخل عنوان بريد إلكتروني صالحًا.',
   emailLatin: 'استخدم الأحرف اللاتينية في البريد الإلكتروني.',
   phoneInvalid: 'الهاتف: أرقام فقط، و+ في البداية.',
-  phoneTooShort: 'رقم الهاتف هذا قصير جدًا.',
-  phoneTooLong: 'رقم الهاتف هذا طويل جدًا.',
+  phoneTooShort: 'الرقم قصير جدًا.',
+  phoneTooLong: 'الرقم طويل جدًا.',
   fixFields:
     '{n, plural, zero {لا توجد حقول للتصحيح.} one {يرجى تصحيح حقل واحد.} two {يرجى تصحيح حقلين.} few {يرجى تصحيح # حقول.} many {يرجى تصحيح # حقلًا.} other {يرجى تصحيح # حقل.}}',
   success: 'تم الدفع بنجاح.',

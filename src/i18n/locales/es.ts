@@ -6,9 +6,9 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const es: CheckoutMessages = {
   cardNumber: 'Número de tarjeta',
-  expiry: 'Fecha de caducidad',
+  expiry: 'Caducidad',
   expiryHint: 'MM / AA',
-  cvv: 'Código de seguridad',
+  cvv: 'Cód. seguridad',
   holder: 'Titular de la tarjeta',
   firstName: 'Nombre',
   lastName: 'Apellidos',
@@ -31,8 +31,8 @@ export const es: CheckoutMessages = {
   emailInvalid: 'Introduce un correo electrónico válido.',
   emailLatin: 'Correo electrónico sin tildes ni ñ.',
   phoneInvalid: 'Teléfono: solo dígitos, + al inicio.',
-  phoneTooShort: 'El número de teléfono es demasiado corto.',
-  phoneTooLong: 'El número de teléfono es demasiado largo.',
+  phoneTooShort: 'Número demasiado corto.',
+  phoneTooLong: 'Número demasiado largo.',
   fixFields:
     '{n, plural, one {Corrige # campo.} many {Corrige # de campos.} other {Corrige # campos.}}',
   success: 'Pago realizado correctamente.',

@@ -6,7 +6,7 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const fr: CheckoutMessages = {
   cardNumber: 'Numéro de carte',
-  expiry: "Date d'expiration",
+  expiry: 'Expiration',
   expiryHint: 'MM / AA',
   cvv: 'Cryptogramme',
   holder: 'Titulaire de la carte',
@@ -31,8 +31,8 @@ export const fr: CheckoutMessages = {
   emailInvalid: 'Saisissez une adresse e-mail valide.',
   emailLatin: 'Adresse e-mail sans accents ni caractères spéciaux.',
   phoneInvalid: 'Téléphone : chiffres uniquement, + au début.',
-  phoneTooShort: 'Ce numéro de téléphone est trop court.',
-  phoneTooLong: 'Ce numéro de téléphone est trop long.',
+  phoneTooShort: 'Numéro trop court.',
+  phoneTooLong: 'Numéro trop long.',
   fixFields:
     '{n, plural, one {Veuillez corriger # champ.} many {Veuillez corriger # de champs.} other {Veuillez corriger # champs.}}',
   success: 'Paiement réussi.',

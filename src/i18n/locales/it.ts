@@ -6,9 +6,9 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const it: CheckoutMessages = {
   cardNumber: 'Numero della carta',
-  expiry: 'Data di scadenza',
+  expiry: 'Scadenza',
   expiryHint: 'MM / AA',
-  cvv: 'Codice di sicurezza',
+  cvv: 'Cod. sicurezza',
   holder: 'Titolare della carta',
   firstName: 'Nome',
   lastName: 'Cognome',
@@ -31,8 +31,8 @@ export const it: CheckoutMessages = {
   emailInvalid: 'Inserisci un indirizzo e-mail valido.',
   emailLatin: 'Indirizzo e-mail senza lettere accentate.',
   phoneInvalid: "Telefono: solo cifre, + all'inizio.",
-  phoneTooShort: 'Il numero di telefono è troppo corto.',
-  phoneTooLong: 'Il numero di telefono è troppo lungo.',
+  phoneTooShort: 'Numero troppo corto.',
+  phoneTooLong: 'Numero troppo lungo.',
   fixFields:
     '{n, plural, one {Correggi # campo.} many {Correggi # di campi.} other {Correggi # campi.}}',
   success: 'Pagamento riuscito.',

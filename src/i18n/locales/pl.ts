@@ -6,7 +6,7 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const pl: CheckoutMessages = {
   cardNumber: 'Numer karty',
-  expiry: 'Data ważności',
+  expiry: 'Ważna do',
   expiryHint: 'MM / RR',
   cvv: 'Kod CVV',
   holder: 'Imię i nazwisko na karcie',
@@ -31,8 +31,8 @@ export const pl: CheckoutMessages = {
   emailInvalid: 'Wpisz poprawny adres e-mail.',
   emailLatin: 'Adres e-mail bez polskich znaków.',
   phoneInvalid: 'Telefon: tylko cyfry, + na początku.',
-  phoneTooShort: 'Numer telefonu jest za krótki.',
-  phoneTooLong: 'Numer telefonu jest za długi.',
+  phoneTooShort: 'Numer jest za krótki.',
+  phoneTooLong: 'Numer jest za długi.',
   fixFields:
     '{n, plural, one {Popraw # pole.} few {Popraw # pola.} many {Popraw # pól.} other {Popraw # pola.}}',
   success: 'Płatność zakończona powodzeniem.',

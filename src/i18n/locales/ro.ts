@@ -6,9 +6,9 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const ro: CheckoutMessages = {
   cardNumber: 'Numărul cardului',
-  expiry: 'Data expirării',
+  expiry: 'Expirare',
   expiryHint: 'LL / AA',
-  cvv: 'Cod de securitate',
+  cvv: 'Cod securitate',
   holder: 'Numele de pe card',
   firstName: 'Prenume',
   lastName: 'Nume',
@@ -31,8 +31,8 @@ export const ro: CheckoutMessages = {
   emailInvalid: 'Introduceți o adresă de e-mail validă.',
   emailLatin: 'Adresa de e-mail fără diacritice.',
   phoneInvalid: 'Telefon: doar cifre, + la început.',
-  phoneTooShort: 'Numărul de telefon este prea scurt.',
-  phoneTooLong: 'Numărul de telefon este prea lung.',
+  phoneTooShort: 'Număr prea scurt.',
+  phoneTooLong: 'Număr prea lung.',
   fixFields:
     '{n, plural, one {Corectați # câmp.} few {Corectați # câmpuri.} other {Corectați # de câmpuri.}}',
   success: 'Plata a fost efectuată cu succes.',

@@ -6,7 +6,7 @@ import type {CheckoutMessages} from '../messages.js';
 
 export const tr: CheckoutMessages = {
   cardNumber: 'Kart numarası',
-  expiry: 'Son kullanma tarihi',
+  expiry: 'Geçerlilik',
   expiryHint: 'AA / YY',
   cvv: 'Güvenlik kodu',
   holder: 'Kart üzerindeki isim',
@@ -31,8 +31,8 @@ export const tr: CheckoutMessages = {
   emailInvalid: 'Geçerli bir e-posta adresi girin.',
   emailLatin: 'E-posta adresinde Türkçe karakter kullanmayın.',
   phoneInvalid: 'Telefon: yalnızca rakam, başta +.',
-  phoneTooShort: 'Bu telefon numarası çok kısa.',
-  phoneTooLong: 'Bu telefon numarası çok uzun.',
+  phoneTooShort: 'Numara çok kısa.',
+  phoneTooLong: 'Numara çok uzun.',
   fixFields: 'Lütfen {n} alanı düzeltin.',
   success: 'Ödeme başarılı.',
   failure: 'Ödeme reddedildi.',
