@@ -149,7 +149,7 @@ export class PgCardForm extends LitElement {
   /** Disables every field and the button. */
   @property({type: Boolean}) disabled = false;
 
-  /** Overrides of the built-in texts (English and Ukrainian). */
+  /** Overrides of the built-in texts in any language (README, "Languages"). */
   @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
 
   @state() private phase: CardFormPhase = 'idle';
