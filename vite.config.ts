@@ -26,12 +26,13 @@
  *   optional peers first (scripts/vite/guarded-entries.ts).
  * cdn: one minified ES module with Lit and card-validator inside, Lit templates minified
  *   too (scripts/vite/minify-templates.ts), development checks off, SRI hash and gzip
- *   budget (scripts/vite/subresource-integrity.ts).
+ *   budget (scripts/vite/subresource-integrity.ts); beside it dist/cdn/locales/, one small
+ *   module per locale loaded on demand.
  * demo: each page script (demo/scripts/<page>.ts) one self-contained minified file, which
  *   server-example serves under /demo/js/; the pages load the elements from dist/cdn.
  */
 import {readFileSync, readdirSync, rmSync} from 'node:fs';
-import {defineConfig, type UserConfig} from 'vite';
+import {defineConfig, type Plugin, type UserConfig} from 'vite';
 import {everyModuleMapped} from './scripts/vite/every-module-mapped.js';
 import {guardedEntries} from './scripts/vite/guarded-entries.js';
 import {minifyTemplatesPlugin} from './scripts/vite/minify-templates.js';
@@ -182,6 +183,21 @@ function nodeLibrary(): UserConfig {
   };
 }
 
+/**
+ * Vite wraps each dynamic `import()` of a page build in a helper that preloads the chunk's
+ * own imports and CSS through `<link>` elements (600 B gzip). The CDN's only chunks are the
+ * locale tables (src/i18n/catalogue.ts), which import nothing: the import alone does.
+ */
+function bareDynamicImports(): Plugin {
+  const helper = '\0vite/preload-helper.js';
+  return {
+    name: 'pg-bare-dynamic-imports',
+    enforce: 'pre',
+    resolveId: (id) => (id === helper ? helper : undefined),
+    load: (id) => (id === helper ? 'export const __vitePreload = (load) => load();' : undefined),
+  };
+}
+
 function cdnBundle(): UserConfig {
   return {
     ...common,
@@ -189,11 +205,14 @@ function cdnBundle(): UserConfig {
     resolve: {conditions: ['module', 'browser', 'production']},
     plugins: [
       minifyTemplatesPlugin(),
+      bareDynamicImports(),
       subresourceIntegrity({fileName: 'pg-checkout.js', budgetGzip: CDN_BUDGET_GZIP}),
     ],
     build: {
       outDir: 'dist/cdn',
       emptyOutDir: true,
+      // No preload helper around the locales' `import()`: each is one file with no imports.
+      modulePreload: false,
       sourcemap: false,
       minify: true,
       target: 'es2022',
@@ -206,7 +225,9 @@ function cdnBundle(): UserConfig {
         checks: {bundlerTimings: false},
         output: {
           entryFileNames: 'pg-checkout.js',
-          codeSplitting: false,
+          // The locales loaded on demand (src/i18n/catalogue.ts) are the only chunks: one
+          // file each, imported relative to pg-checkout.js, never part of its budget.
+          chunkFileNames: 'locales/[name]-[hash].js',
           comments: {legal: false},
           // After minification, which would drop it with Lit's own licence comments.
           postBanner:

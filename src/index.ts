@@ -55,7 +55,16 @@ export {
   type CardBrand,
   type Validity,
 } from './validation/card.js';
-export {en, uk, type CheckoutMessages} from './i18n/messages.js';
+export {
+  SHIPPED_LOCALES,
+  en,
+  formatAmount,
+  loadMessages,
+  localeDirection,
+  registerMessages,
+  uk,
+  type CheckoutMessages,
+} from './i18n/messages.js';
 export {
   CHECKOUT_ERROR_CODES,
   PAYMENT_STATES,

@@ -151,7 +151,7 @@ export class PgCardForm extends LitElement {
   /** Disables every field and the button. */
   @property({type: Boolean}) disabled = false;
 
-  /** Overrides of the built-in texts (English and Ukrainian). */
+  /** Overrides of the built-in texts in any language (README, "Languages"). */
   @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
 
   @state() private phase: CardFormPhase = 'idle';
@@ -268,7 +268,7 @@ export class PgCardForm extends LitElement {
   reportValidity(): boolean {
     const invalid = this.validity.report();
     if (invalid.length > 0) {
-      this.statusMessage = fill(this.text().fixFields, invalid.length);
+      this.statusMessage = fill(this.text().fixFields, invalid.length, languageOf(this));
       this.phase = this.phase === 'pending' ? 'pending' : 'idle';
       this.input(invalid[0]!)?.focus();
     }

@@ -7,7 +7,7 @@
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
 import {PgValidityChangeEvent, type CardField} from '../events/events.js';
-import {fill, type CheckoutMessages} from '../i18n/messages.js';
+import {fill, languageOf, type CheckoutMessages} from '../i18n/messages.js';
 import type {CardBrand} from '../validation/card.js';
 import {checkField, type FieldCheck} from './field-check.js';
 
@@ -112,7 +112,11 @@ export class FieldValidity implements ReactiveController {
     if (this.options.required() && invalid.length > 0) {
       this.options.internals.setValidity(
         {customError: true},
-        fill(this.options.text().fixFields, invalid.length),
+        fill(
+          this.options.text().fixFields,
+          invalid.length,
+          this.host instanceof Element ? languageOf(this.host) : undefined,
+        ),
         this.options.input(invalid[0]!) ?? undefined,
       );
     } else {

@@ -1,10 +1,26 @@
 /**
- * Built-in texts of the checkout elements, in English and Ukrainian (the gateway's home
- * market), and the rule that picks one: the element's own `lang`, else the closest
- * ancestor's, else the document's, else English. Every message can be overridden per
- * element through its `messages` property.
+ * The texts of the checkout elements: their keys (`CheckoutMessages`), and the rule that
+ * picks a language: the element's own `lang`, else the closest ancestor's, else the
+ * document's, else the browser's, else English. The tables are one module per locale
+ * (`locales/<code>.ts`, each key in the order of `en.ts`); `catalogue.ts` says which are
+ * built in and which load on demand; `format.ts` fills placeholders and plurals. Every
+ * message can be overridden per element through its `messages` property, or per page
+ * through `registerMessages`.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
+import {loadMessages, messagesFor, messagesReady, onMessagesChange} from './catalogue.js';
+import {localeDirection} from './format.js';
+import {en} from './locales/en.js';
+import {uk} from './locales/uk.js';
+
+export {
+  SHIPPED_LOCALES,
+  loadMessages,
+  messagesFor,
+  messagesReady,
+  registerMessages,
+} from './catalogue.js';
+export {fill, formatAmount, formatCount, localeDirection, type MessageValues} from './format.js';
 
 export interface CheckoutMessages {
   cardNumber: string;
@@ -17,6 +33,8 @@ export interface CheckoutMessages {
   email: string;
   phone: string;
   pay: string;
+  /** The Pay button when the order's total is known: `{amount}` is `formatAmount`'s text. */
+  payAmount: string;
   paying: string;
   retry: string;
   paid: string;
@@ -43,7 +61,10 @@ export interface CheckoutMessages {
   phoneInvalid: string;
   phoneTooShort: string;
   phoneTooLong: string;
-  /** `{n}` is replaced by the number of fields to correct. */
+  /**
+   * `{n}` is the number of fields to correct; plural forms as an ICU plural argument,
+   * `{n, plural, one {# field} other {# fields}}`, with the locale's categories.
+   */
   fixFields: string;
   success: string;
   /** Prefix before the gateway's own message. */
@@ -80,117 +101,10 @@ export interface CheckoutMessages {
   stillProcessing: string;
 }
 
-export const en: CheckoutMessages = {
-  cardNumber: 'Card number',
-  expiry: 'Expiry date',
-  expiryHint: 'MM / YY',
-  cvv: 'Security code',
-  holder: 'Name on card',
-  firstName: 'First name',
-  lastName: 'Last name',
-  email: 'Email',
-  phone: 'Phone',
-  pay: 'Pay',
-  paying: 'Processing…',
-  retry: 'Try again',
-  paid: 'Paid',
-  numberRequired: 'Enter the card number.',
-  numberInvalid: 'This card number is not valid.',
-  expiryRequired: 'Enter the date.',
-  expiryInvalid: 'Use MM / YY.',
-  expiryPast: 'Card has expired.',
-  cvvRequired: 'Enter the code.',
-  cvvInvalid: 'Enter {n} digits.',
-  required: 'Required.',
-  tooLong: 'Max {n} characters.',
-  emailInvalid: 'Enter a valid email address.',
-  emailLatin: 'Use Latin letters in the email address.',
-  phoneInvalid: 'Phone: digits only, + at the start.',
-  phoneTooShort: 'This phone number is too short.',
-  phoneTooLong: 'This phone number is too long.',
-  fixFields: 'Please correct {n} field(s).',
-  success: 'Payment successful.',
-  failure: 'Payment declined.',
-  networkError: 'Could not reach the server. Check your connection and try again.',
-  serverError: 'Something went wrong. Please try again.',
-  threeDSRedirecting: 'Redirecting to your bank for confirmation…',
-  threeDSTitle: 'Confirm the payment with your bank',
-  cancel: 'Cancel',
-  threeDSCancelled: 'Payment cancelled. You can pay again, with this card or another.',
-  checking: 'Checking the payment status…',
-  timeout: 'We could not confirm the payment yet. Check again in a moment.',
-  checkAgain: 'Check again',
-  missingOrder: 'No payment to check was found.',
-  declinedFunds: 'Payment declined: not enough money on the card.',
-  declinedCvv: 'Payment declined: wrong security code.',
-  declinedExpired: 'Payment declined: the card has expired.',
-  declinedIssuer: 'Your bank declined the payment. Use another card or call the bank.',
-  declinedThreeDS: 'Your bank did not confirm the payment. Try again or use another card.',
-  paymentExpired: 'The payment was not completed in time. You can pay again.',
-  notCreated: 'Nothing was charged. Check the card details and try again.',
-  notConfirmed: 'We could not confirm the payment. Try again: you cannot be charged twice.',
-  gatewayUnavailable: 'The payment service is not available. Nothing was charged; try again.',
-  rateLimited: 'Too many attempts. Try again in {n} s.',
-  checkDetails: 'Check the card details and try again.',
-  stillProcessing: 'Your bank is still processing the payment. Check again in a moment.',
-};
+export {en} from './locales/en.js';
+export {uk} from './locales/uk.js';
 
-export const uk: CheckoutMessages = {
-  cardNumber: 'Номер картки',
-  expiry: 'Термін дії',
-  expiryHint: 'ММ / РР',
-  cvv: 'Код безпеки',
-  holder: "Ім'я на картці",
-  firstName: "Ім'я",
-  lastName: 'Прізвище',
-  email: 'Електронна пошта',
-  phone: 'Телефон',
-  pay: 'Сплатити',
-  paying: 'Обробка…',
-  retry: 'Спробувати ще раз',
-  paid: 'Сплачено',
-  numberRequired: 'Введіть номер картки.',
-  numberInvalid: 'Цей номер картки недійсний.',
-  expiryRequired: 'Введіть дату.',
-  expiryInvalid: 'Формат ММ / РР.',
-  expiryPast: 'Термін минув.',
-  cvvRequired: 'Введіть код.',
-  cvvInvalid: 'Введіть {n} цифри.',
-  required: "Обов'язкове поле.",
-  tooLong: 'До {n} символів.',
-  emailInvalid: 'Введіть дійсну адресу електронної пошти.',
-  emailLatin: 'Адресу пошти пишіть латиницею.',
-  phoneInvalid: 'Телефон: лише цифри, + на початку.',
-  phoneTooShort: 'Номер телефону закороткий.',
-  phoneTooLong: 'Номер телефону задовгий.',
-  fixFields: 'Виправте поля: {n}.',
-  success: 'Оплата пройшла успішно.',
-  failure: 'Оплату відхилено.',
-  networkError: "Не вдалося зв'язатися із сервером. Перевірте з'єднання і спробуйте ще раз.",
-  serverError: 'Щось пішло не так. Спробуйте ще раз.',
-  threeDSRedirecting: 'Переходимо до вашого банку для підтвердження…',
-  threeDSTitle: 'Підтвердьте оплату у своєму банку',
-  cancel: 'Скасувати',
-  threeDSCancelled: 'Оплату скасовано. Можна сплатити ще раз цією або іншою карткою.',
-  checking: 'Перевіряємо статус оплати…',
-  timeout: 'Поки не вдалося підтвердити оплату. Перевірте ще раз за хвилину.',
-  checkAgain: 'Перевірити ще раз',
-  missingOrder: 'Не знайдено оплати для перевірки.',
-  declinedFunds: 'Оплату відхилено: на картці недостатньо коштів.',
-  declinedCvv: 'Оплату відхилено: неправильний код безпеки.',
-  declinedExpired: 'Оплату відхилено: термін дії картки минув.',
-  declinedIssuer: 'Ваш банк відхилив оплату. Сплатіть іншою карткою або зверніться до банку.',
-  declinedThreeDS: 'Ваш банк не підтвердив оплату. Спробуйте ще раз або іншою карткою.',
-  paymentExpired: 'Оплату не завершено вчасно. Можна сплатити ще раз.',
-  notCreated: 'Кошти не списано. Перевірте дані картки і спробуйте ще раз.',
-  notConfirmed: 'Не вдалося підтвердити оплату. Спробуйте ще раз: двічі не спишеться.',
-  gatewayUnavailable: 'Платіжний сервіс недоступний. Кошти не списано, спробуйте ще раз.',
-  rateLimited: 'Забагато спроб. Спробуйте ще раз за {n} с.',
-  checkDetails: 'Перевірте дані картки і спробуйте ще раз.',
-  stillProcessing: 'Ваш банк ще обробляє оплату. Перевірте ще раз за хвилину.',
-};
-
-/** Built-in message tables by primary language subtag. */
+/** The tables built into every bundle, by primary language subtag. */
 export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en, uk};
 
 /** The language in effect for `el`: its own or an ancestor's `lang`, else the document's. */
@@ -199,23 +113,16 @@ export function languageOf(el: Element): string {
   return owner || document.documentElement.lang || navigator.language || 'en';
 }
 
-/** The built-in table for a BCP 47 tag (`uk-UA` → Ukrainian), falling back to English. */
-export function messagesFor(lang: string): CheckoutMessages {
-  const primary = lang.toLowerCase().split('-')[0] ?? '';
-  return BUILT_IN_MESSAGES[primary] ?? en;
-}
-
-/** Replaces `{n}` in a message. */
-export function fill(message: string, n: number): string {
-  return message.replace('{n}', String(n));
-}
-
 const hosts = new Set<ReactiveControllerHost>();
 let observer: MutationObserver | undefined;
+let unsubscribe: (() => void) | undefined;
+const updateAll = () => hosts.forEach((h) => h.requestUpdate());
 
 /**
  * Re-renders its host when a `lang` attribute changes anywhere in the document (on the
- * host, an ancestor or `<html>`), and merges the host's overrides into the built-ins.
+ * host, an ancestor or `<html>`) and when a table is loaded or registered, and merges the
+ * host's overrides into the table of its language (loading it first if it loads on demand:
+ * until then the host reads in English).
  */
 export class LocaleController implements ReactiveController {
   private readonly host: ReactiveControllerHost & HTMLElement;
@@ -225,21 +132,34 @@ export class LocaleController implements ReactiveController {
     host.addController(this);
   }
 
-  /** The built-in messages for the current language, with `overrides` applied. */
+  /** The messages for the current language, with `overrides` applied. */
   messages(overrides?: Partial<CheckoutMessages>): CheckoutMessages {
-    const base = messagesFor(languageOf(this.host));
+    const lang = this.lang();
+    if (!messagesReady(lang)) void loadMessages(lang);
+    const base = messagesFor(lang);
     return overrides ? {...base, ...overrides} : base;
+  }
+
+  /** The language in effect for the host. */
+  lang(): string {
+    return languageOf(this.host);
+  }
+
+  /** `rtl` when the host's language is written right to left, else `ltr`. */
+  direction(): 'ltr' | 'rtl' {
+    return localeDirection(this.lang());
   }
 
   hostConnected(): void {
     hosts.add(this.host);
     if (!observer) {
-      observer = new MutationObserver(() => hosts.forEach((h) => h.requestUpdate()));
+      observer = new MutationObserver(updateAll);
       observer.observe(document.documentElement, {
         attributes: true,
         attributeFilter: ['lang'],
         subtree: true,
       });
+      unsubscribe = onMessagesChange(updateAll);
     }
   }
 
@@ -248,6 +168,8 @@ export class LocaleController implements ReactiveController {
     if (hosts.size === 0) {
       observer?.disconnect();
       observer = undefined;
+      unsubscribe?.();
+      unsubscribe = undefined;
     }
   }
 }

@@ -29,8 +29,8 @@ const CSP = [
 const bundle = readFileSync('dist/cdn/pg-checkout.js');
 const integrity = readFileSync('dist/cdn/pg-checkout.js.sri', 'utf8').trim();
 
-const page = (sri: string) => `<!doctype html>
-<html lang="en">
+const page = (sri: string, lang = 'en') => `<!doctype html>
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <title>Checkout</title>
@@ -57,6 +57,8 @@ document.addEventListener('pg-success', (e) => {
 `;
 
 const payments: Array<{header: string | undefined; body: Record<string, unknown>}> = [];
+/** The locale modules (dist/cdn/locales/) pages asked for. */
+const localeRequests: string[] = [];
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -86,6 +88,12 @@ before(async () => {
         'text/html; charset=utf-8',
         page(`sha384-${Buffer.alloc(48).toString('base64')}`),
       );
+    }
+    if (url.pathname === '/pl') return send(200, 'text/html; charset=utf-8', page(integrity, 'pl'));
+    const locale = /^\/locales\/([\w-]+\.js)$/.exec(url.pathname)?.[1];
+    if (locale) {
+      localeRequests.push(locale);
+      return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
     }
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
     if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
@@ -165,6 +173,26 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     assert.equal(sink, 'TypeError');
 
     assert.deepEqual(await violations(), ['require-trusted-types-for trusted-types-sink']);
+    await context.close();
+  });
+
+  it('loads a page language other than en and uk from beside the bundle, and only then', async () => {
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const label = tab.locator('pg-card-form label[for="number"]');
+    await tab.goto(`${origin}/`);
+    await label.filter({hasText: 'Card number'}).waitFor({timeout: 10_000});
+    assert.equal(localeRequests.length, 0, 'an English page fetched a locale');
+    await tab.goto(`${origin}/pl`);
+    await label.filter({hasText: 'Numer karty'}).waitFor({timeout: 10_000});
+    assert.deepEqual(
+      localeRequests.map((file) => file.split('-')[0]),
+      ['pl'],
+    );
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
+      [],
+    );
     await context.close();
   });
 

@@ -278,7 +278,7 @@ describe('pg-card-form validation', () => {
     expect(el.shadowRoot!.activeElement).to.equal(inputOf(el, 'expiry'));
     expect(errorOf(el, 'expiry')).to.equal('Enter the date.');
     expect(errorOf(el, 'cvv')).to.equal('Enter the code.');
-    expect(statusOf(el)).to.equal('Please correct 2 field(s).');
+    expect(statusOf(el)).to.equal('Please correct 2 fields.');
     expect(stub.calls).to.have.length(0);
     await expect(el).to.be.accessible();
   });

@@ -5,7 +5,7 @@
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {en, uk, type CheckoutMessages} from '../../src/i18n/messages.js';
+import {en, fill, uk, type CheckoutMessages} from '../../src/i18n/messages.js';
 import type {PayRequest} from '../../src/protocol/checkout.js';
 import {
   buttonOf,
@@ -86,7 +86,7 @@ describe('pg-card-form refuses what the gateway would refuse, before sending', (
         expect(errorOf(el, field)).to.equal(message(t));
         expect(inputOf(el, field).getAttribute('aria-invalid')).to.equal('true');
         expect(el.shadowRoot!.activeElement).to.equal(inputOf(el, field));
-        expect(statusOf(el)).to.equal(t.fixFields.replace('{n}', '1'));
+        expect(statusOf(el)).to.equal(fill(t.fixFields, 1, lang));
         expect(el.valid).to.equal(false);
         expect(stub.calls).to.have.length(0);
         await expect(el).to.be.accessible();

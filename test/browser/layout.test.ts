@@ -1,13 +1,15 @@
 // <pg-card-form> never moves its fields when an error appears: at 320 px and 480 px, in
-// English and Ukrainian, every error each field can show (one at a time and all at once)
-// leaves every input, the pay button and the status line exactly where they were.
+// every shipped language, every error each field can show (one at a time and all at once)
+// leaves every input, the pay button and the status line exactly where they were; and the
+// half-width columns (expiry and code, first and last name) stay aligned whatever the brand.
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
+import {SHIPPED_LOCALES, loadMessages} from '../../src/i18n/messages.js';
 import {errorOf, inputOf} from './helpers.js';
 
 const WIDTHS = [320, 480];
-const LANGS = ['en', 'uk'];
+const LANGS = SHIPPED_LOCALES;
 
 /** A month that is over everywhere (the one before this in UTC−12), as typed digits. */
 function pastExpiry() {
@@ -70,21 +72,23 @@ describe('pg-card-form layout stability', () => {
     for (const lang of LANGS) {
       describe(`at ${width} px in ${lang}`, () => {
         const make = () =>
-          fixture<PgCardForm>(html`
-            <div style="width: ${width}px">
-              <pg-card-form
-                lang=${lang}
-                holder-name
-                customer-name
-                customer-email
-                customer-phone
-              ></pg-card-form>
-            </div>
-          `).then(async (div) => {
-            const el = div.querySelector('pg-card-form')!;
-            await el.updateComplete;
-            return el;
-          });
+          loadMessages(lang).then(() =>
+            fixture<PgCardForm>(html`
+              <div style="width: ${width}px">
+                <pg-card-form
+                  lang=${lang}
+                  holder-name
+                  customer-name
+                  customer-email
+                  customer-phone
+                ></pg-card-form>
+              </div>
+            `).then(async (div) => {
+              const el = div.querySelector('pg-card-form')!;
+              await el.updateComplete;
+              return el;
+            }),
+          );
 
         for (const state of ERROR_STATES) {
           it(`moves nothing when the ${state.field} field shows "${state.what}"`, async () => {
@@ -108,6 +112,16 @@ describe('pg-card-form layout stability', () => {
           await enter(el, 'cvv', '12');
           expect(errorOf(el, 'cvv')).to.not.equal('');
           expect(boxes(el)).to.deep.equal(before);
+        });
+
+        it('aligns the half-width columns whatever the brand names the code', async () => {
+          for (const number of ['4242424242424242', '378282246310005', '5555555555554444']) {
+            const el = await make();
+            await enter(el, 'number', number);
+            const at = boxes(el);
+            expect(at['expiry']!.top, `${number}: expiry and code`).to.equal(at['cvv']!.top);
+            expect(at['firstName']!.top, 'first and last name').to.equal(at['lastName']!.top);
+          }
         });
 
         it('keeps every built-in error of the half-width columns on one line', async () => {

@@ -161,7 +161,8 @@ async function buildApp(bundler: Bundler, entry: Entry, development = false): Pr
         plugins: [nodeResolve({browser: true})],
         onwarn: () => undefined,
       });
-      await bundle.write({file: path.join(dist, 'bundle.js'), format: 'es'});
+      // A directory, not one file: the locales other than en and uk are chunks of their own.
+      await bundle.write({dir: dist, entryFileNames: 'bundle.js', format: 'es'});
       await bundle.close();
       break;
     }

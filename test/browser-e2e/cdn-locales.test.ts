@@ -1,0 +1,44 @@
+/**
+ * The CDN bundle carries English and Ukrainian only: the other shipped locales are files
+ * of their own in dist/cdn/locales/, one per locale, so a page pays for no language it
+ * does not use, and the bundle stays within its gzip budget (vite.config.ts).
+ */
+import {describe, it} from 'node:test';
+import assert from 'node:assert/strict';
+import {readFileSync, readdirSync} from 'node:fs';
+import {gzipSync} from 'node:zlib';
+import {SHIPPED_LOCALES} from '../../src/i18n/catalogue.js';
+import {en} from '../../src/i18n/locales/en.js';
+import {pl} from '../../src/i18n/locales/pl.js';
+import {uk} from '../../src/i18n/locales/uk.js';
+
+const BUDGET_GZIP = 24 * 1024;
+const bundle = readFileSync('dist/cdn/pg-checkout.js', 'utf8');
+
+describe('the CDN bundle and its locales', () => {
+  it('stays within its gzip budget', () => {
+    const gzip = gzipSync(bundle, {level: 9}).length;
+    assert.ok(gzip <= BUDGET_GZIP, `${gzip} B gzip, over the ${BUDGET_GZIP} B budget`);
+  });
+
+  it('holds English and Ukrainian, and no other language', () => {
+    assert.ok(bundle.includes(en.threeDSCancelled));
+    assert.ok(bundle.includes(uk.threeDSCancelled));
+    assert.ok(!bundle.includes(pl.threeDSCancelled), 'the Polish table is in the bundle');
+  });
+
+  it('has one module beside it per other shipped locale, each just that table', () => {
+    const files = readdirSync('dist/cdn/locales').sort();
+    const lazy = SHIPPED_LOCALES.filter((code) => code !== 'en' && code !== 'uk').sort();
+    assert.deepEqual(
+      files.map((file) => file.split('-')[0]),
+      lazy,
+    );
+    for (const file of files) {
+      const code = readFileSync(`dist/cdn/locales/${file}`, 'utf8');
+      assert.doesNotMatch(code, /\bimport\b/, `${file} imports something`);
+    }
+    const polish = readFileSync(`dist/cdn/locales/${files.find((f) => f.startsWith('pl-'))}`);
+    assert.ok(polish.includes(pl.threeDSCancelled));
+  });
+});
