@@ -420,7 +420,9 @@ describe('GET retries', () => {
     assert.equal(server.received.length, 2);
   });
 
-  test('a connection refused is GatewayUnavailableError for reads, outcome unknown for payments', async () => {
+  // A refused connection carried no request, so a payment or an operation cannot have
+  // happened: "unavailable" (nothing charged, safe to retry), not "outcome unknown".
+  test('a connection refused is GatewayUnavailableError for reads and writes alike: nothing was sent', async () => {
     const server = await loopback(() => undefined);
     const url = server.url;
     await server.close();
@@ -433,9 +435,12 @@ describe('GET retries', () => {
       clock: new FakeClock(),
     });
     assert.ok((await caught(client.getOrder('o'))) instanceof GatewayUnavailableError);
-    assert.ok(
-      (await caught(client.createPayment(directRequest()))) instanceof GatewayOutcomeUnknownError,
-    );
+    const e = await caught(client.createPayment(directRequest()));
+    assert.ok(e instanceof GatewayUnavailableError, `got ${String(e)}`);
+    assert.match(String((e.cause as Error | undefined)?.message), /ECONNREFUSED/);
+    const input = {order_id: 'order-refused', order_currency: 'UAH'};
+    assert.ok((await caught(client.capture(input))) instanceof GatewayUnavailableError);
+    assert.ok((await caught(client.refund(input))) instanceof GatewayUnavailableError);
   });
 
   test('backoff grows between attempts', async () => {

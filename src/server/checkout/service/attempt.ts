@@ -17,6 +17,7 @@ import type {CheckedPaymentRequest, CreatePaymentResult} from '../../gateway/cli
 import {
   GatewayConflictError,
   GatewayRateLimitError,
+  GatewayUnavailableError,
   GatewayValidationError,
   isRefusal,
 } from '../../gateway/errors.js';
@@ -206,7 +207,10 @@ export class Attempts extends ServicePart<AttemptsDeps> {
   async #createFailed(attempt: AttemptRecord, error: unknown): Promise<AttemptOutcome> {
     const {gatewayOrderId, orderRef} = attempt;
     const {writes} = this.d;
-    if (isRefusal(error)) {
+    // A refusal, or a connection the gateway never accepted (the request did not leave this
+    // server): either way nothing was charged by this request.
+    const unreachable = error instanceof GatewayUnavailableError;
+    if (isRefusal(error) || unreachable) {
       const code = (error as {gatewayCode?: string}).gatewayCode ?? (error as {code: string}).code;
       const fields = {orderRef, gatewayOrderId, error: errorSummary(error)};
       // A refusal speaks for this request only: when an earlier create with this order id
@@ -219,7 +223,9 @@ export class Attempts extends ServicePart<AttemptsDeps> {
               c,
               this.cfg.now(),
               code,
-              'The payment request was refused by the payment gateway.',
+              unreachable
+                ? 'The payment gateway could not be reached; the request was not sent.'
+                : 'The payment request was refused by the payment gateway.',
             ),
       );
       if (error instanceof GatewayValidationError) {
@@ -228,7 +234,9 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       }
       this.log.error(
         fields,
-        'the gateway refused the payment request (configuration or rate limit)',
+        unreachable
+          ? 'the gateway could not be reached: the payment request was not sent'
+          : 'the gateway refused the payment request (configuration or rate limit)',
       );
       throw new CheckoutGatewayUnavailableError(
         'The payment service is not available right now. No money was taken; try again later.',

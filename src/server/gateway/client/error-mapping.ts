@@ -69,7 +69,10 @@ export function toGatewayError(
       ? `no answer within ${ctx.timeoutMs} ms`
       : 'the connection failed or was dropped before an answer';
     const cause = failure.timedOut ? undefined : safeCause(failure.cause);
-    return call.failure === 'write'
+    // A connection that was never made carried no request: nothing can have been charged,
+    // so even a write is "unavailable", not "outcome unknown".
+    const notSent = !failure.timedOut && neverConnected(failure.cause);
+    return call.failure === 'write' && !notSent
       ? new GatewayOutcomeUnknownError(
           `${call.what}: ${why}; its outcome is unknown${orderHint(call.orderId)}`,
           {orderId: call.orderId, cause},
@@ -161,6 +164,32 @@ function orderHint(orderId: string | undefined): string {
   return orderId === undefined
     ? ': check the state before doing anything else'
     : `: look order_id ${orderId} up before doing anything else, and use a new order_id for a new attempt`;
+}
+
+/**
+ * Errors of the connect phase (refused, no route, no such host): the request never left
+ * this machine. A reset or a close after connecting is not among them: the gateway may
+ * have read the request by then.
+ */
+const CONNECT_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
+/** True when a network failure happened before a connection to the gateway existed. */
+function neverConnected(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth++) {
+    const code = (e as {code?: unknown}).code;
+    if (typeof code === 'string' && CONNECT_ERRORS.has(code)) return true;
+    // undici reports a failed connect to several addresses as one AggregateError.
+    if (e instanceof AggregateError && e.errors.length > 0 && e.errors.every(neverConnected)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** A network failure's cause, reduced to its name, code and message (no request data). */
