@@ -9,12 +9,7 @@
  */
 import type {CardField} from '../events/events.js';
 import {fill, type CheckoutMessages} from '../i18n/messages.js';
-import {
-  checkCardNumber,
-  checkCvv,
-  normaliseCardNumber,
-  normaliseCvv,
-} from '../rules/card.js';
+import {checkCardNumber, checkCvv, normaliseCardNumber, normaliseCvv} from '../rules/card.js';
 import {
   HOLDER_MAX_LENGTH,
   NAME_MAX_LENGTH,

@@ -172,10 +172,16 @@ describe('custom-elements.json, as published', () => {
 
     it(`<${tag}>: every event is named by its class and dispatched by the element`, async () => {
       const source = readFileSync(path.join(pkgDir, module), 'utf8');
-      // The element's own module, or that of an element it renders (whose composed events
-      // reach the element's listeners too, as <pg-3ds-redirect>'s do inside <pg-card-form>).
+      // The element's own module, a module of its own folder it imports (its reactive
+      // controllers dispatch from the host), or the module of an element it renders (whose
+      // composed events reach the element's listeners too, as <pg-3ds-redirect>'s do
+      // inside <pg-card-form>).
+      const ownModules = [...source.matchAll(/from\s*["']\.\/([\w-]+\.js)["']/g)].map((m) =>
+        readFileSync(path.join(pkgDir, path.dirname(module), m[1]!), 'utf8'),
+      );
       const dispatchers = [
         source,
+        ...ownModules,
         ...elements
           .filter((e) => e.module !== module && source.includes(`<${e.declaration.tagName}`))
           .map((e) => readFileSync(path.join(pkgDir, e.module), 'utf8')),

@@ -19,11 +19,7 @@ import type {PayRequest} from '../../../src/protocol/checkout.js';
 import {FINGERPRINT} from '../checkout/helpers.js';
 import {PayRequestSchema} from '../../../src/protocol/schemas.js';
 import {normaliseCardNumber, normaliseCvv, luhnValid} from '../../../src/rules/card.js';
-import {
-  normaliseEmail,
-  normaliseName,
-  normalisePhone,
-} from '../../../src/rules/customer.js';
+import {normaliseEmail, normaliseName, normalisePhone} from '../../../src/rules/customer.js';
 import {
   DirectPaymentRequest,
   type DirectPaymentRequestInput,
