@@ -29,6 +29,14 @@ export interface CheckoutMessages {
   expiryInvalid: string;
   /** The expiry month is over. */
   expiryPast: string;
+  /** The expiry month is not 01–12 (`13 / 30`). */
+  expiryMonth: string;
+  /** `{brand}` (Mastercard, …) is not among the merchant's `accepted-brands`. */
+  brandNotAccepted: string;
+  /** A card of a brand the form cannot tell, when the merchant accepts only some brands. */
+  cardNotAccepted: string;
+  /** The pay button when the order's total is known: `{amount}` is `₴1,250.00`. */
+  payAmount: string;
   cvvRequired: string;
   /** `{n}` is replaced by the number of digits. */
   cvvInvalid: string;
@@ -80,6 +88,10 @@ export const en: CheckoutMessages = {
   expiryRequired: 'Enter the date.',
   expiryInvalid: 'Use MM / YY.',
   expiryPast: 'Card has expired.',
+  expiryMonth: 'Month: 01–12.',
+  brandNotAccepted: '{brand} is not accepted.',
+  cardNotAccepted: 'This card is not accepted.',
+  payAmount: 'Pay {amount}',
   cvvRequired: 'Enter the code.',
   cvvInvalid: 'Enter {n} digits.',
   required: 'Required.',
@@ -123,6 +135,10 @@ export const uk: CheckoutMessages = {
   expiryRequired: 'Введіть дату.',
   expiryInvalid: 'Формат ММ / РР.',
   expiryPast: 'Термін минув.',
+  expiryMonth: 'Місяць: 01–12.',
+  brandNotAccepted: '{brand} не приймається.',
+  cardNotAccepted: 'Ця картка не приймається.',
+  payAmount: 'Сплатити {amount}',
   cvvRequired: 'Введіть код.',
   cvvInvalid: 'Введіть {n} цифри.',
   required: "Обов'язкове поле.",
