@@ -45,6 +45,7 @@ export const cardFormStyles = css`
     overflow-wrap: anywhere;
   }
   .field__hint {
+    white-space: nowrap;
     font-weight: 400;
     color: var(--pg-c-muted);
   }
