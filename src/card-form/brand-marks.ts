@@ -19,9 +19,6 @@ const MARKS: Readonly<Record<string, readonly [background: string, label?: strin
   jcb: ['#0b4ea2', 'JCB'],
   unionpay: ['#d10429', 'UPI'],
   mir: ['#0f754e', 'MIR'],
-  elo: ['#000', 'ELO'],
-  hiper: ['#f37421', 'HIPER'],
-  hipercard: ['#b3131b', 'HIPER'],
 };
 
 /** The right-hand circle's colour where a brand has two. */
@@ -57,7 +54,7 @@ export function brandMark(brand: CardBrand | null) {
     ${
       second
         ? svg`<circle cx="16" cy="12" r="7" fill="#eb001b" /><circle cx="24" cy="12" r="7" fill=${second} fill-opacity=".85" />`
-        : svg`<text x="20" y="16" fill="#fff" font-family="Arial,sans-serif" font-size=${label!.length > 4 ? 7 : 10} font-weight="700" text-anchor="middle">${label}</text>`
+        : svg`<text x="20" y="16" fill="#fff" font-family="Arial,sans-serif" font-size=${label!.length > 4 ? 7 : 10} font-weight="700" text-anchor="middle" textLength=${label!.length > 6 ? 34 : nothing} lengthAdjust="spacingAndGlyphs">${label}</text>`
     }
   </svg>`;
 }

@@ -127,6 +127,9 @@ describe('pg-card-form brand marks', () => {
     [VISA, 'visa', 'Visa'],
     [MASTERCARD, 'mastercard', 'Mastercard'],
     ['378282246310005', 'american-express', 'American Express'],
+    // Brands without colours of their own: a --pg-color-brand card with the name.
+    ['6362970000457013', 'elo', 'Elo'],
+    ['6062821086773091', 'hipercard', 'Hipercard'],
   ] as const;
   for (const [number, type, name] of cases) {
     it(`shows ${name} as an inline SVG named "${name}"`, async () => {
@@ -145,6 +148,8 @@ describe('pg-card-form brand marks', () => {
       expect(mark.querySelector('image, use, [href], [style]')).to.equal(null);
       expect(mark.hasAttribute('style')).to.equal(false);
       expect(box(mark).width).to.be.above(20);
+      const text = mark.querySelector('text');
+      if (text) expect(text.getBBox().width, 'the name fits the mark').to.be.at.most(40);
       await expect(el).to.be.accessible();
     });
   }
