@@ -583,6 +583,7 @@ export class PgCardForm extends LitElement {
           ? html`<pg-3ds-redirect
               exportparts="dialog: three-ds-dialog, frame: three-ds-frame"
               no-status
+              theme=${this.theme ?? nothing}
               lang=${languageOf(this)}
               mode=${this.threeDSMode}
               window-size=${this.challengeWindowSize}

@@ -91,7 +91,7 @@ function expectNothingOverflows(el: PgCardForm, where: string): void {
   expect(nodes.length).to.be.above(10);
   for (const node of nodes) {
     const r = box(node);
-    const name = `${where}: ${node.localName}${node.id ? `#${node.id}` : ''} ${node.htmlFor ?? ''}`;
+    const name = `${where}: ${node.localName}#${node.id} ${node.getAttribute('for') ?? ''}`;
     expect(r.left, `${name} left`).to.be.at.least(host.left - EPSILON);
     expect(r.right, `${name} right`).to.be.at.most(host.right + EPSILON);
     if (!(node instanceof SVGElement) && node.localName !== 'input') {
