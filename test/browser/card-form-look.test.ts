@@ -7,6 +7,7 @@ import {expect, fixture, html} from '@open-wc/testing';
 import {emulateMedia} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
+import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
 import {
   CVV,
   VISA,
@@ -15,9 +16,11 @@ import {
   futureExpiry,
   inputOf,
   json,
+  onBuiltInRedirect,
   statusOf,
   stubFetch,
   typeInto,
+  until,
 } from './helpers.js';
 
 const DIGIT_FIELDS = ['number', 'expiry', 'cvv'] as const;
@@ -156,20 +159,26 @@ describe('pg-card-form brand marks', () => {
 });
 
 describe('pg-card-form accepted-brands', () => {
-  it('refuses a Mastercard when only Visa is accepted, and sends nothing', async () => {
-    stub = stubFetch(() => json({}));
+  /** A form taking `accepted` brands, with a card of `number` typed in. */
+  async function cardIn(accepted: string, number: string): Promise<PgCardForm> {
     const el = await fixture<PgCardForm>(
       html`<pg-card-form
         endpoint="/checkout/pay"
         order-ref="order-brands"
-        accepted-brands="visa"
+        accepted-brands=${accepted}
       ></pg-card-form>`,
     );
-    await typeInto(el, 'number', MASTERCARD);
-    await el.updateComplete;
-    expect(errorOf(el, 'number')).to.equal('Mastercard is not accepted.');
+    await typeInto(el, 'number', number);
     await typeInto(el, 'expiry', futureExpiry().typed);
     await typeInto(el, 'cvv', CVV);
+    await el.updateComplete;
+    return el;
+  }
+
+  it('refuses a Mastercard when only Visa is accepted, and sends nothing', async () => {
+    stub = stubFetch(() => json({}));
+    const el = await cardIn('visa', MASTERCARD);
+    expect(errorOf(el, 'number')).to.equal('Mastercard is not accepted.');
     buttonOf(el).click();
     await el.updateComplete;
     await el.submit();
@@ -184,16 +193,7 @@ describe('pg-card-form accepted-brands', () => {
     stub = stubFetch(() =>
       json({outcome: 'success', orderRef: 'order-brands', code: '1000', message: ''}),
     );
-    const el = await fixture<PgCardForm>(
-      html`<pg-card-form
-        endpoint="/checkout/pay"
-        order-ref="order-brands"
-        accepted-brands="visa mastercard"
-      ></pg-card-form>`,
-    );
-    await typeInto(el, 'number', VISA);
-    await typeInto(el, 'expiry', futureExpiry().typed);
-    await typeInto(el, 'cvv', CVV);
+    const el = await cardIn('visa mastercard', VISA);
     await el.submit();
     expect(stub.calls).to.have.length(1);
     expect(el.state).to.equal('success');
@@ -275,6 +275,35 @@ describe('pg-card-form colour scheme', () => {
     el.setAttribute('theme', 'dark');
     await el.updateComplete;
     expect(colours(el)).to.deep.equal(DARK);
+  });
+
+  it('passes theme="dark" on to its built-in 3-D Secure and status element', async () => {
+    stub = stubFetch((r) =>
+      r.url.endsWith('/pay')
+        ? json({
+            outcome: '3ds_required',
+            orderRef: 'order-t',
+            userActionUrl: 'https://acs.example/c',
+          })
+        : json({orderRef: 'order-t', state: 'success', final: true, code: '1000', message: ''}),
+    );
+    const el = await fixture<PgCardForm>(
+      html`<pg-card-form
+        endpoint="/checkout/pay"
+        order-ref="order-t"
+        three-ds-mode="iframe"
+        theme="dark"
+      ></pg-card-form>`,
+    );
+    let redirect: PgThreeDSRedirect | undefined;
+    onBuiltInRedirect(el, (r) => (redirect = r));
+    await typeInto(el, 'number', VISA);
+    await typeInto(el, 'expiry', futureExpiry().typed);
+    await typeInto(el, 'cvv', CVV);
+    buttonOf(el).click();
+    await until(() => !!redirect, 3000, 'the built-in redirect');
+    expect(redirect!.getAttribute('theme')).to.equal('dark');
+    expect(getComputedStyle(redirect!).color).to.equal(DARK.text);
   });
 
   it("keeps the merchant's --pg-color-* in the dark scheme", async () => {
