@@ -3,11 +3,29 @@
  * fields of a row (expiry and code, first and last name) share their label, input and
  * error rows through a subgrid, so a label that wraps in a narrow column or a long
  * language moves its neighbour's label down with it, never one input out of line. The
- * colours are the scheme's tokens (`--pg-c-*`, from `shared.styles.ts`).
+ * colours are the scheme's tokens (`--_pg-*`, see `shared.styles.ts`).
  */
 import {css} from 'lit';
+import {schemed} from '../internal/shared.styles.js';
+
+/** The form's own colours, on top of the shared ones. */
+const colours = schemed(
+  css`
+    --_pg-muted: var(--pg-color-muted, #595959);
+    --_pg-button: var(--pg-color-button, #1a56db);
+    --_pg-button-text: var(--pg-color-button-text, #fff);
+    --_pg-brand: var(--pg-color-brand, #595959);
+  `,
+  css`
+    --_pg-muted: var(--pg-color-muted, #b4b4ba);
+    --_pg-button: var(--pg-color-button, #8ab4f8);
+    --_pg-button-text: var(--pg-color-button-text, #0b1d3a);
+    --_pg-brand: var(--pg-color-brand, #6e6e78);
+  `,
+);
 
 export const cardFormStyles = css`
+  ${colours}
   :host {
     display: block;
     max-width: var(--pg-max-width, 28rem);
@@ -47,7 +65,7 @@ export const cardFormStyles = css`
   .field__hint {
     white-space: nowrap;
     font-weight: 400;
-    color: var(--pg-c-muted);
+    color: var(--_pg-muted);
   }
   .field__control {
     position: relative;
@@ -62,22 +80,22 @@ export const cardFormStyles = css`
     font: inherit;
     font-variant-numeric: tabular-nums;
     color: inherit;
-    background: var(--pg-c-background);
-    border: 1px solid var(--pg-c-border);
+    background: var(--_pg-background);
+    border: 1px solid var(--_pg-border);
     border-radius: var(--pg-radius, 6px);
   }
   .field__input::placeholder {
-    color: var(--pg-c-muted);
+    color: var(--_pg-muted);
   }
   .field--number .field__input {
     padding-inline-end: 3.5rem;
   }
   .field__input:focus-visible {
-    outline: 2px solid var(--pg-c-focus);
+    outline: 2px solid var(--_pg-focus);
     outline-offset: 1px;
   }
   .field__input[aria-invalid='true'] {
-    border-color: var(--pg-c-error);
+    border-color: var(--_pg-error);
   }
   .field__input:disabled,
   .field__input:read-only {
@@ -88,7 +106,7 @@ export const cardFormStyles = css`
     margin: 0.125rem 0 0.5rem;
     font-size: 0.875em;
     line-height: 1.25rem;
-    color: var(--pg-c-error);
+    color: var(--_pg-error);
   }
   .brand {
     position: absolute;
@@ -97,7 +115,7 @@ export const cardFormStyles = css`
     height: 1.5rem;
   }
   .brand__card {
-    fill: var(--pg-c-brand);
+    fill: var(--_pg-brand);
   }
   .button {
     display: inline-flex;
@@ -108,14 +126,14 @@ export const cardFormStyles = css`
     padding: 0 1rem;
     font: inherit;
     font-weight: 600;
-    color: var(--pg-c-button-text);
-    background: var(--pg-c-button);
+    color: var(--_pg-button-text);
+    background: var(--_pg-button);
     border: 0;
     border-radius: var(--pg-radius, 6px);
     cursor: pointer;
   }
   .button:focus-visible {
-    outline: 2px solid var(--pg-c-focus);
+    outline: 2px solid var(--_pg-focus);
     outline-offset: 2px;
   }
   .button:disabled {

@@ -3,69 +3,64 @@
  * preference), the `--pg-*` design tokens with their defaults, the status line and the
  * progress spinner. Everything else lives with its element.
  *
- * Each colour token `--pg-color-<name>` is read once, here, into `--pg-c-<name>`, whose
- * default depends on the scheme; the elements' styles use only `--pg-c-<name>`. So a
- * merchant's `--pg-color-*` wins in both schemes, and a scheme is one list of defaults.
- * The scheme: `theme="dark"` or `theme="light"` on the element, else the customer's
- * `prefers-color-scheme`. Both palettes keep every text at 4.5:1 or more.
+ * Each colour token `--pg-color-<name>` is read once, into the private `--_pg-<name>`,
+ * whose default depends on the scheme (`schemed`); the elements' styles use only
+ * `--_pg-<name>`. So a merchant's `--pg-color-*` wins in both schemes, and a scheme is one
+ * list of defaults. The scheme: `theme="dark"` or `theme="light"` on the element, else the
+ * customer's `prefers-color-scheme`. Both palettes keep every text at 4.5:1 or more; the
+ * dark one paints the element's own surface, so it reads on a light page too.
  */
-import {css, unsafeCSS} from 'lit';
+import {css, type CSSResult} from 'lit';
 
-/** Colour tokens and their light defaults. */
-const LIGHT = {
-  text: '#1f1f1f',
-  muted: '#595959',
-  border: '#8a8a8a',
-  background: '#fff',
-  surface: 'transparent',
-  focus: '#1a56db',
-  error: '#b3261e',
-  success: '#146c2e',
-  button: '#1a56db',
-  'button-text': '#fff',
-  brand: '#595959',
-};
+/** `light` (declarations for `:host`) in the light scheme, `dark` in the dark one. */
+export function schemed(light: CSSResult, dark: CSSResult): CSSResult {
+  return css`
+    :host {
+      ${light}
+    }
+    @media (prefers-color-scheme: dark) {
+      :host(:not([theme='light'])) {
+        ${dark}
+      }
+    }
+    :host([theme='dark']) {
+      ${dark}
+    }
+  `;
+}
 
-/** The dark defaults: the form paints its own surface, so it reads on any page. */
-const DARK: typeof LIGHT = {
-  text: '#e8e8ea',
-  muted: '#b4b4ba',
-  border: '#8e8e96',
-  background: '#2a2a30',
-  surface: '#1b1b1f',
-  focus: '#8ab4f8',
-  error: '#ffb4ab',
-  success: '#7ad68f',
-  button: '#8ab4f8',
-  'button-text': '#0b1d3a',
-  brand: '#6e6e78',
-};
-
-/** `--pg-c-text: var(--pg-color-text, #1f1f1f); …` for one palette (constants only). */
-const tokens = (palette: typeof LIGHT, scheme: string) =>
-  unsafeCSS(
-    `color-scheme:${scheme};` +
-      Object.entries(palette)
-        .map(([name, value]) => `--pg-c-${name}:var(--pg-color-${name},${value});`)
-        .join(''),
-  );
+/** The colours every element uses. */
+const colours = schemed(
+  css`
+    color-scheme: light;
+    --_pg-text: var(--pg-color-text, #1f1f1f);
+    --_pg-border: var(--pg-color-border, #8a8a8a);
+    --_pg-background: var(--pg-color-background, #fff);
+    --_pg-surface: var(--pg-color-surface, transparent);
+    --_pg-focus: var(--pg-color-focus, #1a56db);
+    --_pg-error: var(--pg-color-error, #b3261e);
+    --_pg-success: var(--pg-color-success, #146c2e);
+  `,
+  css`
+    color-scheme: dark;
+    --_pg-text: var(--pg-color-text, #e8e8ea);
+    --_pg-border: var(--pg-color-border, #8e8e96);
+    --_pg-background: var(--pg-color-background, #2a2a30);
+    --_pg-surface: var(--pg-color-surface, #1b1b1f);
+    --_pg-focus: var(--pg-color-focus, #8ab4f8);
+    --_pg-error: var(--pg-color-error, #ffb4ab);
+    --_pg-success: var(--pg-color-success, #7ad68f);
+  `,
+);
 
 export const sharedStyles = css`
+  ${colours}
   :host {
-    ${tokens(LIGHT, 'light')}
     font-family: var(--pg-font-family, inherit);
     font-size: var(--pg-font-size, 1rem);
-    color: var(--pg-c-text);
-    background: var(--pg-c-surface);
+    color: var(--_pg-text);
+    background: var(--_pg-surface);
     line-height: 1.4;
-  }
-  @media (prefers-color-scheme: dark) {
-    :host(:not([theme='light'])) {
-      ${tokens(DARK, 'dark')}
-    }
-  }
-  :host([theme='dark']) {
-    ${tokens(DARK, 'dark')}
   }
   :host([hidden]) {
     display: none;
@@ -76,10 +71,10 @@ export const sharedStyles = css`
   }
   .status--error,
   .status--failure {
-    color: var(--pg-c-error);
+    color: var(--_pg-error);
   }
   .status--success {
-    color: var(--pg-c-success);
+    color: var(--_pg-success);
   }
   .spinner {
     display: inline-block;
