@@ -127,6 +127,23 @@ describe('pg-card-form on a phone', () => {
     }
   }
 
+  for (const locale of LOCALES) {
+    it(`keeps the longest brand refusal on one line at 320 px in ${locale}`, async () => {
+      await setViewport({width: 320, height: 800});
+      const el = await fixture<PgCardForm>(html`
+        <div lang=${locale} style="width: ${320 - 2 * PAGE_PADDING}px; font-family: system-ui">
+          <pg-card-form accepted-brands="visa"></pg-card-form>
+        </div>
+      `).then((div) => div.querySelector('pg-card-form')!);
+      await typeInto(el, 'number', '378282246310005'); // American Express
+      await el.updateComplete;
+      const error = el.shadowRoot!.querySelector<HTMLElement>('#number-error')!;
+      expect(error.textContent, locale).to.include('American Express');
+      const lineHeight = parseFloat(getComputedStyle(error).lineHeight);
+      expect(error.scrollHeight, error.textContent!).to.be.at.most(Math.ceil(lineHeight));
+    });
+  }
+
   it('keeps rows in line in the dark scheme too, and saves its screenshot', async () => {
     await emulateMedia({colorScheme: 'dark'});
     const {page, el} = await phonePage(360, 'en');
