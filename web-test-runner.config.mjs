@@ -6,6 +6,7 @@ import {esbuildPlugin} from '@web/dev-server-esbuild';
 import {playwrightLauncher} from '@web/test-runner-playwright';
 import {build} from 'esbuild';
 import {chromiumLaunchOptions} from './scripts/chromium.mjs';
+import {screenshotPlugin} from './scripts/wtr-screenshots.mjs';
 
 const require = createRequire(import.meta.url);
 const CJS_PREFIX = '/__cjs__/';
@@ -63,6 +64,7 @@ export default {
   testFramework: {config: {timeout: 10_000}},
   plugins: [
     commonJsAsEsm(),
+    screenshotPlugin(),
     esbuildPlugin({
       ts: true,
       tsconfig: new URL('./tsconfig.json', import.meta.url).pathname,

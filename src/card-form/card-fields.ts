@@ -2,13 +2,16 @@
  * The card form's fields as one Lit template: label, input and error text of each field in
  * the same root (`for` and `aria-describedby` do not cross shadow roots), with the field's
  * autofill token as its `name` and `autocomplete`, a numeric keyboard for the card's digits
- * and the detected brand's mark in the number field. The element decides which fields
- * show and how they are laid out.
+ * and the detected brand's mark in the number field. The card's digits (number, expiry,
+ * code) are always left to right, as on the card, whatever the page's direction; labels
+ * and errors follow the page. The element decides which fields show and how they are
+ * laid out.
  */
 import {html, nothing} from 'lit';
 import {CARD_FIELDS, type CardField} from '../events/events.js';
 import type {CheckoutMessages} from '../i18n/messages.js';
 import type {CardBrand} from '../validation/card.js';
+import {brandMark} from './brand-marks.js';
 
 /** Each field's autofill token: its input's `name` and `autocomplete`. */
 const AUTOFILL: Readonly<Record<CardField, string>> = {
@@ -26,19 +29,6 @@ const AUTOFILL: Readonly<Record<CardField, string>> = {
 export const CARD_DATA_FIELDS: readonly CardField[] = CARD_FIELDS.filter((name) =>
   AUTOFILL[name].startsWith('cc-'),
 );
-
-/** Short brand marks shown in the number field. */
-const BRAND_MARKS: Readonly<Record<string, string>> = {
-  visa: 'VISA',
-  mastercard: 'MC',
-  'american-express': 'AMEX',
-  'diners-club': 'DINERS',
-  discover: 'DISC',
-  jcb: 'JCB',
-  unionpay: 'UPI',
-  maestro: 'MAES',
-  mir: 'MIR',
-};
 
 /** What every field's template reads. */
 export interface FieldsView {
@@ -70,7 +60,7 @@ export function field(name: CardField, view: FieldsView) {
   const digits = name === 'number' || name === 'expiry' || name === 'cvv';
   return html`<div class="field field--${name}" part="field field-${name}">
     <label class="field__label" part="label" for=${name}>${label(name, view)}</label>
-    <div class="field__control" part="control">
+    <div class="field__control" part="control" dir=${digits ? 'ltr' : nothing}>
       <input
         id=${name}
         class="field__input"
@@ -86,13 +76,7 @@ export function field(name: CardField, view: FieldsView) {
         placeholder=${name === 'expiry' ? view.t.expiryHint : nothing}
         aria-invalid=${error ? 'true' : 'false'}
         ?readonly=${view.busy}
-      />${
-        name === 'number'
-          ? html`<span part="brand" class="brand" data-brand=${brand?.type ?? ''} aria-hidden="true"
-              >${brand ? (BRAND_MARKS[brand.type] ?? brand.niceType) : ''}</span
-            >`
-          : nothing
-      }
+      />${name === 'number' ? brandMark(brand) : nothing}
     </div>
     <div id="${name}-error" class="field__error" part="error">${error}</div>
   </div>`;

@@ -42,6 +42,8 @@ import {CardInputController, fieldOf} from './card-input-controller.js';
 import {CARD_DATA_FIELDS, field, type FieldsView} from './card-fields.js';
 import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
 import {cardFormStyles} from './card-form.styles.js';
+import {brandRefusal} from './accepted-brands.js';
+import {payLabel} from './pay-label.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
   ChallengeWindowSize,
@@ -83,7 +85,7 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @csspart label - Each field's label.
  * @csspart control - The box around an input (and the brand mark).
  * @csspart input - Each input (also `input-number`, `input-expiry`, `input-cvv`, …).
- * @csspart brand - The detected brand's mark.
+ * @csspart brand - The detected brand's mark: an inline SVG named after the brand.
  * @csspart error - Each field's error text.
  * @csspart button - The pay button.
  * @csspart status - The outcome line (a polite live region, always present).
@@ -102,7 +104,8 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @cssproperty --pg-color-success - Success text colour.
  * @cssproperty --pg-color-button - Pay button background.
  * @cssproperty --pg-color-button-text - Pay button text.
- * @cssproperty --pg-color-brand - Brand mark colour.
+ * @cssproperty --pg-color-brand - Mark of a brand without its own colours.
+ * @cssproperty --pg-color-surface - Background of the whole form (light: none; dark: painted).
  * @cssproperty --pg-radius - Corner radius of inputs and button.
  * @cssproperty --pg-spacing - Space between columns and above the status line.
  * @cssproperty --pg-input-height - Height of inputs and button.
@@ -150,6 +153,21 @@ export class PgCardForm extends LitElement {
 
   /** Disables every field and the button. */
   @property({type: Boolean}) disabled = false;
+
+  /**
+   * The card brands taken, space-separated (`visa mastercard`); empty: any. A card of
+   * another brand is refused under the number before anything is sent.
+   */
+  @property({attribute: 'accepted-brands'}) acceptedBrands = '';
+
+  /** The order's total as an exact decimal string (`1250.00`), shown on the pay button with `currency`. */
+  @property() amount = '';
+
+  /** ISO 4217 currency of `amount` (`UAH`). */
+  @property() currency = '';
+
+  /** Colour scheme: `light`, `dark`, or unset/`auto` for the customer's `prefers-color-scheme`. */
+  @property({reflect: true}) theme: 'auto' | 'light' | 'dark' | undefined;
 
   /** Overrides of the built-in texts in any language (README, "Languages"). */
   @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
@@ -213,6 +231,8 @@ export class PgCardForm extends LitElement {
       text: () => this.text(),
       brand: () => this.typing.brand,
       required: () => this.required,
+      refusedBrand: (complete, t) =>
+        brandRefusal(this.acceptedBrands, this.typing.brand, complete, t),
     });
   }
 
@@ -539,7 +559,13 @@ export class PgCardForm extends LitElement {
     const t = this.text();
     const busy = this.phase === 'pending';
     const label =
-      this.phase === 'success' ? t.paid : busy ? t.paying : this.retryable ? t.retry : t.pay;
+      this.phase === 'success'
+        ? t.paid
+        : busy
+          ? t.paying
+          : this.retryable
+            ? t.retry
+            : payLabel(t, this.amount, this.currency, languageOf(this));
     const view: FieldsView = {t, errors: this.validity.errors, brand: this.typing.brand, busy};
     const statusKind =
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
@@ -595,6 +621,7 @@ export class PgCardForm extends LitElement {
           ? html`<pg-3ds-redirect
               exportparts="dialog: three-ds-dialog, frame: three-ds-frame"
               no-status
+              theme=${this.theme ?? nothing}
               lang=${languageOf(this)}
               mode=${this.threeDSMode}
               window-size=${this.challengeWindowSize}

@@ -58,7 +58,13 @@ export function checkField(
       if (!raw.trim()) return refuse(t.expiryRequired, true);
       const v = validateExpiry(raw, now);
       if (v.isValid) return OK;
-      return refuse(v.problem === 'past' ? t.expiryPast : t.expiryInvalid, v.isPotentiallyValid);
+      const message =
+        v.problem === 'past'
+          ? t.expiryPast
+          : v.problem === 'month'
+            ? t.expiryMonth
+            : t.expiryInvalid;
+      return refuse(message, v.isPotentiallyValid);
     }
     case 'cvv': {
       const result = checkCvv(raw);

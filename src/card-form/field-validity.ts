@@ -21,6 +21,8 @@ export interface FieldValidityOptions {
   brand(): CardBrand | null;
   /** Whether the merchant's form must not submit while a field is invalid. */
   required(): boolean;
+  /** Why the number's brand is refused (`accepted-brands`); `complete`: otherwise valid. */
+  refusedBrand?(complete: boolean, t: CheckoutMessages): string | undefined;
 }
 
 export class FieldValidity implements ReactiveController {
@@ -48,7 +50,9 @@ export class FieldValidity implements ReactiveController {
   /** The field's verdict under the project's field rules. */
   check(name: CardField, t: CheckoutMessages = this.options.text()): FieldCheck {
     const value = this.options.input(name)?.value ?? '';
-    return checkField(name, value, t, this.options.brand());
+    const verdict = checkField(name, value, t, this.options.brand());
+    const refused = name === 'number' && this.options.refusedBrand?.(verdict.valid, t);
+    return refused ? {valid: false, potentiallyValid: false, message: refused} : verdict;
   }
 
   invalid(): CardField[] {

@@ -47,6 +47,12 @@ export interface CheckoutMessages {
   expiryInvalid: string;
   /** The expiry month is over. */
   expiryPast: string;
+  /** The expiry month is not 01–12 (`13 / 30`). */
+  expiryMonth: string;
+  /** `{brand}` (Mastercard, …) is not among the merchant's `accepted-brands`. */
+  brandNotAccepted: string;
+  /** A card of a brand the form cannot tell, when the merchant accepts only some brands. */
+  cardNotAccepted: string;
   cvvRequired: string;
   /** `{n}` is replaced by the number of digits. */
   cvvInvalid: string;

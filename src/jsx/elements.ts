@@ -29,6 +29,10 @@ export const CARD_FORM_PROPERTIES = {
   customerPhone: 'customer-phone',
   required: 'required',
   disabled: 'disabled',
+  acceptedBrands: 'accepted-brands',
+  amount: 'amount',
+  currency: 'currency',
+  theme: 'theme',
   messages: null,
 } as const satisfies PropertyTable<PgCardForm>;
 

@@ -7,9 +7,9 @@ export const threeDSRedirectStyles = css`
   }
   .dialog {
     padding: 0;
-    border: 1px solid var(--pg-color-border, #8a8a8a);
+    border: 1px solid var(--_pg-border);
     border-radius: var(--pg-radius, 6px);
-    background: var(--pg-color-background, #fff);
+    background: var(--_pg-background);
     color: inherit;
     max-width: 100vw;
     max-height: 100vh;
@@ -48,14 +48,14 @@ export const threeDSRedirectStyles = css`
   .button {
     font: inherit;
     padding: 0.25rem 0.75rem;
-    border: 1px solid var(--pg-color-border, #8a8a8a);
+    border: 1px solid var(--_pg-border);
     border-radius: var(--pg-radius, 6px);
     background: transparent;
     color: inherit;
     cursor: pointer;
   }
   .button:focus-visible {
-    outline: 2px solid var(--pg-color-focus, #1a56db);
+    outline: 2px solid var(--_pg-focus);
     outline-offset: 2px;
   }
 `;

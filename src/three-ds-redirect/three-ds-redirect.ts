@@ -75,6 +75,7 @@ export type RedirectState = (typeof REDIRECT_STATES)[number];
  * @cssproperty --pg-color-focus - Focus ring.
  * @cssproperty --pg-color-error - Failure and error texts.
  * @cssproperty --pg-color-success - Success text.
+ * @cssproperty --pg-color-surface - Background of the element (light: none; dark: painted).
  * @cssproperty --pg-radius - Corner radius.
  * @cssproperty --pg-spacing - Space above the status line.
  * @cssproperty --pg-backdrop - Backdrop behind the dialog.

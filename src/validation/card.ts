@@ -15,6 +15,7 @@ import {
   cvvProblem,
   earliestMonth,
   expiryProblem,
+  isExpMonth,
 } from '../rules/card.js';
 
 /** What the form needs to know about a card brand. */
@@ -122,7 +123,9 @@ export const EXPIRY_SEPARATOR = ' / ';
 
 /**
  * Splits typed or pasted expiry text into month and two-digit year digits.
- * `4` → `04`, `1/29` → `01`+`29`, `13` → `01`+`3`, `12/2029` → `12`+`29`.
+ * `4` → `04`, `1/29` → `01`+`29`, `12/2029` → `12`+`29`. A leading `1` is never split from
+ * the digit after it: `13` stays month `13` (and `1330` is `13`+`30`), an impossible month
+ * the form refuses with a message, never another date (`01 / 33`).
  */
 export function parseExpiry(raw: string): {month: string; year: string} {
   const text = raw.trim();
@@ -137,9 +140,6 @@ export function parseExpiry(raw: string): {month: string; year: string} {
     if (digits === '') return {month: '', year: ''};
     if (digits[0]! >= '2') {
       month = `0${digits[0]}`;
-      rest = digits.slice(1);
-    } else if (digits[0] === '1' && digits.length > 1 && digits[1]! > '2') {
-      month = '01';
       rest = digits.slice(1);
     } else {
       month = digits.slice(0, 2);
@@ -175,7 +175,7 @@ export function formatExpiry(raw: string, trailing = true): string {
 export function validateExpiry(text: string, now: Date = new Date()): ExpiryValidity {
   const {month, year} = parseExpiry(text);
   const m = Number(month);
-  if (month.length === 2 && (m < 1 || m > 12)) {
+  if (month.length === 2 && !isExpMonth(m)) {
     return {isValid: false, isPotentiallyValid: false, problem: 'month'};
   }
   if (month.length < 2 || year === '') return {isValid: false, isPotentiallyValid: true};

@@ -188,7 +188,7 @@ describe('pg-card-form formatting', () => {
     expect(input.value).to.equal('40 / ');
     input.dispatchEvent(new FocusEvent('focusout', {bubbles: true, composed: true}));
     await el.updateComplete;
-    expect(errorOf(el, 'expiry')).to.equal('Use MM / YY.');
+    expect(errorOf(el, 'expiry')).to.equal('Month: 01–12.');
     await press('Backspace');
     expect(input.value).to.equal('04');
     expect(input.selectionStart).to.equal(2);

@@ -133,8 +133,17 @@ describe('expiry validation', () => {
     expect(formatExpiry('12')).to.equal('12 / ');
     expect(formatExpiry('12', false)).to.equal('12');
     expect(formatExpiry('1229')).to.equal('12 / 29');
-    expect(formatExpiry('13')).to.equal('01 / 3');
+    expect(formatExpiry('13')).to.equal('13 / ');
     expect(formatExpiry('12/2029')).to.equal('12 / 29');
+  });
+
+  it('never turns an impossible month into another date: 1330 stays month 13, refused', () => {
+    expect(parseExpiry('1330')).to.deep.equal({month: '13', year: '30'});
+    expect(formatExpiry('1330')).to.equal('13 / 30');
+    expect(formatExpiry('13', false)).to.equal('13 / ');
+    expect(formatExpiry('19')).to.equal('19 / ');
+    const result = validateExpiry(formatExpiry('1330'));
+    expect(result).to.deep.equal({isValid: false, isPotentiallyValid: false, problem: 'month'});
   });
 
   it('keeps the separator of an impossible month, so formatting again changes nothing', () => {
