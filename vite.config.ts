@@ -48,8 +48,12 @@ interface PackageJson {
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
 
-/** Gzip budget of the CDN file, in bytes. */
-const CDN_BUDGET_GZIP = 24 * 1024;
+/**
+ * Gzip budget of the CDN file, in bytes. 24 kB until issue 13 put outcome codes with their
+ * texts, the brands' SVG marks, a dark scheme, RTL and `accepted-brands` in the form (English
+ * only: every other locale loads on demand); 25 kB since. Issue 16 owns the size again.
+ */
+const CDN_BUDGET_GZIP = 25 * 1024;
 
 /** The demo pages whose scripts are built (demo/scripts/<page>.ts → dist/demo/<page>.js). */
 const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;

@@ -143,6 +143,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     assetRoutes({
       demoDir,
       buildDir: config.demoBuildDir ?? path.resolve('dist/demo'),
+      cdnDir: path.dirname(bundlePath),
       getBundle,
     }),
   );

@@ -34,6 +34,8 @@ const revalidate: MiddlewareHandler = async function revalidate(c, next) {
 export function assetRoutes(opts: {
   demoDir: string;
   buildDir: string;
+  /** The bundle's folder: its `locales/` are served beside it, as a CDN would. */
+  cdnDir: string;
   getBundle: () => Bundle | undefined;
 }): Hono {
   const assets = new Hono();
@@ -50,6 +52,12 @@ export function assetRoutes(opts: {
     }
     return c.body(new Uint8Array(b.code), 200, {'Content-Type': JS, 'Cache-Control': 'no-cache'});
   });
+
+  // The languages the bundle loads on demand (`./locales/<code>-<hash>.js`, next to it).
+  assets.get(
+    '/assets/locales/*',
+    serveStatic({root: opts.cdnDir, rewriteRequestPath: (p) => p.slice('/assets'.length)}),
+  );
 
   for (const file of ['styles.css', 'favicon.svg']) {
     assets.get(`/demo/${file}`, revalidate, serveStatic({path: path.join(opts.demoDir, file)}));

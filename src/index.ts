@@ -62,7 +62,6 @@ export {
   loadMessages,
   localeDirection,
   registerMessages,
-  uk,
   type CheckoutMessages,
 } from './i18n/messages.js';
 export {

@@ -1,8 +1,8 @@
 /**
  * Which message table a language gets, and where the tables come from.
  *
- * English and Ukrainian (the gateway's home market) are built in. The other shipped
- * locales are each a module of their own, loaded with a dynamic `import()` the first time
+ * English is built in (it is also every table's fallback). The other shipped locales,
+ * Ukrainian (the gateway's home market) included, are each a module of their own, loaded with a dynamic `import()` the first time
  * a page asks for that language: Vite emits each as a chunk beside the CDN file (and a
  * merchant's bundler does the same with dist/browser), so a page in English downloads no
  * Polish. That was chosen over an explicit registration step because it needs nothing from
@@ -13,12 +13,12 @@
  */
 import type {CheckoutMessages} from './messages.js';
 import {en} from './locales/en.js';
-import {uk} from './locales/uk.js';
 
 type Loader = () => Promise<CheckoutMessages>;
 
 /** The shipped locales loaded on demand, by primary language subtag. */
 const LAZY: Readonly<Record<string, Loader>> = {
+  uk: () => import('./locales/uk.js').then((m) => m.uk),
   pl: () => import('./locales/pl.js').then((m) => m.pl),
   de: () => import('./locales/de.js').then((m) => m.de),
   fr: () => import('./locales/fr.js').then((m) => m.fr),
@@ -32,13 +32,10 @@ const LAZY: Readonly<Record<string, Loader>> = {
 };
 
 /** Every locale shipped with the package: the built-in ones, then those loaded on demand. */
-export const SHIPPED_LOCALES: readonly string[] = ['en', 'uk', ...Object.keys(LAZY)];
+export const SHIPPED_LOCALES: readonly string[] = ['en', ...Object.keys(LAZY)];
 
 /** Tables at hand, by lower-case tag (`pl`, `pt-br`): the built-in, loaded and registered. */
-const tables = new Map<string, Partial<CheckoutMessages>>([
-  ['en', en],
-  ['uk', uk],
-]);
+const tables = new Map<string, Partial<CheckoutMessages>>([['en', en]]);
 /** Texts registered by the page, by lower-case tag, applied over the shipped table. */
 const registered = new Map<string, Partial<CheckoutMessages>>();
 const loading = new Map<string, Promise<void>>();

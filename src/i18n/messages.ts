@@ -11,7 +11,6 @@ import type {ReactiveController, ReactiveControllerHost} from 'lit';
 import {loadMessages, messagesFor, messagesReady, onMessagesChange} from './catalogue.js';
 import {localeDirection} from './format.js';
 import {en} from './locales/en.js';
-import {uk} from './locales/uk.js';
 
 export {
   SHIPPED_LOCALES,
@@ -108,10 +107,9 @@ export interface CheckoutMessages {
 }
 
 export {en} from './locales/en.js';
-export {uk} from './locales/uk.js';
 
 /** The tables built into every bundle, by primary language subtag. */
-export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en, uk};
+export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en};
 
 /** The language in effect for `el`: its own or an ancestor's `lang`, else the document's. */
 export function languageOf(el: Element): string {

@@ -1,5 +1,6 @@
 /**
- * The CDN bundle carries English and Ukrainian only: the other shipped locales are files
+ * The CDN bundle carries English only (every table's fallback): the other shipped locales,
+ * Ukrainian included, are files
  * of their own in dist/cdn/locales/, one per locale, so a page pays for no language it
  * does not use, and the bundle stays within its gzip budget (vite.config.ts).
  */
@@ -12,7 +13,7 @@ import {en} from '../../src/i18n/locales/en.js';
 import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
 
-const BUDGET_GZIP = 24 * 1024;
+const BUDGET_GZIP = 25 * 1024; // vite.config.ts, CDN_BUDGET_GZIP
 const bundle = readFileSync('dist/cdn/pg-checkout.js', 'utf8');
 
 describe('the CDN bundle and its locales', () => {
@@ -21,15 +22,15 @@ describe('the CDN bundle and its locales', () => {
     assert.ok(gzip <= BUDGET_GZIP, `${gzip} B gzip, over the ${BUDGET_GZIP} B budget`);
   });
 
-  it('holds English and Ukrainian, and no other language', () => {
+  it('holds English, and no other language', () => {
     assert.ok(bundle.includes(en.threeDSCancelled));
-    assert.ok(bundle.includes(uk.threeDSCancelled));
+    assert.ok(!bundle.includes(uk.threeDSCancelled), 'the Ukrainian table is in the bundle');
     assert.ok(!bundle.includes(pl.threeDSCancelled), 'the Polish table is in the bundle');
   });
 
   it('has one module beside it per other shipped locale, each just that table', () => {
     const files = readdirSync('dist/cdn/locales').sort();
-    const lazy = SHIPPED_LOCALES.filter((code) => code !== 'en' && code !== 'uk').sort();
+    const lazy = SHIPPED_LOCALES.filter((code) => code !== 'en').sort();
     assert.deepEqual(
       files.map((file) => file.split('-')[0]),
       lazy,

@@ -22,6 +22,11 @@ import {
   typeInto,
   until,
 } from './helpers.js';
+import {loadMessages} from '../../src/i18n/messages.js';
+
+// Ukrainian loads on demand like every locale but English: have it at hand for the tests
+// that read its texts at once.
+before(() => loadMessages('uk'));
 
 const DIGIT_FIELDS = ['number', 'expiry', 'cvv'] as const;
 const MASTERCARD = '5555555555554444';

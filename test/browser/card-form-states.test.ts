@@ -10,7 +10,8 @@ import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
 import type {PayRequest} from '../../src/protocol/checkout.js';
-import {en, uk} from '../../src/i18n/messages.js';
+import {en} from '../../src/i18n/messages.js';
+import {uk} from '../../src/i18n/locales/uk.js';
 import {
   CVV,
   VISA,
@@ -24,6 +25,11 @@ import {
   until,
 } from './helpers.js';
 import {ManualClock, settle} from './clock.js';
+import {loadMessages} from '../../src/i18n/messages.js';
+
+// Ukrainian loads on demand like every locale but English: have it at hand for the tests
+// that read its texts at once.
+before(() => loadMessages('uk'));
 
 const SUCCESS = {outcome: 'success', orderRef: 'order-7', code: '1000', message: 'Approved'};
 const NOT_CONFIRMED = {

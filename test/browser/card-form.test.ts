@@ -36,6 +36,11 @@ import {
   until,
 } from './helpers.js';
 import {ManualClock, settle} from './clock.js';
+import {loadMessages} from '../../src/i18n/messages.js';
+
+// Ukrainian loads on demand like every locale but English: have it at hand for the tests
+// that read its texts at once.
+before(() => loadMessages('uk'));
 
 const form = () =>
   fixture<PgCardForm>(

@@ -5,7 +5,8 @@
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {en, fill, uk, type CheckoutMessages} from '../../src/i18n/messages.js';
+import {en, fill, type CheckoutMessages} from '../../src/i18n/messages.js';
+import {uk} from '../../src/i18n/locales/uk.js';
 import type {PayRequest} from '../../src/protocol/checkout.js';
 import {
   buttonOf,
@@ -18,6 +19,11 @@ import {
   typeInto,
   until,
 } from './helpers.js';
+import {loadMessages} from '../../src/i18n/messages.js';
+
+// Ukrainian loads on demand like every locale but English: have it at hand for the tests
+// that read its texts at once.
+before(() => loadMessages('uk'));
 
 const SUCCESS = {outcome: 'success', orderRef: 'order-7', code: '1000', message: 'Approved'};
 

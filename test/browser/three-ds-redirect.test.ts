@@ -8,6 +8,11 @@ import {PENDING_ORDER_KEY} from '../../src/protocol/checkout.js';
 import type {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../../src/events/events.js';
 import {json, once, stubFetch, until} from './helpers.js';
 import {ManualClock} from './clock.js';
+import {loadMessages} from '../../src/i18n/messages.js';
+
+// Ukrainian loads on demand like every locale but English: have it at hand for the tests
+// that read its texts at once.
+before(() => loadMessages('uk'));
 
 const FINAL_SUCCESS = {
   orderRef: 'o-7',

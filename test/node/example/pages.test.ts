@@ -33,6 +33,9 @@ before(async () => {
   buildDir = path.join(dirs.make(), 'demo-build');
   mkdirSync(buildDir);
   writeFileSync(path.join(buildDir, 'checkout.js'), 'export {};\n');
+  mkdirSync(path.join(dataDir, 'locales'));
+  writeFileSync(path.join(dataDir, 'locales', 'pl-abc123.js'), 'export const pl = {};\n');
+  writeFileSync(path.join(dataDir, 'secret.txt'), 'not an asset\n');
   example = createExampleApp({
     publicUrl: 'http://shop.test',
     dataDir,
@@ -209,5 +212,22 @@ describe('back-office forms and API from another site', () => {
     });
     assert.ok(preflight.status >= 400, `preflight answered ${preflight.status}`);
     assert.equal(preflight.headers.get('access-control-allow-origin'), null);
+  });
+});
+
+describe('the languages the bundle loads on demand', () => {
+  test('are served from locales/ beside the bundle, as a CDN would', async () => {
+    const res = await request('/assets/locales/pl-abc123.js');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /javascript/);
+    assert.equal(await res.text(), 'export const pl = {};\n');
+  });
+
+  test('nothing else of the bundle folder is', async () => {
+    for (const p of ['/assets/locales/../secret.txt', '/assets/locales/%2e%2e/secret.txt']) {
+      const res = await request(p);
+      assert.notEqual(res.status, 200, p);
+    }
+    assert.equal((await request('/assets/locales/xx-none.js')).status, 404);
   });
 });
