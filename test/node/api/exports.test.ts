@@ -79,7 +79,6 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:registerMessages',
     'value:toEmvColorDepth',
     'value:toEmvLanguage',
-    'value:uk',
     'value:validateCvv',
     'value:validateExpiry',
     'value:validateNumber',
