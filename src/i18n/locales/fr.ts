@@ -25,7 +25,7 @@ export const fr: CheckoutMessages = {
   expiryInvalid: 'Format MM / AA.',
   expiryPast: 'Carte expirée.',
   expiryMonth: 'Mois : 01–12.',
-  brandNotAccepted: 'Les cartes {brand} ne sont pas acceptées.',
+  brandNotAccepted: '{brand} n’est pas acceptée.',
   cardNotAccepted: 'Cette carte n’est pas acceptée.',
   cvvRequired: 'Saisissez le code.',
   cvvInvalid: 'Saisissez {n} chiffres.',

@@ -25,7 +25,7 @@ export const it: CheckoutMessages = {
   expiryInvalid: 'Formato MM / AA.',
   expiryPast: 'Carta scaduta.',
   expiryMonth: 'Mese: 01–12.',
-  brandNotAccepted: 'Le carte {brand} non sono accettate.',
+  brandNotAccepted: '{brand} non è accettata.',
   cardNotAccepted: 'Questa carta non è accettata.',
   cvvRequired: 'Inserisci il codice.',
   cvvInvalid: 'Inserisci {n} cifre.',

@@ -25,7 +25,7 @@ export const pl: CheckoutMessages = {
   expiryInvalid: 'Format MM / RR.',
   expiryPast: 'Karta wygasła.',
   expiryMonth: 'Miesiąc: 01–12.',
-  brandNotAccepted: 'Karty {brand} nie są akceptowane.',
+  brandNotAccepted: 'Nie przyjmujemy {brand}.',
   cardNotAccepted: 'Ta karta nie jest akceptowana.',
   cvvRequired: 'Wpisz kod.',
   cvvInvalid: 'Wpisz {n} cyfry.',

@@ -25,7 +25,7 @@ export const ro: CheckoutMessages = {
   expiryInvalid: 'Format LL / AA.',
   expiryPast: 'Cardul a expirat.',
   expiryMonth: 'Luna: 01–12.',
-  brandNotAccepted: 'Cardurile {brand} nu sunt acceptate.',
+  brandNotAccepted: '{brand} nu este acceptat.',
   cardNotAccepted: 'Acest card nu este acceptat.',
   cvvRequired: 'Introduceți codul.',
   cvvInvalid: 'Introduceți {n} cifre.',
