@@ -37,7 +37,7 @@ import {LocaleController, fill, languageOf, type CheckoutMessages} from '../i18n
 import {errorText, failureText} from '../i18n/outcome-text.js';
 import {formFieldOf, likeliestMessage} from './field-check.js';
 import {FieldValidity} from './field-validity.js';
-import {payRequest, retriesSameAttempt, sendPay, type PayError, type PayResult} from './pay.js';
+import {keepsCardData, payRequest, sendPay, type PayError, type PayResult} from './pay.js';
 import {CardInputController, fieldOf} from './card-input-controller.js';
 import {CARD_DATA_FIELDS, field, type FieldsView} from './card-fields.js';
 import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
@@ -407,9 +407,9 @@ export class PgCardForm extends LitElement {
       request.card.cvv = '';
     }
     if (!result) return; // aborted (element removed)
-    if (!retriesSameAttempt(result)) {
-      // A final answer: the code goes. A retry of the same attempt keeps it in its input,
-      // so "Try again" is one click.
+    if (!keepsCardData(result)) {
+      // A final answer: the code goes. Before a retry it stays in its input, so "Try
+      // again" is one click.
       const cvv = this.input('cvv');
       if (cvv) cvv.value = '';
       this.validity.forget(['cvv']);
@@ -424,8 +424,9 @@ export class PgCardForm extends LitElement {
       this.showError(result, t);
       return;
     }
-    // An unknown outcome: paying again resends this attempt (the same gateway order id).
-    this.retryAttemptId = retriesSameAttempt(result) ? attemptId : undefined;
+    // An unknown outcome: paying again is a new attempt, for which the companion re-sends
+    // the create with the same gateway order id (pay.ts, keepsCardData).
+    this.retryAttemptId = undefined;
     this.retryable = false;
     this.answeredAttemptId = attemptId;
     this.handleResponse(result, t);

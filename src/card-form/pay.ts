@@ -101,13 +101,25 @@ function error(code: PgErrorCode, message: string, extra: Partial<PayError> = {}
 }
 
 /**
- * True when trying again resends this very attempt (a network or server error, or an
- * outcome the server could not confirm): the card data, the code included, is kept for it.
+ * True when trying again resends this very attempt: a network or server error, after which
+ * the companion may or may not have the attempt (if it has, the same id gets its answer).
  */
 export function retriesSameAttempt(result: PayResult): boolean {
-  return result.outcome === 'error'
-    ? result.retrySameAttempt
-    : result.outcome === 'failure' && result.reason === 'not_confirmed';
+  return result.outcome === 'error' && result.retrySameAttempt;
+}
+
+/**
+ * True when the card data, the code included, stays in the inputs for "Try again": after
+ * a retry of the same attempt, and after an outcome the companion could not confirm (then
+ * a new attempt, for which the companion re-sends the create with the same gateway
+ * `order_id`, so it cannot charge twice; the same attempt id would only be answered with
+ * the state it already has).
+ */
+export function keepsCardData(result: PayResult): boolean {
+  return (
+    retriesSameAttempt(result) ||
+    (result.outcome === 'failure' && result.reason === 'not_confirmed')
+  );
 }
 
 /** POSTs `request` as JSON with the checkout header and classifies the answer. */

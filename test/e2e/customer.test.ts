@@ -160,7 +160,7 @@ describe('paying as a customer', () => {
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.wrongCvv);
     await payButton(page).click();
-    await formStatus(page).filter({hasText: /CVV/i}).waitFor();
+    await formStatus(page).filter({hasText: 'wrong security code'}).waitFor();
     const payments = await gatewayPayments(orderRef);
     assert.deepEqual(
       payments.map((p) => [p.status, p.statusCode]),
@@ -199,9 +199,14 @@ describe('paying as a customer', () => {
     // The outcome is unknown: the customer is told it was not confirmed and may try again
     // (never "no money was taken": the gateway may still create it). The retry re-sends the
     // create with the same order id, so it cannot charge twice.
-    await formStatus(page).filter({hasText: 'did not confirm the payment'}).waitFor();
+    await formStatus(page).filter({hasText: 'could not confirm the payment'}).waitFor();
     assert.equal(await chargesOf(orderRef), 0);
-    await page.locator('input[name="cc-csc"]').fill(CARDS.faulty.cvv);
+    // "Try again" is one click: the security code is still in its input.
+    assert.equal(
+      await page.locator('input[name="cc-csc"]').inputValue(),
+      CARDS.faulty.cvv,
+      'the security code is kept for the retry',
+    );
     await payButton(page).click();
     await expectPaidResult(page, orderRef);
     assert.equal(await chargesOf(orderRef), 1);

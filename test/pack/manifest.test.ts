@@ -15,6 +15,24 @@ import path from 'node:path';
 import {build} from 'esbuild';
 import type {Browser, Page} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
+
+/**
+ * The text of `module` and of every module of its own folder it imports, directly or
+ * through another (`./x.js`): an element's controllers and templates.
+ */
+function folderModules(pkgDir: string, module: string): string[] {
+  const seen = new Map<string, string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(path.join(pkgDir, file), 'utf8');
+    seen.set(file, text);
+    for (const m of text.matchAll(/from\s*["']\.\/([\w-]+\.js)["']/g)) {
+      visit(path.join(path.dirname(file), m[1]!));
+    }
+  };
+  visit(module);
+  return [...seen.values()];
+}
 import {installedPackage, packed, serve} from './packed.js';
 
 interface Member {
@@ -171,17 +189,14 @@ describe('custom-elements.json, as published', () => {
     });
 
     it(`<${tag}>: every event is named by its class and dispatched by the element`, async () => {
-      const source = readFileSync(path.join(pkgDir, module), 'utf8');
+      const own = folderModules(pkgDir, module);
+      const source = own.join('\n');
       // The element's own module, a module of its own folder it imports (its reactive
       // controllers dispatch from the host), or the module of an element it renders (whose
       // composed events reach the element's listeners too, as <pg-3ds-redirect>'s do
       // inside <pg-card-form>).
-      const ownModules = [...source.matchAll(/from\s*["']\.\/([\w-]+\.js)["']/g)].map((m) =>
-        readFileSync(path.join(pkgDir, path.dirname(module), m[1]!), 'utf8'),
-      );
       const dispatchers = [
-        source,
-        ...ownModules,
+        ...own,
         ...elements
           .filter((e) => e.module !== module && source.includes(`<${e.declaration.tagName}`))
           .map((e) => readFileSync(path.join(pkgDir, e.module), 'utf8')),
@@ -209,7 +224,9 @@ describe('custom-elements.json, as published', () => {
     });
 
     it(`<${tag}>: every part is rendered or written in the built template`, async () => {
-      const source = readFileSync(path.join(pkgDir, module), 'utf8');
+      // The element's module and the modules of its own folder it imports, directly or not
+      // (a part such as the brand mark is written there, rendered only once a brand shows).
+      const source = folderModules(pkgDir, module).join('\n');
       const written = [
         ...[...source.matchAll(/\bpart="([^"]*)"/g)].flatMap((m) => m[1]!.split(/\s+/)),
         // exportparts="inner: outer, ...": the outer names are this element's parts.
