@@ -59,6 +59,10 @@ document.addEventListener('pg-success', (e) => {
 const payments: Array<{header: string | undefined; body: Record<string, unknown>}> = [];
 /** The locale modules (dist/cdn/locales/) pages asked for. */
 const localeRequests: string[] = [];
+/** The brand marks module (dist/cdn/brand-marks-<hash>.js) pages asked for. */
+const markRequests: string[] = [];
+/** While set, the brand marks module is held back until this promise resolves. */
+let marksHeld: Promise<void> | undefined;
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -95,6 +99,12 @@ before(async () => {
       localeRequests.push(locale);
       return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
     }
+    const marks = /^\/(brand-marks-[\w-]+\.js)$/.exec(url.pathname)?.[1];
+    if (marks) {
+      markRequests.push(marks);
+      await marksHeld;
+      return send(200, 'text/javascript', readFileSync(`dist/cdn/${marks}`));
+    }
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
     if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
     if (url.pathname === '/pg-checkout.js') return send(200, 'text/javascript', bundle);
@@ -115,6 +125,15 @@ before(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   browser = await launchChromium();
 });
+
+/** Waits until `predicate` holds (polling the test's own state), or fails after 10 s. */
+async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 after(async () => {
   await browser?.close();
@@ -193,6 +212,63 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
       await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
       [],
     );
+    await context.close();
+  });
+
+  it('loads the brand marks once the customer starts, and the mark arriving moves nothing', async () => {
+    markRequests.length = 0;
+    let release = () => {};
+    marksHeld = new Promise((resolve) => (release = resolve));
+    const context = await browser.newContext();
+    const tab = await context.newPage();
+    const problems: string[] = [];
+    tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    tab.on('console', (m) => {
+      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+    });
+    await tab.goto(`${origin}/`);
+    const number = tab.locator('pg-card-form input#number');
+    await number.waitFor({state: 'visible', timeout: 10_000});
+    assert.deepEqual(markRequests, [], 'a page nobody typed in fetched the marks');
+
+    // Focus alone starts the download, before the first digit.
+    await number.click();
+    await waitFor(() => markRequests.length === 1, 'the marks request');
+    await number.pressSequentially('4242');
+    const mark = tab.locator('pg-card-form svg[part="brand"]');
+    assert.equal(await mark.count(), 0, 'a mark before the module arrived');
+    // No named function inside: tsx would wrap it in a helper the page does not have.
+    const boxes = () =>
+      tab.evaluate(() =>
+        ['#number', 'form', '#expiry'].map((selector) => {
+          const root = document.querySelector('pg-card-form')!.shadowRoot!;
+          const {x, y, width, height} = root.querySelector(selector)!.getBoundingClientRect();
+          return {selector, x, y, width, height};
+        }),
+      );
+    const before = await boxes();
+
+    release();
+    await mark.waitFor({timeout: 10_000});
+    assert.equal(await mark.getAttribute('data-brand'), 'visa');
+    assert.equal(await mark.getAttribute('aria-label'), 'Visa');
+    assert.deepEqual(await boxes(), before, 'the mark moved the form');
+    const markBox = (await mark.boundingBox())!;
+    const input = before[0]!;
+    assert.ok(markBox.x + markBox.width <= input.x + input.width);
+    assert.ok(markBox.x >= input.x + input.width / 2, 'the mark sits at the end');
+
+    // Once: other brands and other forms reuse the module.
+    await number.fill('');
+    await number.pressSequentially('3782');
+    await mark.and(tab.locator('[data-brand="american-express"]')).waitFor({timeout: 10_000});
+    assert.equal(markRequests.length, 1);
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
+      [],
+    );
+    assert.deepEqual(problems, []);
+    marksHeld = undefined;
     await context.close();
   });
 
