@@ -12,6 +12,7 @@ import {createServer, type IncomingMessage, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
+import {pl} from '../../src/i18n/locales/pl.js';
 
 const CSP = [
   "default-src 'none'",
@@ -195,7 +196,7 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     await context.close();
   });
 
-  it('loads a page language other than en and uk from beside the bundle, and only then', async () => {
+  it('loads a page language other than English from beside the bundle, only then, and pays in it', async () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
     const label = tab.locator('pg-card-form label[for="number"]');
@@ -208,6 +209,14 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
       localeRequests.map((file) => file.split('-')[0]),
       ['pl'],
     );
+    const form = tab.locator('pg-card-form');
+    assert.equal((await form.locator('button[type=submit]').textContent())?.trim(), pl.pay);
+    await form.locator('input#number').pressSequentially('4242424242424242');
+    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+    await form.locator('input#expiry').pressSequentially(`12${year}`);
+    await form.locator('input#cvv').pressSequentially('123');
+    await form.locator('button[type=submit]').click();
+    await form.locator('[part="status"]').filter({hasText: pl.success}).waitFor({timeout: 10_000});
     assert.deepEqual(
       await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
       [],
