@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import {createServer, type IncomingMessage, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import type {Browser} from 'playwright';
+import type {Browser, Page} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
 import {pl} from '../../src/i18n/locales/pl.js';
 
@@ -136,6 +136,32 @@ async function waitFor(predicate: () => boolean, what: string): Promise<void> {
   }
 }
 
+/** A page of the test server in a context of its own, its errors collected, once the form shows. */
+async function openForm(pathName: string) {
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  const problems: string[] = [];
+  tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  tab.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await tab.goto(`${origin}${pathName}`);
+  const number = tab.locator('pg-card-form input#number');
+  await number.waitFor({state: 'visible', timeout: 10_000});
+  const violations = () =>
+    tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
+  return {context, tab, problems, number, violations};
+}
+
+/** Types the test card (expiry December, two years on) into the form; gives the year typed. */
+async function typeCard(tab: Page): Promise<string> {
+  const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+  await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
+  await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+  await tab.locator('pg-card-form input#cvv').pressSequentially('123');
+  return year;
+}
+
 after(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
@@ -143,23 +169,10 @@ after(async () => {
 
 describe('CDN bundle under a strict CSP with Trusted Types', () => {
   it('renders a working card form and pays through it, with no violation', async () => {
-    const context = await browser.newContext();
-    const tab = await context.newPage();
-    const problems: string[] = [];
-    tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    await tab.goto(`${origin}/`);
-    const number = tab.locator('pg-card-form input#number');
-    await number.waitFor({state: 'visible', timeout: 10_000});
-
-    await number.pressSequentially('4242424242424242');
+    const {context, tab, problems, number, violations} = await openForm('/');
+    const year = await typeCard(tab);
     assert.equal(await number.inputValue(), '4242 4242 4242 4242');
-    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
-    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
     assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${year}`);
-    await tab.locator('pg-card-form input#cvv').pressSequentially('123');
     await tab.locator('pg-card-form button[type=submit]').click();
     await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
 
@@ -176,8 +189,6 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
       .locator('pg-card-form input#number')
       .evaluate((el) => getComputedStyle(el).height);
     assert.equal(height, '44px');
-    const violations = () =>
-      tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
     assert.deepEqual(await violations(), []);
     assert.deepEqual(problems, []);
 
@@ -211,10 +222,7 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     );
     const form = tab.locator('pg-card-form');
     assert.equal((await form.locator('button[type=submit]').textContent())?.trim(), pl.pay);
-    await form.locator('input#number').pressSequentially('4242424242424242');
-    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
-    await form.locator('input#expiry').pressSequentially(`12${year}`);
-    await form.locator('input#cvv').pressSequentially('123');
+    await typeCard(tab);
     await form.locator('button[type=submit]').click();
     await form.locator('[part="status"]').filter({hasText: pl.success}).waitFor({timeout: 10_000});
     assert.deepEqual(
@@ -228,16 +236,7 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     markRequests.length = 0;
     let release = () => {};
     marksHeld = new Promise((resolve) => (release = resolve));
-    const context = await browser.newContext();
-    const tab = await context.newPage();
-    const problems: string[] = [];
-    tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    await tab.goto(`${origin}/`);
-    const number = tab.locator('pg-card-form input#number');
-    await number.waitFor({state: 'visible', timeout: 10_000});
+    const {context, tab, problems, number, violations} = await openForm('/');
     assert.deepEqual(markRequests, [], 'a page nobody typed in fetched the marks');
 
     // Focus alone starts the download, before the first digit.
@@ -272,10 +271,7 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     await number.pressSequentially('3782');
     await mark.and(tab.locator('[data-brand="american-express"]')).waitFor({timeout: 10_000});
     assert.equal(markRequests.length, 1);
-    assert.deepEqual(
-      await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
-      [],
-    );
+    assert.deepEqual(await violations(), []);
     assert.deepEqual(problems, []);
     marksHeld = undefined;
     await context.close();
