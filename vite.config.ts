@@ -12,9 +12,9 @@
  * browser: unbundled ES modules, one per source module (so `sideEffects` can name the
  *   modules that define elements and bundlers can tree-shake the rest). What package.json
  *   declares (`lit`, and the optional peers) stays an import for the merchant's bundler;
- *   card-validator's CommonJS modules are built in as ES modules (dist/browser/vendor/), so
- *   no bundler needs a CommonJS plugin (plain Rollup has none) and a browser-only install
- *   downloads Lit alone. Any other package imported is a build error. The entries are the
+ *   credit-card-type's CommonJS modules (the brand table card-validator reads) are built in
+ *   as ES modules (dist/browser/vendor/), so no bundler needs a CommonJS plugin (plain Rollup
+ *   has none) and a browser-only install downloads Lit alone. Any other package imported is a build error. The entries are the
  *   browser subpaths of package.json "exports" (`.`, `./fingerprint`, ...): each `import`
  *   target `./dist/browser/<name>.js` is built from `src/<name>.ts`. Two builds of the same
  *   modules, as Lit ships them (src/internal/dev-mode.ts): `__PG_DEV__` = false (the
@@ -24,10 +24,10 @@
  *   browser) and `pg-checkout/sandbox` with its bin, one module per source module, the
  *   sandbox importing the published `../server/...`; plus the entries that check the
  *   optional peers first (scripts/vite/guarded-entries.ts).
- * cdn: one minified ES module with Lit and card-validator inside, Lit templates minified
+ * cdn: one minified ES module with Lit and credit-card-type's brand table inside, Lit templates minified
  *   too (scripts/vite/minify-templates.ts), development checks off, SRI hash and gzip
- *   budget (scripts/vite/subresource-integrity.ts); beside it dist/cdn/locales/, one small
- *   module per locale loaded on demand.
+ *   budget (scripts/vite/subresource-integrity.ts); beside it the modules loaded on demand:
+ *   dist/cdn/locales/, one small module per locale, and the brand marks.
  * demo: each page script (demo/scripts/<page>.ts) one self-contained minified file, which
  *   server-example serves under /demo/js/; the pages load the elements from dist/cdn.
  */
@@ -49,18 +49,16 @@ interface PackageJson {
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
 
 /**
- * Gzip budget of the CDN file, in bytes. 24 kB until issue 13 put outcome codes with their
- * texts, the brands' SVG marks, a dark scheme, RTL and `accepted-brands` in the form (English
- * only: every other locale loads on demand); 25 kB since. Issue 16 owns the size again.
+ * Gzip budget of the CDN file, in bytes: 24 kB with the English texts (every other locale,
+ * and the brand marks, load on demand as files of their own, outside the budget).
  */
-const CDN_BUDGET_GZIP = 25 * 1024;
+const CDN_BUDGET_GZIP = 24 * 1024;
 
 /** The demo pages whose scripts are built (demo/scripts/<page>.ts → dist/demo/<page>.js). */
 const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;
 
 /** Packages built into dist/browser, with the notice their licence asks for. */
 const BUILT_IN: Readonly<Record<string, string>> = {
-  'card-validator': '/*! card-validator | MIT | (c) Braintree */',
   'credit-card-type': '/*! credit-card-type | MIT | (c) Braintree */',
   '@oxc-project/runtime': '',
 };
@@ -229,13 +227,20 @@ function cdnBundle(): UserConfig {
         checks: {bundlerTimings: false},
         output: {
           entryFileNames: 'pg-checkout.js',
-          // The locales loaded on demand (src/i18n/catalogue.ts) are the only chunks: one
-          // file each, imported relative to pg-checkout.js, never part of its budget.
-          chunkFileNames: 'locales/[name]-[hash].js',
+          // The modules loaded on demand, each one file that imports nothing, relative to
+          // pg-checkout.js and never part of its budget: the locales (src/i18n/catalogue.ts)
+          // in locales/, the brand marks (src/card-form/lazy-brand-marks.ts) beside it.
+          chunkFileNames: (chunk) =>
+            chunk.facadeModuleId?.includes('/src/i18n/locales/')
+              ? 'locales/[name]-[hash].js'
+              : '[name]-[hash].js',
           comments: {legal: false},
-          // After minification, which would drop it with Lit's own licence comments.
-          postBanner:
-            '/*! pg-checkout | MIT | bundles Lit (BSD-3-Clause, Google LLC) and card-validator (MIT, Braintree) */',
+          // After minification, which would drop it with Lit's own licence comments; on the
+          // bundle only, as the chunks hold our code alone.
+          postBanner: (chunk) =>
+            chunk.isEntry
+              ? '/*! pg-checkout | MIT | bundles Lit (BSD-3-Clause, Google LLC) and credit-card-type (MIT, Braintree) */'
+              : '',
         },
       },
     },

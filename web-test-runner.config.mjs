@@ -1,6 +1,6 @@
 // web-test-runner configuration for the element tests (test/browser/**/*.test.ts): real
 // Chromium through Playwright, TypeScript with legacy decorators through esbuild, and
-// card-validator (CommonJS) served as ES modules. Run it through `npm run test:browser`.
+// card-validator and credit-card-type (CommonJS) served as ES modules. Run it through `npm run test:browser`.
 import {createRequire} from 'node:module';
 import {esbuildPlugin} from '@web/dev-server-esbuild';
 import {playwrightLauncher} from '@web/test-runner-playwright';
@@ -12,12 +12,15 @@ const require = createRequire(import.meta.url);
 const CJS_PREFIX = '/__cjs__/';
 const cjsCache = new Map();
 
-/** Serves `card-validator/dist/*.js` (CommonJS) as ES modules with named exports. */
+/**
+ * Serves `card-validator/dist/*.js` and `credit-card-type/dist/*.js` (CommonJS) as ES
+ * modules: `module.exports` as the default export, its properties named.
+ */
 function commonJsAsEsm() {
   return {
     name: 'pg-commonjs-as-esm',
     resolveImport({source}) {
-      if (source.startsWith('card-validator/')) return CJS_PREFIX + source;
+      if (/^(card-validator|credit-card-type)\//.test(source)) return CJS_PREFIX + source;
       return undefined;
     },
     async serve(context) {
@@ -25,9 +28,9 @@ function commonJsAsEsm() {
       const specifier = context.path.slice(CJS_PREFIX.length);
       if (!cjsCache.has(specifier)) {
         const names = Object.keys(require(specifier)).filter(
-          (n) => n !== '__esModule' && n !== 'default',
+          (n) => n !== '__esModule' && n !== 'default' && /^[A-Za-z_$][\w$]*$/.test(n),
         );
-        const entry = `import * as m from ${JSON.stringify(specifier)};\n${names
+        const entry = `import * as m from ${JSON.stringify(specifier)};\nexport default m.default;\n${names
           .map((n) => `export const ${n} = m.${n};`)
           .join('\n')}\n`;
         const result = await build({

@@ -34,7 +34,7 @@ const revalidate: MiddlewareHandler = async function revalidate(c, next) {
 export function assetRoutes(opts: {
   demoDir: string;
   buildDir: string;
-  /** The bundle's folder: its `locales/` are served beside it, as a CDN would. */
+  /** The bundle's folder: its `locales/` and brand marks are served beside it, as a CDN would. */
   cdnDir: string;
   getBundle: () => Bundle | undefined;
 }): Hono {
@@ -53,11 +53,14 @@ export function assetRoutes(opts: {
     return c.body(new Uint8Array(b.code), 200, {'Content-Type': JS, 'Cache-Control': 'no-cache'});
   });
 
-  // The languages the bundle loads on demand (`./locales/<code>-<hash>.js`, next to it).
-  assets.get(
-    '/assets/locales/*',
-    serveStatic({root: opts.cdnDir, rewriteRequestPath: (p) => p.slice('/assets'.length)}),
-  );
+  // The modules the bundle loads on demand, next to it: the languages
+  // (`./locales/<code>-<hash>.js`) and the brand marks (`./brand-marks-<hash>.js`).
+  const besideBundle = serveStatic({
+    root: opts.cdnDir,
+    rewriteRequestPath: (p) => p.slice('/assets'.length),
+  });
+  assets.get('/assets/locales/*', besideBundle);
+  assets.get('/assets/:marks{brand-marks-[\\w-]+\\.js}', besideBundle);
 
   for (const file of ['styles.css', 'favicon.svg']) {
     assets.get(`/demo/${file}`, revalidate, serveStatic({path: path.join(opts.demoDir, file)}));

@@ -1,6 +1,6 @@
 /** Request validation for the engine: the gateway core's schemas, answered as V-400. */
 import type * as z from 'zod';
-import {describeIssues, formatIssues} from '../../src/server/gateway/index.js';
+import {describeIssues, parseOrIssues} from '../../src/server/gateway/index.js';
 import {SandboxError} from '../errors.js';
 
 /** Validates `input` with `schema`, or throws a V-400 naming every field and rule. */
@@ -9,10 +9,9 @@ export function validate<S extends z.ZodType>(
   input: unknown,
   what: string,
 ): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return parsed.data;
-  const issues = formatIssues(parsed.error, input);
-  throw new SandboxError('V-400', `${what}: ${describeIssues(issues)}`, {
-    fields: issues.map((i) => i.field),
+  const parsed = parseOrIssues(schema, input);
+  if (parsed.ok) return parsed.data;
+  throw new SandboxError('V-400', `${what}: ${describeIssues(parsed.issues)}`, {
+    fields: parsed.issues.map((i) => i.field),
   });
 }

@@ -4,9 +4,22 @@
  * `'unsafe-inline'` styles), each with the brand's name as its accessible name. Simplified
  * shapes in the brands' colours, not their registered logos: two overlapping circles for
  * Mastercard and Maestro, a coloured card with a short name for the others.
+ *
+ * Not needed before the customer types, so not in the element's first download: the form
+ * imports this module on demand (`lazy-brand-marks.ts`), a file of its own beside the CDN
+ * bundle. It imports nothing, Lit included (type imports aside): it renders with the `html`
+ * and `svg` tags and `nothing` of the element that loads it, so a copy of the bundle loaded
+ * under another URL (a query string, another CDN path) never starts a second Lit.
  */
-import {html, nothing, svg} from 'lit';
+import type {html as litHtml, nothing as litNothing, svg as litSvg} from 'lit';
 import type {CardBrand} from '../validation/card.js';
+
+/** The parts of Lit a mark is rendered with: the loading element's own. */
+export interface LitParts {
+  html: typeof litHtml;
+  svg: typeof litSvg;
+  nothing: typeof litNothing;
+}
 
 /** Per card-validator type: the card's colour and its short name (none: circles). */
 const MARKS: Readonly<Record<string, readonly [background: string, label?: string]>> = {
@@ -25,12 +38,10 @@ const MARKS: Readonly<Record<string, readonly [background: string, label?: strin
 const SECOND_CIRCLE: Readonly<Record<string, string>> = {mastercard: '#f79e1b', maestro: '#00a2e5'};
 
 /**
- * The mark of `brand` (an `<svg role="img">` named after the brand), or nothing while no
- * brand is detected. A brand without its own colours gets a card of `--pg-color-brand`
- * with its name.
+ * The mark of `brand`: an `<svg role="img">` named after the brand. A brand without its
+ * own colours gets a card of `--pg-color-brand` with its name.
  */
-export function brandMark(brand: CardBrand | null) {
-  if (!brand) return nothing;
+export function brandMark(brand: CardBrand, {html, svg, nothing}: LitParts) {
   const known = MARKS[brand.type];
   const [background, label] = known ?? ['', brand.niceType.toUpperCase()];
   const second = SECOND_CIRCLE[brand.type];

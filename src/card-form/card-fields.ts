@@ -11,7 +11,7 @@ import {html, nothing} from 'lit';
 import {CARD_FIELDS, type CardField} from '../events/events.js';
 import type {CheckoutMessages} from '../i18n/messages.js';
 import type {CardBrand} from '../validation/card.js';
-import {brandMark} from './brand-marks.js';
+import {brandMark} from './lazy-brand-marks.js';
 
 /** Each field's autofill token: its input's `name` and `autocomplete`. */
 const AUTOFILL: Readonly<Record<CardField, string>> = {

@@ -44,6 +44,7 @@ import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
 import {cardFormStyles} from './card-form.styles.js';
 import {brandRefusal} from './accepted-brands.js';
 import {payLabel} from './pay-label.js';
+import {loadBrandMarks} from './lazy-brand-marks.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
   ChallengeWindowSize,
@@ -191,6 +192,8 @@ export class PgCardForm extends LitElement {
         new PgBrandChangeEvent({brand: brand?.type ?? null, brandName: brand?.niceType ?? null}),
       );
       this.validity.recheck('cvv');
+      // The marks load on demand: render again once they are here.
+      if (brand) void loadBrandMarks().then((loaded) => loaded && this.requestUpdate());
     },
   });
   private readonly validity: FieldValidity;
@@ -581,6 +584,7 @@ export class PgCardForm extends LitElement {
         @beforeinput=${(e: InputEvent) => this.typing.beforeInput(e)}
         @input=${this.onInput}
         @focusout=${this.onFocusOut}
+        @focusin=${loadBrandMarks}
       >
         <fieldset
           class="fieldset"

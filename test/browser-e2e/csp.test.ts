@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import {createServer, type IncomingMessage, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import type {Browser} from 'playwright';
+import type {Browser, Page} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
+import {pl} from '../../src/i18n/locales/pl.js';
 
 const CSP = [
   "default-src 'none'",
@@ -59,6 +60,10 @@ document.addEventListener('pg-success', (e) => {
 const payments: Array<{header: string | undefined; body: Record<string, unknown>}> = [];
 /** The locale modules (dist/cdn/locales/) pages asked for. */
 const localeRequests: string[] = [];
+/** The brand marks module (dist/cdn/brand-marks-<hash>.js) pages asked for. */
+const markRequests: string[] = [];
+/** While set, the brand marks module is held back until this promise resolves. */
+let marksHeld: Promise<void> | undefined;
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -95,6 +100,12 @@ before(async () => {
       localeRequests.push(locale);
       return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
     }
+    const marks = /^\/(brand-marks-[\w-]+\.js)$/.exec(url.pathname)?.[1];
+    if (marks) {
+      markRequests.push(marks);
+      await marksHeld;
+      return send(200, 'text/javascript', readFileSync(`dist/cdn/${marks}`));
+    }
     if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
     if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
     if (url.pathname === '/pg-checkout.js') return send(200, 'text/javascript', bundle);
@@ -116,6 +127,41 @@ before(async () => {
   browser = await launchChromium();
 });
 
+/** Waits until `predicate` holds (polling the test's own state), or fails after 10 s. */
+async function waitFor(predicate: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 10_000;
+  while (!predicate()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A page of the test server in a context of its own, its errors collected, once the form shows. */
+async function openForm(pathName: string) {
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  const problems: string[] = [];
+  tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  tab.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  await tab.goto(`${origin}${pathName}`);
+  const number = tab.locator('pg-card-form input#number');
+  await number.waitFor({state: 'visible', timeout: 10_000});
+  const violations = () =>
+    tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
+  return {context, tab, problems, number, violations};
+}
+
+/** Types the test card (expiry December, two years on) into the form; gives the year typed. */
+async function typeCard(tab: Page): Promise<string> {
+  const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+  await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
+  await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+  await tab.locator('pg-card-form input#cvv').pressSequentially('123');
+  return year;
+}
+
 after(async () => {
   await browser?.close();
   await new Promise((resolve) => server?.close(resolve));
@@ -123,23 +169,10 @@ after(async () => {
 
 describe('CDN bundle under a strict CSP with Trusted Types', () => {
   it('renders a working card form and pays through it, with no violation', async () => {
-    const context = await browser.newContext();
-    const tab = await context.newPage();
-    const problems: string[] = [];
-    tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    tab.on('console', (m) => {
-      if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-    });
-    await tab.goto(`${origin}/`);
-    const number = tab.locator('pg-card-form input#number');
-    await number.waitFor({state: 'visible', timeout: 10_000});
-
-    await number.pressSequentially('4242424242424242');
+    const {context, tab, problems, number, violations} = await openForm('/');
+    const year = await typeCard(tab);
     assert.equal(await number.inputValue(), '4242 4242 4242 4242');
-    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
-    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
     assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${year}`);
-    await tab.locator('pg-card-form input#cvv').pressSequentially('123');
     await tab.locator('pg-card-form button[type=submit]').click();
     await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
 
@@ -156,8 +189,6 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
       .locator('pg-card-form input#number')
       .evaluate((el) => getComputedStyle(el).height);
     assert.equal(height, '44px');
-    const violations = () =>
-      tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
     assert.deepEqual(await violations(), []);
     assert.deepEqual(problems, []);
 
@@ -176,7 +207,7 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
     await context.close();
   });
 
-  it('loads a page language other than en and uk from beside the bundle, and only then', async () => {
+  it('loads a page language other than English from beside the bundle, only then, and pays in it', async () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
     const label = tab.locator('pg-card-form label[for="number"]');
@@ -189,10 +220,60 @@ describe('CDN bundle under a strict CSP with Trusted Types', () => {
       localeRequests.map((file) => file.split('-')[0]),
       ['pl'],
     );
+    const form = tab.locator('pg-card-form');
+    assert.equal((await form.locator('button[type=submit]').textContent())?.trim(), pl.pay);
+    await typeCard(tab);
+    await form.locator('button[type=submit]').click();
+    await form.locator('[part="status"]').filter({hasText: pl.success}).waitFor({timeout: 10_000});
     assert.deepEqual(
       await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
       [],
     );
+    await context.close();
+  });
+
+  it('loads the brand marks once the customer starts, and the mark arriving moves nothing', async () => {
+    markRequests.length = 0;
+    let release = () => {};
+    marksHeld = new Promise((resolve) => (release = resolve));
+    const {context, tab, problems, number, violations} = await openForm('/');
+    assert.deepEqual(markRequests, [], 'a page nobody typed in fetched the marks');
+
+    // Focus alone starts the download, before the first digit.
+    await number.click();
+    await waitFor(() => markRequests.length === 1, 'the marks request');
+    await number.pressSequentially('4242');
+    const mark = tab.locator('pg-card-form svg[part="brand"]');
+    assert.equal(await mark.count(), 0, 'a mark before the module arrived');
+    // No named function inside: tsx would wrap it in a helper the page does not have.
+    const boxes = () =>
+      tab.evaluate(() =>
+        ['#number', 'form', '#expiry'].map((selector) => {
+          const root = document.querySelector('pg-card-form')!.shadowRoot!;
+          const {x, y, width, height} = root.querySelector(selector)!.getBoundingClientRect();
+          return {selector, x, y, width, height};
+        }),
+      );
+    const before = await boxes();
+
+    release();
+    await mark.waitFor({timeout: 10_000});
+    assert.equal(await mark.getAttribute('data-brand'), 'visa');
+    assert.equal(await mark.getAttribute('aria-label'), 'Visa');
+    assert.deepEqual(await boxes(), before, 'the mark moved the form');
+    const markBox = (await mark.boundingBox())!;
+    const input = before[0]!;
+    assert.ok(markBox.x + markBox.width <= input.x + input.width);
+    assert.ok(markBox.x >= input.x + input.width / 2, 'the mark sits at the end');
+
+    // Once: other brands and other forms reuse the module.
+    await number.fill('');
+    await number.pressSequentially('3782');
+    await mark.and(tab.locator('[data-brand="american-express"]')).waitFor({timeout: 10_000});
+    assert.equal(markRequests.length, 1);
+    assert.deepEqual(await violations(), []);
+    assert.deepEqual(problems, []);
+    marksHeld = undefined;
     await context.close();
   });
 

@@ -16,6 +16,7 @@ import {
   futureExpiry,
   inputOf,
   json,
+  markOf,
   onBuiltInRedirect,
   statusOf,
   stubFetch,
@@ -94,8 +95,7 @@ describe('pg-card-form on a right-to-left page', () => {
   it('keeps the brand mark on the right of the number, as on the card, clear of the digits', async () => {
     const el = await rtlForm();
     await typeInto(el, 'number', VISA);
-    await el.updateComplete;
-    const mark = el.shadowRoot!.querySelector('[part="brand"]')!;
+    const mark = await markOf(el);
     const input = inputOf(el, 'number');
     expect(box(mark).right).to.be.closeTo(box(input).right - 8, 1);
     expect(parseFloat(getComputedStyle(input).paddingRight)).to.be.at.least(box(mark).width);
@@ -146,8 +146,7 @@ describe('pg-card-form brand marks', () => {
         null,
       );
       await typeInto(el, 'number', number);
-      await el.updateComplete;
-      const mark = el.shadowRoot!.querySelector('[part="brand"]')!;
+      const mark = await markOf(el);
       expect(mark.localName).to.equal('svg');
       expect(mark.getAttribute('data-brand')).to.equal(type);
       expect(mark.getAttribute('role')).to.equal('img');
@@ -325,6 +324,7 @@ describe('pg-card-form colour scheme', () => {
       html`<pg-card-form holder-name amount="10" currency="UAH"></pg-card-form>`,
     );
     await typeInto(el, 'number', '4242');
+    await markOf(el);
     el.reportValidity();
     await el.updateComplete;
     await expect(el).to.be.accessible();

@@ -148,6 +148,13 @@ export async function until(
   }
 }
 
+/** The brand mark in `el`'s number field, once shown: the marks load on demand. */
+export async function markOf(el: HTMLElement): Promise<SVGSVGElement> {
+  const mark = () => el.shadowRoot!.querySelector<SVGSVGElement>('[part="brand"]');
+  await until(() => mark() !== null, 3000, 'the brand mark');
+  return mark()!;
+}
+
 /**
  * Calls `configure` with `<pg-card-form>`'s built-in `<pg-3ds-redirect>` the moment it is
  * rendered (only once a payment needs it), before the form hands it any work.

@@ -8,7 +8,7 @@ import {emulateMedia, executeServerCommand, setViewport} from '@web/test-runner-
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import {SHIPPED_LOCALES, loadMessages} from '../../src/i18n/messages.js';
-import {VISA, inputOf, typeInto} from './helpers.js';
+import {VISA, inputOf, markOf, typeInto} from './helpers.js';
 
 const LOCALES = SHIPPED_LOCALES;
 
@@ -57,6 +57,7 @@ async function phonePage(width: number, locale: string) {
   `);
   const el = page.querySelector('pg-card-form')!;
   await typeInto(el, 'number', VISA);
+  await markOf(el);
   inputOf(el, 'number').blur();
   el.reportValidity();
   await el.updateComplete;

@@ -4,9 +4,8 @@
  * never strands the customer, and the order keeps exactly one payment — the later success
  * is refunded automatically, and the back office's API shows it.
  */
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {Browser} from 'playwright';
 import {
   ADMIN_TOKEN,
   BASE,
@@ -17,22 +16,16 @@ import {
   finish,
   formStatus,
   gatewayPayments,
-  launch,
   openPage,
   payButton,
+  sharedBrowser,
 } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('3-D Secure cancelled with Escape, another card paid, the first challenge completed later: one payment kept', async () => {
   const orderRef = await createOrder('tea-sampler');
-  const w = await openPage(browser);
+  const w = await openPage(browser());
   const {page} = w;
   await page.goto(`${BASE}/checkout?order=${orderRef}`);
   await page.getByLabel('Show 3-D Secure in a window on this page').check();

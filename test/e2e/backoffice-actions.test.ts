@@ -6,18 +6,12 @@
  * server has answered; a double charge refunded by the server is shown as a warning, a
  * written-off attempt as a tag, and the server's intents as a table.
  */
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {Browser, Route} from 'playwright';
-import {BASE, checkA11y, eventually, launch, login, openPage} from './harness.js';
+import type {Route} from 'playwright';
+import {BASE, checkA11y, eventually, login, openPage, sharedBrowser} from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 const ORDER = 'ord-0123456789ab';
 const PAID = `${ORDER}-1-aa11`;
@@ -75,7 +69,7 @@ function detail(extra: Record<string, unknown> = {}) {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 test('actions: the button is disabled while its request runs; a refund retried after a lost answer keeps its key, a new one gets a new key', async () => {
-  const w = await openPage(browser);
+  const w = await openPage(browser());
   const {page} = w;
   await login(page);
   await page.route(`${BASE}/admin/api/orders/${ORDER}`, (route) => route.fulfill({json: detail()}));
@@ -151,7 +145,7 @@ test('actions: the button is disabled while its request runs; a refund retried a
 });
 
 test('the order detail shows a double charge the server refunded, written-off attempts and the intents', async () => {
-  const w = await openPage(browser);
+  const w = await openPage(browser());
   const {page} = w;
   await login(page);
   const createdAt = Date.parse('2031-03-01T09:05:00Z');

@@ -9,10 +9,10 @@
  * The orders are paid through the checkout companion's pay route (what `<pg-card-form>`
  * sends); paying in the browser is what customer.test.ts covers.
  */
-import {after, before, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
-import type {Browser, Page} from 'playwright';
+import type {Page} from 'playwright';
 import {
   ADMIN_TOKEN,
   BASE,
@@ -23,22 +23,16 @@ import {
   eventually,
   finish,
   gatewayPayments,
-  launch,
   login,
   openPage,
   screenshot,
+  sharedBrowser,
   type Card,
   type Watched,
 } from './harness.js';
 
-let browser: Browser;
 let admin: Watched;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 /** Pays an order as `<pg-card-form>` would, through the companion's pay route. */
 async function pay(productId: string, card: Card = CARDS.success): Promise<string> {
@@ -96,7 +90,7 @@ describe('the back office', () => {
   let refunded: string;
 
   test('sign-in: a wrong token is refused; the session cookie is HttpOnly and SameSite=Strict', async () => {
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/admin`);
     await page.waitForURL(`${BASE}/admin/login`);
@@ -113,7 +107,7 @@ describe('the back office', () => {
     assert.notEqual(cookie?.value, ADMIN_TOKEN, 'the token itself is not the cookie');
     await checkA11y(page, 'the back office');
     await finish(w);
-    admin = await openPage(browser);
+    admin = await openPage(browser());
     await login(admin.page);
   });
 

@@ -4,10 +4,9 @@
  * unsafe-eval) and Trusted Types enforced. The test reads the policy from the response,
  * checks the tag against the bundle's hash, pays, and fails on any policy violation.
  */
-import {after, before, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {createHash} from 'node:crypto';
-import type {Browser} from 'playwright';
 import {
   BASE,
   CARDS,
@@ -16,22 +15,16 @@ import {
   fillCard,
   finish,
   formStatus,
-  launch,
   openPage,
   payButton,
+  sharedBrowser,
 } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 describe('the CDN page', () => {
   test('pays under a strict CSP with Trusted Types, from one SRI-pinned script tag', async () => {
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     const violations: string[] = [];
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));

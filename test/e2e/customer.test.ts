@@ -5,9 +5,9 @@
  * with the keyboard only, and a phone-sized screen. Each test has its own order and checks
  * the gateway's side through the sandbox's inspection endpoints.
  */
-import {after, before, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {Browser, Page} from 'playwright';
+import type {Page} from 'playwright';
 import {
   BASE,
   CARDS,
@@ -19,20 +19,14 @@ import {
   finish,
   formStatus,
   gatewayPayments,
-  launch,
   openPage,
   payButton,
   sandboxPost,
   screenshot,
+  sharedBrowser,
 } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 const resultHeading = (page: Page) => page.locator('#result-title');
 
@@ -61,7 +55,7 @@ async function assertHeading(page: Page, text: string): Promise<void> {
 
 describe('paying as a customer', () => {
   test('frictionless card: from the store to the result page, charged once', async () => {
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(BASE);
     await checkA11y(page, 'the store');
@@ -83,7 +77,7 @@ describe('paying as a customer', () => {
 
   test('3-D Secure approved on the bank page (full redirect)', async () => {
     const orderRef = await createOrder('coffee-beans');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.threeDS);
@@ -103,7 +97,7 @@ describe('paying as a customer', () => {
 
   test('3-D Secure declined on the bank page', async () => {
     const orderRef = await createOrder('mug');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.threeDS);
@@ -123,7 +117,7 @@ describe('paying as a customer', () => {
 
   test('3-D Secure in a modal window, approved, then the result page', async () => {
     const orderRef = await createOrder('tea-sampler');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await page.getByLabel('Show 3-D Secure in a window on this page').check();
@@ -141,7 +135,7 @@ describe('paying as a customer', () => {
 
   test('a declined card shows why, and nothing is charged', async () => {
     const orderRef = await createOrder('mug');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.declined);
@@ -155,7 +149,7 @@ describe('paying as a customer', () => {
 
   test('a wrong security code is declined with its own message', async () => {
     const orderRef = await createOrder('mug');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.wrongCvv);
@@ -171,7 +165,7 @@ describe('paying as a customer', () => {
 
   test('a double click on Pay makes one charge', async () => {
     const orderRef = await createOrder('coffee-beans');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.mastercard);
@@ -191,7 +185,7 @@ describe('paying as a customer', () => {
       times: 1,
     });
     assert.equal(fault.status, 201);
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.faulty);
@@ -215,7 +209,7 @@ describe('paying as a customer', () => {
 
   test('reloading the result page changes nothing', async () => {
     const orderRef = await createOrder('mug');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await fillCard(page, CARDS.success);
@@ -233,7 +227,7 @@ describe('paying as a customer', () => {
 
   test('checking out with the keyboard only', async () => {
     const orderRef = await createOrder('coffee-beans');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await payButton(page).waitFor();
@@ -261,7 +255,7 @@ describe('paying as a customer', () => {
   });
 
   test('on a phone-sized screen: readable, no sideways scrolling, pays', async () => {
-    const w = await openPage(browser, {
+    const w = await openPage(browser(), {
       viewport: {width: 390, height: 844},
       isMobile: true,
       hasTouch: true,

@@ -9,6 +9,7 @@
  * test; `checkA11y` runs axe-core on the page as it is.
  */
 import assert from 'node:assert/strict';
+import {after, before} from 'node:test';
 import {mkdirSync, readFileSync, writeFileSync} from 'node:fs';
 import {createRequire} from 'node:module';
 import path from 'node:path';
@@ -52,8 +53,23 @@ const axeSource = readFileSync(
   'utf8',
 );
 
-export async function launch(): Promise<Browser> {
-  return launchChromium();
+/**
+ * One Chromium for the calling test file, launched before its first test and closed after
+ * its last: call it at the top level of the file (`const browser = sharedBrowser();`) and
+ * give `browser()` to `openPage`.
+ */
+export function sharedBrowser(): () => Browser {
+  let browser: Browser | undefined;
+  before(async () => {
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('no browser: call sharedBrowser() at the top level of the file');
+    return browser;
+  };
 }
 
 export interface Watched {

@@ -4,9 +4,8 @@
  * there, the customer comes back to the result page; left unpaid, the order stays open
  * until the merchant cancels it in the back office, which the gateway then reports.
  */
-import {after, before, describe, test} from 'node:test';
+import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {Browser} from 'playwright';
 import {
   BASE,
   CARDS,
@@ -16,23 +15,17 @@ import {
   eventually,
   finish,
   gatewayPayments,
-  launch,
   login,
   openPage,
+  sharedBrowser,
 } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 describe('paying on the gateway page (hosted)', () => {
   test('hosted: paid on the gateway page, back on the result page', async () => {
     const orderRef = await createOrder('coffee-beans');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await page.getByRole('button', {name: "Pay on the gateway's page"}).click();
@@ -54,7 +47,7 @@ describe('paying on the gateway page (hosted)', () => {
 
   test('hosted: left unpaid, then cancelled from the back office', async () => {
     const orderRef = await createOrder('tea-sampler');
-    const w = await openPage(browser);
+    const w = await openPage(browser());
     const {page} = w;
     await page.goto(`${BASE}/checkout?order=${orderRef}`);
     await page.getByRole('button', {name: "Pay on the gateway's page"}).click();
@@ -67,7 +60,7 @@ describe('paying on the gateway page (hosted)', () => {
     );
 
     // The merchant cancels it.
-    const admin = await openPage(browser);
+    const admin = await openPage(browser());
     await login(admin.page);
     await admin.page.goto(`${BASE}/admin?order=${orderRef}`);
     await admin.page.locator('body[data-ready="true"]').waitFor();

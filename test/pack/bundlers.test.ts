@@ -27,6 +27,8 @@ import {rollup} from 'rollup';
 import {build as viteBuild} from 'vite';
 import webpack from 'webpack';
 import {launchChromium} from '../../scripts/chromium.mjs';
+import {pl} from '../../src/i18n/locales/pl.js';
+import {uk} from '../../src/i18n/locales/uk.js';
 import {importFrom, installedPackage, packed, serve} from './packed.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
@@ -35,13 +37,16 @@ type Sandbox = Awaited<ReturnType<SandboxModule['startSandbox']>>;
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const APPS = path.join(packed.browser, 'apps');
-const CDN = path.join(installedPackage(packed.browser), 'dist/cdn/pg-checkout.js');
+const CDN = path.join(installedPackage(packed.browser), 'dist/cdn');
 
 type Bundler = 'vite' | 'esbuild' | 'rollup' | 'webpack';
-type Entry = 'side-effect' | 'class-only' | 'type-only' | 'subpaths';
+type Entry = 'side-effect' | 'class-only' | 'type-only' | 'subpaths' | 'locale';
 
-/** The app's own code, as a merchant would write it. */
-const SOURCES: Record<Entry, {file: string; code: string}> = {
+/** The texts the `locale` app registers over the shipped Ukrainian table. */
+const REGISTERED = {pay: 'Сплатити зараз'};
+
+/** The app's own code, as a merchant would write it, and its page's language. */
+const SOURCES: Record<Entry, {file: string; code: string; lang?: string}> = {
   'side-effect': {file: 'main.js', code: `import 'pg-checkout';\n`},
   'class-only': {
     file: 'main.js',
@@ -73,6 +78,19 @@ document.body.dataset.valid = String(validateNumber('4242424242424242').isValid)
 document.body.dataset.language = collectBrowserFingerprint().browserLanguage;
 `,
   },
+  // A page in Ukrainian, loaded on demand, with one text changed (README, "Languages").
+  locale: {
+    file: 'main.js',
+    lang: 'uk',
+    code: `import 'pg-checkout';
+import {loadMessages, registerMessages} from 'pg-checkout';
+
+registerMessages('uk', ${JSON.stringify(REGISTERED)});
+loadMessages('uk').then(() => {
+  document.body.dataset.messages = 'uk';
+});
+`,
+  },
 };
 
 const TSCONFIG = {
@@ -98,10 +116,14 @@ interface App {
   dist: string;
   /** Every JavaScript file the bundler wrote. */
   code: string;
+  /** The same, file by file (path relative to `dist`). */
+  files: Map<string, string>;
+  /** The files of `dist` pages asked for, in order. */
+  requested: string[];
 }
 
-const pageHtml = (scripts: string[]) => `<!doctype html>
-<html lang="en">
+const pageHtml = (scripts: string[], lang = 'en') => `<!doctype html>
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <title>Checkout</title>
@@ -125,13 +147,13 @@ async function buildApp(bundler: Bundler, entry: Entry, development = false): Pr
   const dist = path.join(dir, 'dist');
   rmSync(dir, {recursive: true, force: true});
   mkdirSync(dist, {recursive: true});
-  const {file, code} = SOURCES[entry];
+  const {file, code, lang} = SOURCES[entry];
   const main = path.join(dir, file);
   writeFileSync(main, code);
   writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
   switch (bundler) {
     case 'vite': {
-      writeFileSync(path.join(dir, 'index.html'), pageHtml([`./${file}`]));
+      writeFileSync(path.join(dir, 'index.html'), pageHtml([`./${file}`], lang));
       await viteBuild({
         root: dir,
         base: `/apps/${name}/`,
@@ -171,7 +193,10 @@ async function buildApp(bundler: Bundler, entry: Entry, development = false): Pr
         mode: development ? 'development' : 'production',
         context: dir,
         entry: `./${file}`,
-        output: {path: dist, filename: 'bundle.js'},
+        // Where the chunks are served from. Webpack's default, `auto`, reads it from the
+        // running script's URL, which a `type="module"` page script does not give: it would
+        // take the page's last script, the CDN copy in the tests of a second copy.
+        output: {path: dist, filename: 'bundle.js', publicPath: `/apps/${name}/`},
         devtool: false,
         performance: {hints: false},
         infrastructureLogging: {level: 'error'},
@@ -187,9 +212,14 @@ async function buildApp(bundler: Bundler, entry: Entry, development = false): Pr
       break;
     }
   }
-  if (bundler !== 'vite') writeFileSync(path.join(dist, 'index.html'), pageHtml(['./bundle.js']));
-  const all = jsFiles(dist).map((f) => readFileSync(f, 'utf8'));
-  return {name, bundler, entry, development, dist, code: all.join('\n')};
+  if (bundler !== 'vite') {
+    writeFileSync(path.join(dist, 'index.html'), pageHtml(['./bundle.js'], lang));
+  }
+  const files = new Map(
+    jsFiles(dist).map((f) => [path.relative(dist, f), readFileSync(f, 'utf8')]),
+  );
+  const all = [...files.values()].join('\n');
+  return {name, bundler, entry, development, dist, files, code: all, requested: []};
 }
 
 /** The text of the development-only warnings, as they appear in a bundle. */
@@ -222,6 +252,10 @@ const MATRIX: Array<[Bundler, Entry, boolean?]> = [
   ['webpack', 'class-only'],
   ['webpack', 'subpaths'],
   ['webpack', 'side-effect', true],
+  ['vite', 'locale'],
+  ['esbuild', 'locale'],
+  ['rollup', 'locale'],
+  ['webpack', 'locale'],
 ];
 
 before(async () => {
@@ -240,7 +274,11 @@ before(async () => {
         res.writeHead(204).end();
         return true;
       }
-      if (url.pathname === '/cdn/pg-checkout.js') return send('text/javascript', readFileSync(CDN));
+      // The CDN folder as deployed: the bundle and the modules it loads on demand beside it.
+      const cdnFile = /^\/cdn\/((?:locales\/)?[\w.-]+\.js)$/.exec(url.pathname)?.[1];
+      if (cdnFile && existsSync(path.join(CDN, cdnFile))) {
+        return send('text/javascript', readFileSync(path.join(CDN, cdnFile)));
+      }
       const m = /^\/apps\/([^/]+)\/(.*)$/.exec(url.pathname);
       const app = m && apps.get(m[1]!);
       if (!app) return false;
@@ -262,6 +300,7 @@ before(async () => {
       }
       const file = path.join(app.dist, m[2]!);
       if (!file.startsWith(app.dist) || !existsSync(file)) return false;
+      app.requested.push(m[2]!);
       return send('text/javascript', readFileSync(file));
     },
     (req, res) => void companion(req, res),
@@ -369,7 +408,7 @@ async function addStrayFingerprint(page: Page): Promise<void> {
   });
 }
 
-const paying = MATRIX.filter(([, entry]) => entry !== 'subpaths');
+const paying = MATRIX.filter(([, entry]) => entry !== 'subpaths' && entry !== 'locale');
 
 describe('the packed package in production bundles', () => {
   for (const [bundler, entry] of paying.filter(([, , dev]) => !dev)) {
@@ -419,6 +458,63 @@ describe('the packed package in production bundles', () => {
         await v.page.waitForFunction(() => document.body.dataset['valid'] !== undefined);
         assert.equal(await v.page.evaluate(() => document.body.dataset['valid']), 'true');
         assert.equal(await v.page.evaluate(() => customElements.get('pg-card-form')), undefined);
+        assert.deepEqual(v.problems, []);
+      } finally {
+        await v.close();
+      }
+    });
+  }
+});
+
+describe('a page in a language loaded on demand (Ukrainian), in production bundles', () => {
+  /** `text` as esbuild writes it by default (`charset: 'ascii'`): `\u041D`… */
+  const ascii = (text: string) =>
+    text.replace(
+      /[^\x20-\x7e]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`,
+    );
+  /** The files of `app` holding `text`, each with whether it holds Lit too (the main bundle). */
+  const holding = (app: App, text: string) =>
+    [...app.files]
+      .filter(([, code]) => code.includes(text) || code.includes(ascii(text)))
+      .map(([file, code]) => ({file, withLit: LIT_CODE.test(code)}));
+
+  for (const bundler of ['vite', 'rollup', 'webpack', 'esbuild'] as const) {
+    // esbuild without `splitting` (one output file) inlines every import(): no chunks.
+    const split = bundler !== 'esbuild';
+    const title = split
+      ? 'each locale and the brand marks are chunks, the page fetches the Ukrainian one'
+      : 'one file';
+    it(`${bundler}: shows the shipped and the registered Ukrainian texts and pays; ${title}`, async () => {
+      const app = apps.get(`${bundler}-locale`)!;
+      const ukrainian = holding(app, uk.threeDSCancelled);
+      const polish = holding(app, pl.threeDSCancelled);
+      const marks = holding(app, 'spacingAndGlyphs');
+      for (const [what, found] of Object.entries({ukrainian, polish, marks})) {
+        assert.equal(found.length, 1, `${what}: ${JSON.stringify(found)}`);
+        assert.equal(found[0]!.withLit, !split, `${what} in the main bundle: ${found[0]!.file}`);
+      }
+      app.requested.length = 0;
+      const v = await visit(app);
+      try {
+        const form = v.page.locator('pg-card-form');
+        await v.page.waitForFunction(() => document.body.dataset['messages'] === 'uk');
+        await form.locator('label[for="number"]').filter({hasText: uk.cardNumber}).waitFor();
+        const button = form.locator('button[type=submit]');
+        assert.equal((await button.textContent())?.trim(), REGISTERED.pay);
+        // The brand marks come from their chunk too.
+        const number = form.locator('input#number');
+        await number.pressSequentially('4242');
+        await form.locator('svg[part="brand"][data-brand="visa"]').waitFor();
+        await number.fill('');
+        assert.equal(await pay(v.page), v.order);
+        await form.locator('[part="status"]').filter({hasText: uk.success}).waitFor();
+        assert.equal((await button.textContent())?.trim(), uk.paid);
+        if (split) {
+          assert.ok(app.requested.includes(ukrainian[0]!.file), app.requested.join(', '));
+          assert.ok(app.requested.includes(marks[0]!.file), app.requested.join(', '));
+          assert.ok(!app.requested.includes(polish[0]!.file), 'a Ukrainian page fetched Polish');
+        }
         assert.deepEqual(v.problems, []);
       } finally {
         await v.close();

@@ -35,6 +35,21 @@ export function formatIssues(error: z.ZodError, input?: unknown): FieldIssue[] {
   return out;
 }
 
+/**
+ * `input` checked with `schema`: its data, or the field issues that refuse it (see
+ * {@link formatIssues}). The one way the client and the sandbox check a request; each turns
+ * the issues into its own error.
+ */
+export function parseOrIssues<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+): {ok: true; data: z.output<S>} | {ok: false; issues: FieldIssue[]} {
+  const parsed = schema.safeParse(input);
+  return parsed.success
+    ? {ok: true, data: parsed.data}
+    : {ok: false, issues: formatIssues(parsed.error, input)};
+}
+
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   let value = input;
   for (const key of path) {

@@ -35,6 +35,7 @@ before(async () => {
   writeFileSync(path.join(buildDir, 'checkout.js'), 'export {};\n');
   mkdirSync(path.join(dataDir, 'locales'));
   writeFileSync(path.join(dataDir, 'locales', 'pl-abc123.js'), 'export const pl = {};\n');
+  writeFileSync(path.join(dataDir, 'brand-marks-abc123.js'), 'export const brandMark = 1;\n');
   writeFileSync(path.join(dataDir, 'secret.txt'), 'not an asset\n');
   example = createExampleApp({
     publicUrl: 'http://shop.test',
@@ -215,19 +216,31 @@ describe('back-office forms and API from another site', () => {
   });
 });
 
-describe('the languages the bundle loads on demand', () => {
-  test('are served from locales/ beside the bundle, as a CDN would', async () => {
-    const res = await request('/assets/locales/pl-abc123.js');
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /javascript/);
-    assert.equal(await res.text(), 'export const pl = {};\n');
+describe('the modules the bundle loads on demand', () => {
+  test('are served beside the bundle, as a CDN would: the languages and the brand marks', async () => {
+    for (const [file, text] of [
+      ['locales/pl-abc123.js', 'export const pl = {};\n'],
+      ['brand-marks-abc123.js', 'export const brandMark = 1;\n'],
+    ]) {
+      const res = await request(`/assets/${file}`);
+      assert.equal(res.status, 200, file);
+      assert.match(res.headers.get('content-type') ?? '', /javascript/);
+      assert.equal(await res.text(), text);
+    }
   });
 
   test('nothing else of the bundle folder is', async () => {
-    for (const p of ['/assets/locales/../secret.txt', '/assets/locales/%2e%2e/secret.txt']) {
+    for (const p of [
+      '/assets/locales/../secret.txt',
+      '/assets/locales/%2e%2e/secret.txt',
+      '/assets/secret.txt',
+      '/assets/brand-marks-..%2fsecret.txt',
+      '/assets/brand-marks-x.txt',
+    ]) {
       const res = await request(p);
       assert.notEqual(res.status, 200, p);
     }
     assert.equal((await request('/assets/locales/xx-none.js')).status, 404);
+    assert.equal((await request('/assets/brand-marks-none.js')).status, 404);
   });
 });

@@ -14,7 +14,7 @@ import {
   WireHostedPaymentRequest,
   WirePaymentRequest,
   WireRefundRequest,
-  formatIssues,
+  parseOrIssues,
   requestSchemas,
   WireAmount,
 } from '../../../src/server/gateway/index.js';
@@ -33,13 +33,9 @@ const hosted = {
   customer_phone: '+380501234567',
 };
 
-function fieldsOf(
-  schema: {safeParse(v: unknown): {success: boolean; error?: unknown}},
-  v: unknown,
-) {
-  const r = schema.safeParse(v);
-  if (r.success) return [];
-  return formatIssues(r.error as Parameters<typeof formatIssues>[0], v).map((i) => i.field);
+function fieldsOf(schema: Parameters<typeof parseOrIssues>[0], v: unknown) {
+  const r = parseOrIssues(schema, v);
+  return r.ok ? [] : r.issues.map((i) => i.field);
 }
 
 describe('wire request schemas', () => {

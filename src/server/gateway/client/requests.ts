@@ -10,7 +10,7 @@ import {GatewayRequestValidationError} from '../errors.js';
 import {text} from '../primitives.js';
 import {
   CaptureRequest,
-  formatIssues,
+  parseOrIssues,
   RefundRequest,
   REGISTER_METHODS,
   RegisterRequest,
@@ -46,8 +46,7 @@ export function validate<S extends z.ZodType>(
   schema: S,
   input: unknown,
 ): z.output<S> {
-  const parsed = schema.safeParse(input);
-  if (!parsed.success)
-    throw new GatewayRequestValidationError(what, formatIssues(parsed.error, input));
+  const parsed = parseOrIssues(schema, input);
+  if (!parsed.ok) throw new GatewayRequestValidationError(what, parsed.issues);
   return parsed.data;
 }
