@@ -308,6 +308,12 @@ export class PgCardForm extends LitElement {
     this.retryAttemptId = undefined;
   }
 
+  protected override firstUpdated(): void {
+    // Hydrated (pg-checkout/ssr): what the customer typed before this ran is theirs.
+    this.typing.adopt();
+    for (const name of this.shownFields()) if (this.value(name)) this.validity.typed(name);
+  }
+
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
     if (changed.has('required') && (this.required || changed.get('required') !== undefined)) {
