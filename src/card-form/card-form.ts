@@ -578,10 +578,14 @@ export class PgCardForm extends LitElement {
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
         ? this.phase
         : 'info';
+    // `method="dialog"`: the browser never submits this form. Rendered on the server
+    // (pg-checkout/ssr), it is there before its script: Enter or Pay then would otherwise
+    // put the card in the page's URL; a `dialog` form outside a dialog goes nowhere.
     return html`
       <form
         part="form"
         class="form"
+        method="dialog"
         novalidate
         @submit=${this.onSubmit}
         @beforeinput=${(e: InputEvent) => this.typing.beforeInput(e)}

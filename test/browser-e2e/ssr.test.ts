@@ -237,6 +237,28 @@ describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the m
     await context.close();
   });
 
+  it('sends nothing anywhere when Pay or Enter is pressed before the module runs', async () => {
+    const {context, tab, problems, hydrated} = await openHeld();
+    const requests: string[] = [];
+    tab.on('request', (r) => requests.push(r.url()));
+    const number = tab.locator('pg-card-form input#number');
+    await number.focus();
+    await tab.keyboard.type('4242424242424242');
+    await tab.keyboard.press('Enter');
+    await tab.locator('pg-card-form [part~="button"]').click();
+    await hydrated();
+    assert.equal(tab.url(), `${origin}/`);
+    assert.deepEqual(
+      requests.filter((url) => !url.endsWith(`/${MODULE}`)),
+      [],
+      'no navigation, no request',
+    );
+    assert.equal(await number.inputValue(), '4242 4242 4242 4242');
+    assert.equal(payments.length, 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it('moves nothing when it hydrates (element boxes equal, no layout-shift entry)', async () => {
     const {context, tab, problems, hydrated} = await openHeld();
     await tab.locator('pg-card-form input#cvv').waitFor();
