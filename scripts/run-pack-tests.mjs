@@ -113,7 +113,7 @@ const browserMs = install(browser, [tarball]);
 const browserInstall = {ms: browserMs, ...measure(browser)};
 
 const server = newApp('server');
-const serverPeers = ['hono', 'pino', 'zod', '@hono/node-server'].map(
+const serverPeers = ['hono', 'pino', 'zod', '@hono/node-server', '@lit-labs/ssr'].map(
   (name) => `${name}@${pkg.peerDependencies[name]}`,
 );
 install(server, [tarball, ...serverPeers]);
