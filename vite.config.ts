@@ -7,6 +7,7 @@
  *   vite build --mode development  → dist/browser/development/  the same, `development` condition
  *   vite build --mode node         → dist/server/, dist/protocol/, dist/rules/, dist/sandbox/
  *   vite build --mode cdn          → dist/cdn/pg-checkout.js (+ .sri, .integrity.json)
+ *   vite build --mode cdn-hydrate  → dist/cdn/pg-checkout-hydrate.js, for server-rendered pages
  *   vite build --mode demo         → dist/demo/                 the demo pages' scripts
  *
  * browser: unbundled ES modules, one per source module (so `sideEffects` can name the
@@ -54,6 +55,12 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
  */
 const CDN_BUDGET_GZIP = 24 * 1024;
 
+/**
+ * Gzip budget of dist/cdn/pg-checkout-hydrate.js: the CDN file plus Lit's hydration support
+ * and its templates left as written, about 1.8 kB more (issue 16: 26.9 kB).
+ */
+const CDN_HYDRATE_BUDGET_GZIP = 28 * 1024;
+
 /** The demo pages whose scripts are built (demo/scripts/<page>.ts → dist/demo/<page>.js). */
 const DEMO_PAGES = ['checkout', 'result', 'admin'] as const;
 
@@ -91,7 +98,10 @@ function nodeExternal(id: string): boolean {
 function browserEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
   for (const target of Object.values(pkg.exports)) {
-    const file = typeof target === 'string' ? target : (target['import'] ?? target['default']);
+    const file =
+      typeof target === 'string'
+        ? target
+        : (target['import'] ?? target['node'] ?? target['default']);
     const name = /^\.\/dist\/browser\/(?!development\/)(.+)\.js$/.exec(file ?? '')?.[1];
     if (name) entries[name] = `src/${name}.ts`;
   }
@@ -200,19 +210,30 @@ function bareDynamicImports(): Plugin {
   };
 }
 
-function cdnBundle(): UserConfig {
+/**
+ * `hydrate`: the CDN file of pages rendered on the server (`pg-checkout/ssr`), beside
+ * pg-checkout.js: the same elements with Lit's hydration support (src/hydrate.ts). Its
+ * templates are not minified: hydration matches them against the server's, which come from
+ * dist/browser as written.
+ */
+function cdnBundle(hydrate = false): UserConfig {
+  const fileName = hydrate ? 'pg-checkout-hydrate.js' : 'pg-checkout.js';
   return {
     ...common,
     define: {__PG_DEV__: 'false'},
     resolve: {conditions: ['module', 'browser', 'production']},
     plugins: [
-      minifyTemplatesPlugin(),
+      ...(hydrate ? [] : [minifyTemplatesPlugin()]),
       bareDynamicImports(),
-      subresourceIntegrity({fileName: 'pg-checkout.js', budgetGzip: CDN_BUDGET_GZIP}),
+      subresourceIntegrity({
+        fileName,
+        budgetGzip: hydrate ? CDN_HYDRATE_BUDGET_GZIP : CDN_BUDGET_GZIP,
+      }),
     ],
     build: {
       outDir: 'dist/cdn',
-      emptyOutDir: true,
+      // The hydrating file is built second, beside the first.
+      emptyOutDir: !hydrate,
       // No preload helper around the locales' `import()`: each is one file with no imports.
       modulePreload: false,
       sourcemap: false,
@@ -220,13 +241,13 @@ function cdnBundle(): UserConfig {
       target: 'es2022',
       // Not library mode: Vite leaves the whitespace of a library's ES output unminified.
       rolldownOptions: {
-        input: 'src/index.ts',
+        input: hydrate ? 'src/hydrate.ts' : 'src/index.ts',
         preserveEntrySignatures: 'strict',
         // The template minifier parses with TypeScript and the SRI step compresses at the
         // highest levels: both slower than Rolldown's own work by design, not worth a warning.
         checks: {bundlerTimings: false},
         output: {
-          entryFileNames: 'pg-checkout.js',
+          entryFileNames: fileName,
           // The modules loaded on demand, each one file that imports nothing, relative to
           // pg-checkout.js and never part of its budget: the locales (src/i18n/catalogue.ts)
           // in locales/, the brand marks (src/card-form/lazy-brand-marks.ts) beside it.
@@ -298,11 +319,13 @@ export default defineConfig(({mode}) => {
       return nodeLibrary();
     case 'cdn':
       return cdnBundle();
+    case 'cdn-hydrate':
+      return cdnBundle(true);
     case 'demo':
       return demoScripts();
     default:
       throw new Error(
-        `vite.config.ts has no target "${mode}" (production, development, node, cdn, demo)`,
+        `vite.config.ts has no target "${mode}" (production, development, node, cdn, cdn-hydrate, demo)`,
       );
   }
 });

@@ -1,18 +1,24 @@
 /**
- * Time until a page shows an interactive card form: the page with `<pg-card-form>` (CDN
- * bundle) against the same page with a plain HTML form, in Chromium, in one run. Both pages
- * come from the same server, uncached, each load in a fresh browser context; the variants
- * alternate (the order rotates every round) and medians are compared. Goal: ratio ≤ 1.25.
+ * Time until a page shows an interactive card form, in Chromium, in one run: a plain HTML
+ * form; `<pg-card-form>` rendered by the CDN bundle in the browser (client-rendered); and
+ * `<pg-card-form>` rendered on the server (`pg-checkout/ssr`) and hydrated by
+ * pg-checkout-hydrate.js. The pages come from the same server, uncached, each load in a
+ * fresh browser context; the variants alternate (the order rotates every round) and medians
+ * are compared. Goals: client-rendered ≤ 1.25× the plain form, server-rendered ≤ 1.1×.
  *
- * "Interactive" is the same test on both pages, run by the same script: the card-number
+ * "Interactive" is the same test on every page, run by the same script: the card-number
  * input exists, is laid out, is neither disabled nor read-only and takes focus. It is
- * timed from navigation start (`performance.now()`'s origin).
+ * timed from navigation start (`performance.now()`'s origin). The script is a module, like
+ * the bundle; on the server-rendered page it comes before the bundle (the fields need no
+ * script to be typed into), and the page also records when the bundle has hydrated the
+ * form (`ssrHydratedMs`: formatting and validation from then on).
  *
  * `PG_BENCH_BASELINE=path/to/old/pg-checkout.js npm run bench -- interactive` also loads
  * that bundle in the same page and the same rotation, for before/after figures measured
  * side by side.
  */
 import {readFileSync} from 'node:fs';
+import {renderCardForm} from '../src/ssr.js';
 import {ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
 
 const ROUNDS = 21;
@@ -42,6 +48,12 @@ async function ready() {
     throw new Error('not interactive');
   }
   window.interactiveAt = performance.now();
+  if (document.querySelector('pg-card-form')) {
+    await customElements.whenDefined('pg-card-form');
+    const form = document.querySelector('pg-card-form');
+    await form.updateComplete;
+    window.hydratedAt = performance.now();
+  }
 }
 ready();
 `;
@@ -61,19 +73,29 @@ const elementPage = (bundle: string) => `${head(
 )}<body><main><h1>Pay</h1>
 <pg-card-form endpoint="/pay" order-ref="o-1"></pg-card-form></main></body></html>`;
 
-type Variant = 'plain' | 'element' | 'baseline';
+/** The same page with the form rendered on the server: the bundle comes after the check. */
+const ssrPage = (form: string) => `${head(
+  `<script type="module" src="/ready.js"></script><script type="module" src="/pg-checkout-hydrate.js"></script>`,
+)}<body><main><h1>Pay</h1>
+${form}</main></body></html>`;
+
+type Variant = 'plain' | 'element' | 'ssr' | 'baseline';
 
 export default async function elementsInteractive() {
   const bundle = ensureCdnBundle();
+  const hydrating = ensureCdnBundle(true);
+  const form = await renderCardForm({endpoint: '/pay', orderRef: 'o-1'});
   const baselineFile = process.env.PG_BENCH_BASELINE;
   const variants: Variant[] = baselineFile
-    ? ['plain', 'element', 'baseline']
-    : ['plain', 'element'];
+    ? ['plain', 'element', 'ssr', 'baseline']
+    : ['plain', 'element', 'ssr'];
   const site = await servePages({
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
     '/ready.js': ['text/javascript', READY_JS],
     '/pg-checkout.js': ['text/javascript', bundle],
+    '/ssr.html': ['text/html; charset=utf-8', ssrPage(form)],
+    '/pg-checkout-hydrate.js': ['text/javascript', hydrating],
     ...(baselineFile
       ? {
           '/baseline.html': ['text/html; charset=utf-8', elementPage('baseline.js')],
@@ -82,7 +104,8 @@ export default async function elementsInteractive() {
       : {}),
   });
   const browser = await launch();
-  const times: Record<Variant, number[]> = {plain: [], element: [], baseline: []};
+  const times: Record<Variant, number[]> = {plain: [], element: [], ssr: [], baseline: []};
+  const hydrated: number[] = [];
   try {
     const measure = async (which: Variant) => {
       const context = await browser.newContext();
@@ -94,10 +117,17 @@ export default async function elementsInteractive() {
       times[which].push(
         await page.evaluate(() => (window as unknown as {interactiveAt: number}).interactiveAt),
       );
+      if (which === 'ssr') {
+        await page.waitForFunction(() => (window as unknown as {hydratedAt?: number}).hydratedAt);
+        hydrated.push(
+          await page.evaluate(() => (window as unknown as {hydratedAt: number}).hydratedAt),
+        );
+      }
       await context.close();
     };
     for (const v of variants) await measure(v); // warm-up, not counted
     for (const v of variants) times[v].length = 0;
+    hydrated.length = 0;
     for (let i = 0; i < ROUNDS; i++) {
       // Rotate the order so each variant takes each position equally often.
       for (let k = 0; k < variants.length; k++) await measure(variants[(i + k) % variants.length]!);
@@ -108,16 +138,23 @@ export default async function elementsInteractive() {
   }
   const plain = median(times.plain);
   const element = median(times.element);
+  const ssr = median(times.ssr);
   const baseline = baselineFile ? median(times.baseline) : undefined;
   return {
     runs: ROUNDS,
     plainFormInteractiveMs: round(plain, 1),
     cardFormInteractiveMs: round(element, 1),
     ratio: round(element / plain),
+    goalRatio: 1.25,
+    withinGoal: element / plain <= 1.25,
+    ssrInteractiveMs: round(ssr, 1),
+    ssrRatio: round(ssr / plain),
+    ssrGoalRatio: 1.1,
+    ssrWithinGoal: ssr / plain <= 1.1,
+    ssrHydratedMs: round(median(hydrated), 1),
+    ssrHydratedRatio: round(median(hydrated) / plain),
     ...(baseline !== undefined
       ? {baselineInteractiveMs: round(baseline, 1), baselineRatio: round(baseline / plain)}
       : {}),
-    goalRatio: 1.25,
-    withinGoal: element / plain <= 1.25,
   };
 }

@@ -13,6 +13,8 @@ import type {Browser} from 'playwright';
 import {launchChromium} from '../scripts/chromium.mjs';
 
 export const CDN_FILE = 'dist/cdn/pg-checkout.js';
+/** The CDN file of server-rendered pages (pg-checkout/ssr): the elements with hydration. */
+export const CDN_HYDRATE_FILE = 'dist/cdn/pg-checkout-hydrate.js';
 
 /** Modification time of the newest file under `dir` (recursively). */
 function newestMtime(dir: string): number {
@@ -22,21 +24,25 @@ function newestMtime(dir: string): number {
 }
 
 /**
- * Builds dist/cdn/pg-checkout.js when it is missing or older than the sources or its build
- * configuration, so a benchmark never measures a stale bundle.
+ * Builds dist/cdn/pg-checkout.js (or, with `hydrate`, pg-checkout-hydrate.js) when it is
+ * missing or older than the sources or its build configuration, so a benchmark never
+ * measures a stale bundle.
  */
-export function ensureCdnBundle(): Buffer {
+export function ensureCdnBundle(hydrate = false): Buffer {
+  const file = hydrate ? CDN_HYDRATE_FILE : CDN_FILE;
   const stale =
-    !existsSync(CDN_FILE) ||
-    statSync(CDN_FILE).mtimeMs <
+    !existsSync(file) ||
+    statSync(file).mtimeMs <
       Math.max(
         newestMtime('src'),
         ...['vite.config.ts', 'scripts/vite/minify-templates.ts'].map((f) => statSync(f).mtimeMs),
       );
   if (stale) {
-    execFileSync(process.execPath, ['scripts/build.mjs', 'cdn'], {stdio: 'inherit'});
+    execFileSync(process.execPath, ['scripts/build.mjs', hydrate ? 'cdn-hydrate' : 'cdn'], {
+      stdio: 'inherit',
+    });
   }
-  return readFileSync(CDN_FILE);
+  return readFileSync(file);
 }
 
 /**

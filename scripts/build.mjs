@@ -17,7 +17,7 @@ import path from 'node:path';
 import {promisify} from 'node:util';
 import {createBuilder} from 'vite';
 
-const TARGETS = ['node', 'production', 'development', 'cdn', 'demo'];
+const TARGETS = ['node', 'production', 'development', 'cdn', 'cdn-hydrate', 'demo'];
 const DECLARATIONS = 'dist/.types';
 
 const node = (args) => {

@@ -18,7 +18,10 @@ const LAST = 'card-data.test.ts';
 
 const build = (script, args = []) =>
   execFileSync(process.execPath, [script, ...args], {stdio: 'inherit'});
-build('scripts/build.mjs', existsSync('dist/cdn/pg-checkout.js') ? ['demo'] : ['cdn', 'demo']);
+build(
+  'scripts/build.mjs',
+  existsSync('dist/cdn/pg-checkout-hydrate.js') ? ['demo'] : ['cdn', 'cdn-hydrate', 'demo'],
+);
 
 const files = readdirSync('test/e2e')
   .filter((f) => f.endsWith('.test.ts') && f !== LAST)

@@ -3,7 +3,7 @@
 // builds it there, packs it with `npm pack`, installs the tarball into two fresh apps
 // outside the repo - a browser-only one (`npm i <tarball>`, timed and measured: the
 // figures go to install.json and are printed) and a server one (with the optional peers
-// the server and the sandbox need) - then runs test/pack/*.test.ts against them with
+// the server, the sandbox and pg-checkout/ssr need) - then runs test/pack/*.test.ts against them with
 // PG_PACK_DIR set. The apps resolve pg-checkout, Lit and the peers from their own
 // node_modules, never from the repo's; the bundlers and Playwright come from the repo.
 // Arguments narrow the run to test files whose name contains one of them. The folder is
@@ -113,7 +113,7 @@ const browserMs = install(browser, [tarball]);
 const browserInstall = {ms: browserMs, ...measure(browser)};
 
 const server = newApp('server');
-const serverPeers = ['hono', 'pino', 'zod', '@hono/node-server'].map(
+const serverPeers = ['hono', 'pino', 'zod', '@hono/node-server', '@lit-labs/ssr'].map(
   (name) => `${name}@${pkg.peerDependencies[name]}`,
 );
 install(server, [tarball, ...serverPeers]);

@@ -21,6 +21,7 @@ import {
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
 import {assetRoutes, loadBundle, type Bundle} from './assets.js';
+import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
 import {DEFAULT_SUBSCRIPTION, DEMO_CUSTOMER} from './catalog.js';
 import {parseLimits, type ExampleConfig} from './config.js';
@@ -116,7 +117,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // First of all: nothing below may read a body before its size is limited.
   app.use('*', limitBodies(CHECKOUT_BASE));
   // The companion answers with its own headers (it is a JSON API that other origins may call).
-  app.use('*', except(`${CHECKOUT_BASE}/*`, pageSecurity(new URL(client.baseUrl).origin)));
+  app.use(
+    '*',
+    except(`${CHECKOUT_BASE}/*`, pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
+  );
 
   // Answers at once, also while start-up recovery waits on a slow gateway: `state` tells
   // `ready` from `recovering`; only a store that does not answer makes it 503.

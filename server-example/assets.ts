@@ -53,6 +53,13 @@ export function assetRoutes(opts: {
     return c.body(new Uint8Array(b.code), 200, {'Content-Type': JS, 'Cache-Control': 'no-cache'});
   });
 
+  // The bundle of pages rendered on the server (pg-checkout/ssr): the same elements, hydrating.
+  assets.get(
+    '/assets/pg-checkout-hydrate.js',
+    revalidate,
+    serveStatic({path: path.join(opts.cdnDir, 'pg-checkout-hydrate.js')}),
+  );
+
   // The modules the bundle loads on demand, next to it: the languages
   // (`./locales/<code>-<hash>.js`) and the brand marks (`./brand-marks-<hash>.js`).
   const besideBundle = serveStatic({

@@ -23,12 +23,16 @@ export type Slot = Html | string;
  * redirect and the 3-D Secure modal go (`form-action` also applies to redirects after a
  * form post).
  */
-export function pageSecurity(gatewayOrigin: string): MiddlewareHandler {
+export function pageSecurity(
+  gatewayOrigin: string,
+  styleSources: readonly string[] = [],
+): MiddlewareHandler {
   return secureHeaders({
     contentSecurityPolicy: {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
-      styleSrc: ["'self'"],
+      // And the hashes of the server-rendered card form's inline styles (card-form-html.ts).
+      styleSrc: ["'self'", ...styleSources],
       imgSrc: ["'self'", 'data:'],
       connectSrc: ["'self'"],
       frameSrc: ["'self'", gatewayOrigin],

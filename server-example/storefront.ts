@@ -1,13 +1,14 @@
 /**
  * The shop's pages: the store (a plain form per product, so it works without script), the
- * checkout with `<pg-card-form>`, the result page with `<pg-3ds-redirect>`, and the CDN
+ * checkout with `<pg-card-form>` rendered on the server, the result page with `<pg-3ds-redirect>`, and the CDN
  * page, which the server fills in (it has no script of its own). Rendered with
  * `hono/html` through `PageTemplates`, so every value is escaped.
  */
 import {Hono} from 'hono';
-import {html} from 'hono/html';
+import {html, raw} from 'hono/html';
 import type {InitRecurringInput} from '../src/server/index.js';
 import type {Bundle} from './assets.js';
+import {cardFormHtml} from './card-form-html.js';
 import {PRODUCTS, PRODUCT_IDS, describeSchedule} from './catalog.js';
 import type {TakeOrderPlace} from './order-limit.js';
 import {MISSING_BUILD_NOTE, sendPage, type PageTemplates, type Slot} from './pages.js';
@@ -71,8 +72,12 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
     return c.redirect(`${target}?order=${order.orderRef}`, 303);
   });
 
-  shopPages.get('/checkout', function checkoutPage(c) {
-    return sendPage(c, page('checkout'));
+  // The card form arrives rendered (pg-checkout/ssr): typeable before the bundle runs.
+  shopPages.get('/checkout', async function checkoutPage(c) {
+    const ref = ShopOrderRef.safeParse(c.req.query('order'));
+    const order = ref.success ? shop.get(ref.data) : undefined;
+    const form = order ? raw(await cardFormHtml(order, deps.checkoutBase)) : '';
+    return sendPage(c, page('checkout', {'card-form': form}));
   });
 
   shopPages.get('/thanks', function resultPage(c) {

@@ -1,20 +1,20 @@
 /**
- * The checkout page: puts the order from the address on the card form and the hosted
- * form, shows what is being paid, lets the customer choose 3-D Secure in a modal, and
+ * The checkout page: puts the order from the address on the hosted form (the server put
+ * it on the card form it rendered), shows what is being paid, lets the customer choose 3-D Secure in a modal, and
  * moves on to the result page once the payment succeeds.
  */
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import {byId, fetchOrder, orderFromQuery, showSummary} from './dom.js';
 
 const orderRef = orderFromQuery();
-const form = byId<PgCardForm>('card-form');
+// Rendered by the server with the order (pg-checkout/ssr): absent when there is none.
+const form = document.getElementById('card-form') as PgCardForm | null;
 const hosted = byId<HTMLFormElement>('hosted-form');
 
-if (!orderRef) {
+if (!orderRef || !form) {
   byId('no-order').hidden = false;
   byId('checkout').hidden = true;
 } else {
-  form.setAttribute('order-ref', orderRef);
   byId<HTMLInputElement>('hosted-order').value = orderRef;
   byId<HTMLAnchorElement>('cdn-link').href = `/cdn?order=${encodeURIComponent(orderRef)}`;
 

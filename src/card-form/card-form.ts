@@ -311,6 +311,12 @@ export class PgCardForm extends LitElement {
     this.retryAttemptId = undefined;
   }
 
+  protected override firstUpdated(): void {
+    // Hydrated (pg-checkout/ssr): what the customer typed before this ran is theirs.
+    this.typing.adopt();
+    for (const name of this.shownFields()) if (this.value(name)) this.validity.typed(name);
+  }
+
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
     if (changed.has('required') && (this.required || changed.get('required') !== undefined)) {
@@ -575,10 +581,14 @@ export class PgCardForm extends LitElement {
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
         ? this.phase
         : 'info';
+    // `method="dialog"`: the browser never submits this form. Rendered on the server
+    // (pg-checkout/ssr), it is there before its script: Enter or Pay then would otherwise
+    // put the card in the page's URL; a `dialog` form outside a dialog goes nowhere.
     return html`
       <form
         part="form"
         class="form"
+        method="dialog"
         novalidate
         @submit=${this.onSubmit}
         @beforeinput=${(e: InputEvent) => this.typing.beforeInput(e)}

@@ -59,6 +59,19 @@ export class CardInputController implements ReactiveController {
     this.host.requestUpdate();
   }
 
+  /**
+   * Takes over what was typed before the element ran (a form rendered on the server,
+   * `pg-checkout/ssr`, is typeable before its module hydrates it): formats each card field
+   * as if it had just been typed, so the caret stays after the same digits, and learns
+   * the brand.
+   */
+  adopt(): void {
+    for (const name of ['number', 'expiry', 'cvv'] as const) {
+      const input = this.options.input(name);
+      if (input?.value) this.format(name, input, 'insertText');
+    }
+  }
+
   /** `beforeinput`: rejects a keystroke that adds nothing usable or overflows the field. */
   beforeInput(event: InputEvent): void {
     const name = fieldOf(event);

@@ -113,8 +113,14 @@ export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en
 
 /** The language in effect for `el`: its own or an ancestor's `lang`, else the document's. */
 export function languageOf(el: Element): string {
-  const owner = el.closest('[lang]')?.getAttribute('lang');
-  return owner || document.documentElement.lang || navigator.language || 'en';
+  // Rendered on a server (pg-checkout/ssr, Lit's DOM shim), an element has no `closest` and
+  // there is no document: its own `lang` says it, else English.
+  const owner = (el.closest?.('[lang]') ?? el).getAttribute('lang');
+  return (
+    owner ||
+    (globalThis.document ? document.documentElement.lang || navigator.language : 'en') ||
+    'en'
+  );
 }
 
 const hosts = new Set<ReactiveControllerHost>();

@@ -124,6 +124,13 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:PgFingerprint',
     'value:PgThreeDSRedirect',
   ],
+  'pg-checkout/hydrate': [],
+  'pg-checkout/ssr': [
+    'type:CardFormHtmlOptions',
+    'value:CardFormHtmlError',
+    'value:renderCardForm',
+    'value:styleHashes',
+  ],
   'pg-checkout/server': [
     'type:AttemptRecord',
     'type:AttemptState',

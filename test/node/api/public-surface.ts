@@ -13,6 +13,8 @@ export const ENTRIES = {
   'pg-checkout/fingerprint': 'src/fingerprint/collect.ts',
   'pg-checkout/validation': 'src/validation/card.ts',
   'pg-checkout/react': 'src/react/index.ts',
+  'pg-checkout/hydrate': 'src/hydrate.ts',
+  'pg-checkout/ssr': 'src/ssr.ts',
   'pg-checkout/server': 'src/server/index.ts',
   'pg-checkout/sandbox': 'sandbox/index.ts',
 } as const;

@@ -1,0 +1,324 @@
+/**
+ * `<pg-card-form>` rendered on the server (`pg-checkout/ssr`) and hydrated by the built
+ * dist/cdn/pg-checkout-hydrate.js, in real Chromium, under a strict CSP with Trusted Types
+ * (the form's inline styles allowed by their hash, `styleHashes`). The module is held back
+ * by the test: the fields must be shown, focusable and typeable before it runs; what was
+ * typed, and where the caret was, must survive hydration; nothing may move when it
+ * hydrates; and the hydrated form formats, validates and pays.
+ */
+import {after, before, describe, it} from 'node:test';
+import assert from 'node:assert/strict';
+import {readFileSync} from 'node:fs';
+import {createServer, type IncomingMessage, type Server} from 'node:http';
+import type {AddressInfo} from 'node:net';
+import type {Browser, Page} from 'playwright';
+import {launchChromium} from '../../scripts/chromium.mjs';
+import {renderCardForm, styleHashes, type CardFormHtmlOptions} from '../../src/ssr.js';
+
+const MODULE = 'pg-checkout-hydrate.js';
+const bundle = readFileSync(`dist/cdn/${MODULE}`);
+
+const csp = (styles: readonly string[]) =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    `style-src 'self' ${styles.join(' ')}`,
+    "connect-src 'self'",
+    "img-src 'self' data:",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "require-trusted-types-for 'script'",
+    'trusted-types lit-html',
+  ].join('; ');
+
+/** Runs before the module: CSP violations, layout shifts, the outcome. */
+const PAGE_JS = `
+window.violations = [];
+window.shifts = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.violations.push(e.violatedDirective + ' ' + e.blockedURI);
+});
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) window.shifts.push(entry.value);
+}).observe({type: 'layout-shift', buffered: true});
+window.labels = [];
+(function frame() {
+  const label = document.querySelector('pg-card-form')?.shadowRoot?.querySelector('label[for="number"]');
+  const text = label?.textContent.trim();
+  if (text && !window.labels.includes(text)) window.labels.push(text);
+  requestAnimationFrame(frame);
+})();
+document.addEventListener('pg-success', (e) => {
+  document.getElementById('result').textContent = 'success ' + e.detail.orderRef;
+});
+`;
+
+const OPTIONS: CardFormHtmlOptions = {
+  endpoint: '/checkout/pay',
+  orderRef: 'order-1',
+  amount: '12.50',
+  currency: 'UAH',
+  lang: 'en',
+};
+
+const pageHtml = async (options: CardFormHtmlOptions) => `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Checkout</title>
+<script src="/page.js"></script>
+<script type="module" src="/${MODULE}"></script>
+</head>
+<body>
+<main>
+<h1>Checkout</h1>
+${await renderCardForm(options)}
+<p id="result"></p>
+</main>
+</body>
+</html>`;
+
+const payments: Array<Record<string, unknown>> = [];
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  let text = '';
+  for await (const chunk of req) text += chunk;
+  return text;
+}
+
+let server: Server;
+let browser: Browser;
+let origin: string;
+let policy: string;
+
+before(async () => {
+  policy = csp(await styleHashes(await renderCardForm(OPTIONS)));
+  server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://x');
+      const send = (status: number, type: string, body: string | Buffer) => {
+        res.writeHead(status, {
+          'Content-Type': type,
+          'Content-Security-Policy': policy,
+          'Cache-Control': 'no-store',
+        });
+        res.end(body);
+      };
+      if (url.pathname === '/')
+        return send(200, 'text/html; charset=utf-8', await pageHtml(OPTIONS));
+      if (url.pathname === '/pl') {
+        return send(200, 'text/html; charset=utf-8', await pageHtml({...OPTIONS, lang: 'pl'}));
+      }
+      const locale = /^\/locales\/([\w-]+\.js)$/.exec(url.pathname)?.[1];
+      if (locale) return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
+      if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
+      if (url.pathname === `/${MODULE}`) return send(200, 'text/javascript', bundle);
+      if (url.pathname === '/checkout/pay' && req.method === 'POST') {
+        const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+        payments.push(body);
+        const answer = {
+          outcome: 'success',
+          orderRef: body['orderRef'],
+          code: '1000',
+          message: 'Approved',
+        };
+        return send(200, 'application/json', JSON.stringify(answer));
+      }
+      return send(404, 'text/plain', 'not found');
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((resolve) => server?.close(resolve));
+});
+
+/** A page whose module is held until `release()`; its errors are collected. */
+async function openHeld(path = '/') {
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  const problems: string[] = [];
+  tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  tab.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
+  });
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await tab.route(`**/${MODULE}`, async (route) => {
+    await held;
+    await route.continue();
+  });
+  // Not `domcontentloaded`: that waits for the module (deferred) to have run.
+  await tab.goto(`${origin}${path}`, {waitUntil: 'commit'});
+  await tab.locator('pg-card-form input#cvv').waitFor();
+  const hydrated = async () => {
+    release();
+    await tab.waitForFunction(() => {
+      const form = document.querySelector('pg-card-form') as
+        (HTMLElement & {hasUpdated?: boolean}) | null;
+      return customElements.get('pg-card-form') !== undefined && form?.hasUpdated === true;
+    });
+    await tab.evaluate(
+      () =>
+        (document.querySelector('pg-card-form') as unknown as {updateComplete: Promise<unknown>})
+          .updateComplete,
+    );
+  };
+  return {context, tab, problems, hydrated};
+}
+
+const defined = (tab: Page) => tab.evaluate(() => customElements.get('pg-card-form') !== undefined);
+
+/** Where the form and each of its inputs are. */
+const boxes = (tab: Page) =>
+  tab.evaluate(() => {
+    const form = document.querySelector('pg-card-form')!;
+    const all = [form, ...form.shadowRoot!.querySelectorAll('input, button, label')];
+    return all.map((el) => {
+      const r = el.getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height].join(',');
+    });
+  });
+
+describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the module', () => {
+  it('shows focusable, typeable, styled fields before the module runs', async () => {
+    const {context, tab, hydrated} = await openHeld();
+    assert.equal(await defined(tab), false, 'the module ran');
+    const number = tab.locator('pg-card-form input#number');
+    assert.equal(await number.isVisible(), true);
+    // The styles came with the HTML (and the CSP allowed them by hash).
+    assert.equal(await number.evaluate((el) => getComputedStyle(el).height), '44px');
+    assert.match(
+      (await tab.locator('pg-card-form [part~="button"]').textContent()) ?? '',
+      /^\s*Pay UAH\s12\.50\s*$/,
+    );
+    await number.focus();
+    await tab.keyboard.type('4242');
+    assert.equal(await number.inputValue(), '4242');
+    assert.equal(await defined(tab), false);
+    await hydrated();
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {violations: string[]}).violations),
+      [],
+    );
+    await context.close();
+  });
+
+  it('keeps what was typed before hydration, formatted, with the caret after the same digits', async () => {
+    const {context, tab, problems, hydrated} = await openHeld();
+    const number = tab.locator('pg-card-form input#number');
+    await number.focus();
+    await tab.keyboard.type('42424242');
+    await tab.keyboard.press('ArrowLeft');
+    await tab.keyboard.press('ArrowLeft'); // after the sixth digit
+    assert.equal(await number.inputValue(), '42424242');
+    await hydrated();
+    assert.equal(await number.inputValue(), '4242 4242');
+    const caret = await number.evaluate((el: HTMLInputElement) => [
+      el.selectionStart,
+      el.selectionEnd,
+      (el.getRootNode() as ShadowRoot).activeElement === el,
+    ]);
+    assert.deepEqual(caret, [7, 7, true], 'caret after "4242 42", focus kept');
+    // Typing goes on where the customer was, formatted by the element now.
+    await tab.keyboard.type('9');
+    assert.equal(await number.inputValue(), '4242 4294 2');
+    assert.equal(
+      await tab.evaluate(
+        () => (document.querySelector('pg-card-form') as unknown as {brand: string}).brand,
+      ),
+      'visa',
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('sends nothing anywhere when Pay or Enter is pressed before the module runs', async () => {
+    const {context, tab, problems, hydrated} = await openHeld();
+    const requests: string[] = [];
+    tab.on('request', (r) => requests.push(r.url()));
+    const number = tab.locator('pg-card-form input#number');
+    await number.focus();
+    await tab.keyboard.type('4242424242424242');
+    await tab.keyboard.press('Enter');
+    await tab.locator('pg-card-form [part~="button"]').click();
+    await hydrated();
+    assert.equal(tab.url(), `${origin}/`);
+    assert.deepEqual(
+      requests.filter((url) => !url.endsWith(`/${MODULE}`)),
+      [],
+      'no navigation, no request',
+    );
+    assert.equal(await number.inputValue(), '4242 4242 4242 4242');
+    assert.equal(payments.length, 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('moves nothing when it hydrates (element boxes equal, no layout-shift entry)', async () => {
+    const {context, tab, problems, hydrated} = await openHeld();
+    await tab.locator('pg-card-form input#cvv').waitFor();
+    const before = await boxes(tab);
+    await hydrated();
+    assert.deepEqual(await boxes(tab), before);
+    const shifts = await tab.evaluate(() => (window as unknown as {shifts: number[]}).shifts);
+    assert.deepEqual(shifts, []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('pays through the hydrated form, validating first', async () => {
+    const {context, tab, problems, hydrated} = await openHeld();
+    await tab.locator('pg-card-form input#number').pressSequentially('4242424242424241');
+    await hydrated();
+    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+    assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${year}`);
+    await tab.locator('pg-card-form input#cvv').pressSequentially('123');
+    // The number typed before hydration is checked like any other: a wrong check digit.
+    await tab.locator('pg-card-form [part~="button"]').click();
+    assert.match((await tab.locator('pg-card-form #number-error').textContent()) ?? '', /\S/);
+    assert.equal(payments.length, 0);
+    const number = tab.locator('pg-card-form input#number');
+    await number.focus();
+    await tab.keyboard.press('End');
+    await tab.keyboard.press('Backspace');
+    await tab.keyboard.type('2');
+    await tab.locator('pg-card-form [part~="button"]').click();
+    await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
+    assert.equal(payments.length, 1);
+    assert.deepEqual(payments[0]!['card'], {
+      number: '4242424242424242',
+      expMonth: 12,
+      expYear: 2000 + Number(year),
+      cvv: '123',
+    });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('renders another language on the server, and hydration keeps it', async () => {
+    const {context, tab, problems, hydrated} = await openHeld('/pl');
+    const label = tab.locator('pg-card-form label[for="number"]');
+    assert.equal((await label.textContent())?.trim(), 'Numer karty');
+    const before = await boxes(tab);
+    await hydrated();
+    assert.equal((await label.textContent())?.trim(), 'Numer karty');
+    // Never English in between: hydration waits for the Polish table.
+    await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+    assert.deepEqual(await tab.evaluate(() => (window as unknown as {labels: string[]}).labels), [
+      'Numer karty',
+    ]);
+    assert.deepEqual(await boxes(tab), before);
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {shifts: number[]}).shifts),
+      [],
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

@@ -1,0 +1,72 @@
+/**
+ * The demo's checkout page renders its card form on the server (`pg-checkout/ssr`,
+ * server-example/card-form-html.ts): with the hydrating bundle held back, the form is there,
+ * accessible and typeable under the page's strict CSP; once the bundle runs, the card
+ * typed before it is kept, and the payment goes through the sandbox to the result page.
+ */
+import {after, before, test} from 'node:test';
+import assert from 'node:assert/strict';
+import type {Browser} from 'playwright';
+import {
+  BASE,
+  CARDS,
+  chargesOf,
+  checkA11y,
+  createOrder,
+  finish,
+  launch,
+  openPage,
+  payButton,
+} from './harness.js';
+
+let browser: Browser;
+before(async () => {
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+});
+
+test('server-rendered checkout: typed before hydration, paid after it', async () => {
+  const orderRef = await createOrder('tea-sampler');
+  const w = await openPage(browser);
+  const {page} = w;
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route('**/assets/pg-checkout-hydrate.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${BASE}/checkout?order=${orderRef}`, {waitUntil: 'commit'});
+  const number = page.locator('pg-card-form input[name="cc-number"]');
+  await number.waitFor();
+  assert.equal(await page.evaluate(() => customElements.get('pg-card-form')), undefined);
+  assert.equal(await page.locator('pg-card-form').getAttribute('order-ref'), orderRef);
+  assert.match((await payButton(page).textContent()) ?? '', /Pay XTS\s1\.20/);
+  await checkA11y(page, 'the server-rendered checkout before hydration');
+  await number.focus();
+  await page.keyboard.type(CARDS.success.number);
+
+  release();
+  await page.waitForFunction(
+    () =>
+      (document.querySelector('pg-card-form') as HTMLElement & {hasUpdated?: boolean}).hasUpdated,
+  );
+  assert.equal(await number.inputValue(), '4242 4242 4242 4242');
+  await page.locator('input[name="cc-exp"]').pressSequentially('1234');
+  await page.locator('input[name="cc-csc"]').pressSequentially(CARDS.success.cvv);
+  await checkA11y(page, 'the server-rendered checkout after hydration');
+  await payButton(page).click();
+  await page.waitForURL(`${BASE}/thanks?order=${orderRef}`);
+  await page.locator('#result-title').filter({hasText: 'your payment went through'}).waitFor();
+  assert.equal(await chargesOf(orderRef), 1);
+  await finish(w);
+});
+
+test('checkout of an unknown order: no card form is rendered, the page says so', async () => {
+  const w = await openPage(browser);
+  await w.page.goto(`${BASE}/checkout?order=ord-000000000000`);
+  await w.page.locator('#no-order').waitFor();
+  assert.equal(await w.page.locator('pg-card-form').count(), 0);
+  await finish(w);
+});
