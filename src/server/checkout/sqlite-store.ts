@@ -58,6 +58,7 @@ import {
   MIGRATIONS,
   rowToAttempt,
   rowToIntent,
+  rowToOutbox,
   type AttemptKey,
 } from './sqlite-schema.js';
 
@@ -270,6 +271,19 @@ export class SqlitePaymentStore implements PaymentStore {
         'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
       ),
       outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
+      claimOutbox: this.db.prepare(
+        `UPDATE outbox SET claimed_by = @owner, claimed_until = @until
+         WHERE id IN (SELECT id FROM outbox WHERE delivered_at IS NULL
+           AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
+           ORDER BY id LIMIT @limit)
+         RETURNING *`,
+      ),
+      acquireLease: this.db.prepare(
+        `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @until)
+         ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.expires_at <= @now OR leases.owner = excluded.owner`,
+      ),
+      releaseLease: this.db.prepare('DELETE FROM leases WHERE key = ? AND owner = ?'),
       syncFull: this.db.prepare('PRAGMA synchronous = FULL'),
       syncNormal: this.db.prepare('PRAGMA synchronous = NORMAL'),
       ping: this.db.prepare('SELECT 1 AS ok'),
@@ -608,15 +622,29 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {
-    return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map((r) => ({
-      id: r['id'] as number,
-      update: {
-        ...(JSON.parse(r['payload'] as string) as NewPaymentUpdate),
-        updateId: String(r['id']),
-      },
-      createdAt: r['created_at'] as number,
-      failures: r['failures'] as number,
-    }));
+    return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map(rowToOutbox);
+  }
+
+  /** One `UPDATE … RETURNING` (a write transaction: one claimer at a time across processes). */
+  async claimOutbox(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    const rows = this.stmts.claimOutbox.all({owner, now, until: now + leaseMs, limit}) as Record<
+      string,
+      unknown
+    >[];
+    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.stmts.acquireLease.run({key, owner, now, until: now + leaseMs}).changes === 1;
+  }
+
+  async releaseLease(key: string, owner: string): Promise<void> {
+    this.stmts.releaseLease.run(key, owner);
   }
 
   async markOutboxDelivered(id: number, at: number): Promise<void> {
