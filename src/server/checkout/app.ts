@@ -122,6 +122,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     duplicateCharges: o.duplicateCharges,
     velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
     webhookAllowedIps: o.webhookAllowedIps,
+    instance: o.instance,
     logger,
     now,
   });

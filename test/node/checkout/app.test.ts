@@ -417,8 +417,13 @@ describe('onPaymentUpdate and the outbox', () => {
     const gw = new StubGateway();
     const first = inProcessApp(store, gw, {onPaymentUpdate: () => new Promise(() => {})});
     await pay(first.app, payBody('ob-2', 'att-ob2'));
-    // The process "dies" here: the hook never returned. A new instance starts on the same store.
-    const second = inProcessApp(store, gw);
+    // The process "dies" here: the hook never returned. Another instance on the same store
+    // leaves the entry to it while its claim runs (60 s by default), then delivers it.
+    const early = inProcessApp(store, gw);
+    await early.app.recover();
+    assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
+    const later = Date.now() + 60_000;
+    const second = inProcessApp(store, gw, {clock: () => later});
     await second.app.recover();
     assert.deepEqual(
       second.updates.map((u) => `${u.orderRef}:${u.state}`),
