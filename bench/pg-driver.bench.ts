@@ -27,14 +27,23 @@ function nodePostgres(schema: string): Driver {
   const pool = new pg.Pool({connectionString: URL, max: POOL, options: `-c search_path=${schema}`});
   return {
     name: 'pg',
-    read: (id) => pool.query({name: 'read', text: 'SELECT * FROM rows WHERE id = $1', values: [id]}),
+    read: (id) =>
+      pool.query({name: 'read', text: 'SELECT * FROM rows WHERE id = $1', values: [id]}),
     async tx(id, n) {
       const c = await pool.connect();
       try {
         await c.query('BEGIN');
-        await c.query({name: 'lock', text: 'SELECT * FROM rows WHERE id = $1 FOR UPDATE', values: [id]});
+        await c.query({
+          name: 'lock',
+          text: 'SELECT * FROM rows WHERE id = $1 FOR UPDATE',
+          values: [id],
+        });
         await c.query({name: 'upd', text: 'UPDATE rows SET n = $2 WHERE id = $1', values: [id, n]});
-        await c.query({name: 'out', text: 'INSERT INTO outbox (payload) VALUES ($1)', values: [`{"n":${n}}`]});
+        await c.query({
+          name: 'out',
+          text: 'INSERT INTO outbox (payload) VALUES ($1)',
+          values: [`{"n":${n}}`],
+        });
         await c.query('COMMIT');
       } catch (e) {
         await c.query('ROLLBACK');
@@ -92,12 +101,22 @@ export default async function pgDriver() {
   }
   const schema = `bench_driver_${process.pid}`;
   await admin.query(`CREATE SCHEMA ${schema}`);
-  await admin.query(`CREATE TABLE ${schema}.rows (id TEXT PRIMARY KEY, n INTEGER NOT NULL, body TEXT)`);
-  await admin.query(`CREATE TABLE ${schema}.outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)`);
+  await admin.query(
+    `CREATE TABLE ${schema}.rows (id TEXT PRIMARY KEY, n INTEGER NOT NULL, body TEXT)`,
+  );
+  await admin.query(
+    `CREATE TABLE ${schema}.outbox (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)`,
+  );
   await admin.query(
     `INSERT INTO ${schema}.rows SELECT 'r' || i, 0, repeat('x', 400) FROM generate_series(0, 999) i`,
   );
-  const best: Record<string, {read: ReturnType<typeof timed> extends Promise<infer T> ? T : never; tx: Awaited<ReturnType<typeof timed>>}> = {};
+  const best: Record<
+    string,
+    {
+      read: ReturnType<typeof timed> extends Promise<infer T> ? T : never;
+      tx: Awaited<ReturnType<typeof timed>>;
+    }
+  > = {};
   try {
     for (let round = 0; round < 2; round++) {
       for (const make of [nodePostgres, postgresJs]) {

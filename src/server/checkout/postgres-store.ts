@@ -196,8 +196,8 @@ export class PostgresPaymentStore implements PaymentStore {
   /** Versions of the applied migrations. */
   async appliedMigrations(): Promise<number[]> {
     await this.ready();
-    return (await this.query('SELECT version FROM schema_migrations ORDER BY version')).map(
-      (r) => Number(r['version']),
+    return (await this.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) =>
+      Number(r['version']),
     );
   }
 
@@ -396,7 +396,9 @@ export class PostgresPaymentStore implements PaymentStore {
         return {duplicateEvent: true, attempt: undefined, changed: false};
       }
       const [column, value] =
-        'attemptId' in key ? ['attempt_id', key.attemptId] : ['gateway_order_id', key.gatewayOrderId];
+        'attemptId' in key
+          ? ['attempt_id', key.attemptId]
+          : ['gateway_order_id', key.gatewayOrderId];
       const row = (
         await c.query<Row>(`SELECT * FROM attempts WHERE ${column} = $1 FOR UPDATE`, [value])
       ).rows[0];
@@ -690,7 +692,9 @@ export class PostgresPaymentStore implements PaymentStore {
   ): Promise<ReserveAttemptResult> {
     const since = now - windowMs;
     return this.tx(async (c): Promise<ReserveAttemptResult> => {
-      const locks = [...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`))].sort();
+      const locks = [
+        ...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`)),
+      ].sort();
       for (const l of locks) await this.lock(c, l);
       for (const k of keys) {
         const rows = (

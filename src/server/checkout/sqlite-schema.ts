@@ -147,4 +147,3 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
 ];
-
