@@ -108,6 +108,18 @@ export function isUnavailable(error: unknown): boolean {
   );
 }
 
+/** The server ended the connection (nothing of the statement ran on it). */
+function isCut(error: unknown): boolean {
+  const e = error as {code?: unknown; message?: unknown} | null;
+  return (
+    e?.code === '57P01' ||
+    e?.code === '57P02' ||
+    /Connection terminated|Client has encountered a connection error|not queryable/i.test(
+      String(e?.message),
+    )
+  );
+}
+
 /** `pg`, loaded on first use (an optional peer: only this store needs it). */
 function loadPg(): typeof import('pg') {
   try {
@@ -266,28 +278,49 @@ export class PostgresPaymentStore implements PaymentStore {
     });
   }
 
-  /** One statement outside a transaction. */
+  /**
+   * One statement outside a transaction. A pooled connection that the server cut while
+   * it was idle (a restart, `pg_terminate_backend`) fails the statement before it runs:
+   * it is tried once more on a fresh connection.
+   */
   private async query(text: string, values: unknown[] = []): Promise<Row[]> {
     await this.ready();
-    try {
-      return (await this.pool.query<Row>(text, values)).rows;
-    } catch (error) {
-      throw this.mapError(error);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.pool.query<Row>(text, values)).rows;
+      } catch (error) {
+        if (attempt === 0 && isCut(error)) continue;
+        throw this.mapError(error);
+      }
+    }
+  }
+
+  /** A connection whose `BEGIN` succeeded (a stale one found cut is replaced once). */
+  private async begin(): Promise<PoolClient> {
+    for (let attempt = 0; ; attempt++) {
+      let c: PoolClient;
+      try {
+        c = await this.pool.connect();
+      } catch (error) {
+        throw this.mapError(error);
+      }
+      try {
+        await c.query('BEGIN');
+        return c;
+      } catch (error) {
+        c.release(error as Error);
+        if (attempt === 0 && isCut(error)) continue;
+        throw this.mapError(error);
+      }
     }
   }
 
   /** `fn` in one transaction on one connection; a connection that broke is dropped. */
   private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
     await this.ready();
-    let c: PoolClient;
-    try {
-      c = await this.pool.connect();
-    } catch (error) {
-      throw this.mapError(error);
-    }
+    const c = await this.begin();
     let broken: Error | undefined;
     try {
-      await c.query('BEGIN');
       const result = await fn(c);
       await c.query('COMMIT');
       return result;
