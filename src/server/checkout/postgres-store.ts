@@ -22,7 +22,7 @@
  */
 import {createRequire} from 'node:module';
 import type {Pool, PoolClient, PoolConfig} from 'pg';
-import {MissingPeerDependencyError} from '../optional-peers.js';
+import {loadPg} from '../optional-peers.js';
 import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
 import {
   ATTEMPT_COLUMNS,
@@ -118,22 +118,6 @@ function isCut(error: unknown): boolean {
       String(e?.message),
     )
   );
-}
-
-/** `pg`, loaded on first use (an optional peer: only this store needs it). */
-function loadPg(): typeof import('pg') {
-  try {
-    return createRequire(import.meta.url)('pg') as typeof import('pg');
-  } catch (error) {
-    const e = error as {code?: unknown; message?: unknown};
-    if (e?.code === 'MODULE_NOT_FOUND' && String(e.message).includes(`'pg'`)) {
-      throw new MissingPeerDependencyError('pg-checkout/server', ['pg'], {
-        purpose: 'PostgresPaymentStore',
-        cause: error,
-      });
-    }
-    throw error;
-  }
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;

@@ -71,9 +71,9 @@ describe('PostgresPaymentStore migrations', {skip: PG_SKIP}, () => {
     const again = open(schema);
     assert.deepEqual(await again.appliedMigrations(), LATEST);
     await again.close();
-    const [{n}] = await pgQuery<{n: number}>(
-      `SELECT COUNT(*)::int AS n FROM ${schema}.schema_migrations`,
-    );
+    const n = (
+      await pgQuery<{n: number}>(`SELECT COUNT(*)::int AS n FROM ${schema}.schema_migrations`)
+    )[0]!.n;
     assert.equal(n, LATEST.length);
   });
 
@@ -181,10 +181,12 @@ describe('PostgresPaymentStore when the database cannot be reached', {skip: PG_S
       );
     // Once it waits on the lock, cut every connection of the store.
     for (let i = 0; i < 100; i++) {
-      const [{n}] = await pgQuery<{n: number}>(
-        `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
-        [app],
-      );
+      const n = (
+        await pgQuery<{n: number}>(
+          `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
+          [app],
+        )
+      )[0]!.n;
       if (n > 0) break;
       await new Promise((r) => setTimeout(r, 20));
     }
