@@ -61,14 +61,21 @@ export class Outbox {
     for (;;) {
       this.#again = false;
       let entries;
+      const claimedAt = this.#d.now();
       try {
-        entries = await store.claimOutbox(instance.id, this.#d.now(), instance.leaseMs, 100);
+        entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, 100);
       } catch (error) {
         logger.error({error: errorSummary(error)}, 'reading the outbox failed');
         return;
       }
       for (const entry of entries) {
         if (this.#d.closed()) return;
+        // Half the claim gone: claim again (renewing what is still this instance's) rather
+        // than deliver an entry whose claim may run out, and be taken over, meanwhile.
+        if (this.#d.now() - claimedAt > instance.leaseMs / 2) {
+          this.#again = true;
+          break;
+        }
         try {
           if (onPaymentUpdate) await onPaymentUpdate(entry.update);
         } catch (error) {

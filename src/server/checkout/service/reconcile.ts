@@ -211,9 +211,19 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
       );
       return (await store.getAttempt(attempt.attemptId)) ?? attempt;
     }
+    // Renewed while the lookup runs (a slow gateway), so it never runs out under it.
+    const renew = setInterval(
+      () =>
+        void store
+          .acquireLease(lease, instance.id, this.cfg.now(), instance.leaseMs)
+          .catch(() => undefined),
+      Math.max(50, instance.leaseMs / 3),
+    );
+    renew.unref?.();
     try {
       return await this.#lookupLeased(attempt);
     } finally {
+      clearInterval(renew);
       await store.releaseLease(lease, instance.id).catch(() => undefined);
     }
   }
