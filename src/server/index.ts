@@ -31,10 +31,7 @@ export type {
 export {StoreUnavailableError} from './checkout/store.js';
 export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
-export {
-  PostgresPaymentStore,
-  type PostgresPaymentStoreOptions,
-} from './checkout/postgres-store.js';
+export {PostgresPaymentStore, type PostgresPaymentStoreOptions} from './checkout/postgres-store.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
 export {normaliseIp} from './checkout/security.js';
 export {

@@ -20,7 +20,6 @@
  * reached (refused, timed out, connection cut, statement timeout) is a
  * {@link StoreUnavailableError}; the store keeps trying on the next call.
  */
-import {createRequire} from 'node:module';
 import type {Pool, PoolClient, PoolConfig} from 'pg';
 import {loadPg} from '../optional-peers.js';
 import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
