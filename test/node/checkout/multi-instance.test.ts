@@ -417,6 +417,7 @@ describe('three instances on one PostgreSQL, one killed mid-flight', {skip: PG_S
       const killedAt = performance.now();
       victim.child.kill('SIGKILL');
       await new Promise((resolve) => victim.child.once('exit', resolve));
+      const exitedAt = performance.now();
       await answers;
       const restarted = await startInstance('i1-restarted');
       instances.push(restarted);
@@ -493,12 +494,15 @@ describe('three instances on one PostgreSQL, one killed mid-flight', {skip: PG_S
         byUpdate.set(d.updateId, [...(byUpdate.get(d.updateId) ?? []), d]);
       const notDelivered = entries.filter((e) => !byUpdate.has(e.id) || e.delivered_at === null);
       const twice = [...byUpdate.values()].filter((list) => list.length > 1);
+      // The victim may have delivered an entry and died before marking it: another
+      // instance delivers it again once the claim runs out (at least half a lease after
+      // the victim began: it re-claims before that). Nothing else may come twice.
       const unexplained = twice.filter(
         (list) =>
           list.length > 2 ||
           list[0]!.instance !== victim.name ||
-          list[0]!.at > killedAt + 5 ||
-          list[1]!.at < killedAt + LEASE_MS - 50,
+          list[0]!.at > exitedAt + 100 ||
+          list[1]!.at < list[0]!.at + LEASE_MS / 2 - 50,
       );
       const takenOver = deliveries.filter(
         (d) => d.instance !== victim.name && d.at > killedAt,
@@ -539,7 +543,16 @@ describe('three instances on one PostgreSQL, one killed mid-flight', {skip: PG_S
       assert.deepEqual(storedTwice, [], 'webhook events stored more than once');
       assert.deepEqual(missing, [], 'webhooks the sandbox delivered that were not stored');
       assert.deepEqual(notDelivered, [], 'outbox entries never delivered');
-      assert.deepEqual(unexplained, [], 'outbox entries delivered twice');
+      assert.deepEqual(
+        unexplained.map((list) =>
+          list.map(
+            (d) =>
+              `${d.updateId} by ${d.instance} at kill${d.at >= killedAt ? '+' : ''}${Math.round(d.at - killedAt)} ms`,
+          ),
+        ),
+        [],
+        'outbox entries delivered twice',
+      );
       assert.deepEqual(overlaps, [], 'lookups of one payment by two instances at once');
     },
   );
