@@ -30,7 +30,10 @@ import {
   INTENT_KEYS,
   rowToAttempt,
   rowToIntent,
+  rowToEvent,
+  rowToOperation,
   rowToOutbox,
+  rowToRejected,
   type AttemptKey,
 } from './store-rows.js';
 import {
@@ -454,19 +457,7 @@ export class PostgresPaymentStore implements PaymentStore {
   }
 
   async listEvents(): Promise<WebhookEventRecord[]> {
-    return (await this.query('SELECT * FROM webhook_events ORDER BY id')).map((r) => {
-      const e: WebhookEventRecord = {
-        id: Number(r['id']),
-        eventKey: r['event_key'] as string,
-        receivedAt: Number(r['received_at']),
-        kind: r['kind'] as string,
-        data: r['data'] as string,
-      };
-      if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
-      if (r['status'] != null) e.status = r['status'] as string;
-      if (r['flag'] != null) e.flag = r['flag'] as string;
-      return e;
-    });
+    return (await this.query('SELECT * FROM webhook_events ORDER BY id')).map(rowToEvent);
   }
 
   recordOperation(
@@ -507,22 +498,7 @@ export class PostgresPaymentStore implements PaymentStore {
     orderRef: string,
   ): Promise<StoredOperation[]> {
     const rows = await run('SELECT * FROM operations WHERE order_ref = $1 ORDER BY id', [orderRef]);
-    return rows.map((r) => {
-      const o: StoredOperation = {
-        id: Number(r['id']),
-        gatewayOrderId: r['gateway_order_id'] as string,
-        orderRef: r['order_ref'] as string,
-        kind: r['kind'] as StoredOperation['kind'],
-        operationId: r['operation_id'] as string,
-        status: r['status'] as string,
-        raw: r['raw'] as string,
-        createdAt: Number(r['created_at']),
-      };
-      if (r['status_code'] != null) o.statusCode = r['status_code'] as string;
-      if (r['amount'] != null) o.amount = r['amount'] as string;
-      if (r['currency'] != null) o.currency = r['currency'] as string;
-      return o;
-    });
+    return rows.map(rowToOperation);
   }
 
   listOperations(orderRef: string): Promise<StoredOperation[]> {
@@ -538,14 +514,7 @@ export class PostgresPaymentStore implements PaymentStore {
   }
 
   async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
-    return (await this.query('SELECT * FROM rejected_webhooks ORDER BY id')).map((r) => ({
-      id: Number(r['id']),
-      receivedAt: Number(r['received_at']),
-      ip: r['ip'] as string,
-      reason: r['reason'] as string,
-      bodySha256: r['body_sha256'] as string,
-      size: Number(r['size']),
-    }));
+    return (await this.query('SELECT * FROM rejected_webhooks ORDER BY id')).map(rowToRejected);
   }
 
   async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {

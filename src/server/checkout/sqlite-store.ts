@@ -61,6 +61,7 @@ import {
   rowToOutbox,
   type AttemptKey,
 } from './sqlite-schema.js';
+import {rowToEvent, rowToOperation, rowToRejected} from './store-rows.js';
 
 /** A write waiting for the group commit. */
 interface QueuedWrite {
@@ -538,19 +539,7 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async listEvents(): Promise<WebhookEventRecord[]> {
-    return (this.stmts.listEvents.all() as Record<string, unknown>[]).map((r) => {
-      const e: WebhookEventRecord = {
-        id: r['id'] as number,
-        eventKey: r['event_key'] as string,
-        receivedAt: r['received_at'] as number,
-        kind: r['kind'] as string,
-        data: r['data'] as string,
-      };
-      if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
-      if (r['status'] != null) e.status = r['status'] as string;
-      if (r['flag'] != null) e.flag = r['flag'] as string;
-      return e;
-    });
+    return (this.stmts.listEvents.all() as Record<string, unknown>[]).map(rowToEvent);
   }
 
   async recordOperation(
@@ -588,22 +577,9 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   private operationsOf(orderRef: string): StoredOperation[] {
-    return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map((r) => {
-      const o: StoredOperation = {
-        id: r['id'] as number,
-        gatewayOrderId: r['gateway_order_id'] as string,
-        orderRef: r['order_ref'] as string,
-        kind: r['kind'] as StoredOperation['kind'],
-        operationId: r['operation_id'] as string,
-        status: r['status'] as string,
-        raw: r['raw'] as string,
-        createdAt: r['created_at'] as number,
-      };
-      if (r['status_code'] != null) o.statusCode = r['status_code'] as string;
-      if (r['amount'] != null) o.amount = r['amount'] as string;
-      if (r['currency'] != null) o.currency = r['currency'] as string;
-      return o;
-    });
+    return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map(
+      rowToOperation,
+    );
   }
 
   async recordRejectedWebhook(rejected: RejectedWebhookInput): Promise<void> {
@@ -611,14 +587,7 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
-    return (this.stmts.listRejected.all() as Record<string, unknown>[]).map((r) => ({
-      id: r['id'] as number,
-      receivedAt: r['received_at'] as number,
-      ip: r['ip'] as string,
-      reason: r['reason'] as string,
-      bodySha256: r['body_sha256'] as string,
-      size: r['size'] as number,
-    }));
+    return (this.stmts.listRejected.all() as Record<string, unknown>[]).map(rowToRejected);
   }
 
   async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {

@@ -1,9 +1,18 @@
 /**
- * How attempts and operation intents map to table columns and back: one table of field
- * names to column names for each, shared by the SQLite and the PostgreSQL store (same
- * column names in both schemas). A `NULL` column reads back as an absent field.
+ * How stored rows map to table columns and back, shared by the SQLite and the PostgreSQL
+ * store (same column names in both schemas): a table of field names to column names for
+ * attempts and operation intents, and a reader for each other table. A `NULL` column
+ * reads back as an absent field; numbers (PostgreSQL's BIGINT ids too) as numbers.
  */
-import type {AttemptRecord, NewPaymentUpdate, OperationIntent, OutboxEntry} from './store.js';
+import type {
+  AttemptRecord,
+  NewPaymentUpdate,
+  OperationIntent,
+  OutboxEntry,
+  RejectedWebhookRecord,
+  StoredOperation,
+  WebhookEventRecord,
+} from './store.js';
 
 /** Intent fields and their columns. */
 export const INTENT_COLUMNS = {
@@ -87,5 +96,50 @@ export function rowToOutbox(r: Record<string, unknown>): OutboxEntry {
     },
     createdAt: Number(r['created_at']),
     failures: Number(r['failures']),
+  };
+}
+
+/** A `webhook_events` row. */
+export function rowToEvent(r: Record<string, unknown>): WebhookEventRecord {
+  const e: WebhookEventRecord = {
+    id: Number(r['id']),
+    eventKey: r['event_key'] as string,
+    receivedAt: Number(r['received_at']),
+    kind: r['kind'] as string,
+    data: r['data'] as string,
+  };
+  if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
+  if (r['status'] != null) e.status = r['status'] as string;
+  if (r['flag'] != null) e.flag = r['flag'] as string;
+  return e;
+}
+
+/** An `operations` row. */
+export function rowToOperation(r: Record<string, unknown>): StoredOperation {
+  const o: StoredOperation = {
+    id: Number(r['id']),
+    gatewayOrderId: r['gateway_order_id'] as string,
+    orderRef: r['order_ref'] as string,
+    kind: r['kind'] as StoredOperation['kind'],
+    operationId: r['operation_id'] as string,
+    status: r['status'] as string,
+    raw: r['raw'] as string,
+    createdAt: Number(r['created_at']),
+  };
+  if (r['status_code'] != null) o.statusCode = r['status_code'] as string;
+  if (r['amount'] != null) o.amount = r['amount'] as string;
+  if (r['currency'] != null) o.currency = r['currency'] as string;
+  return o;
+}
+
+/** A `rejected_webhooks` row. */
+export function rowToRejected(r: Record<string, unknown>): RejectedWebhookRecord {
+  return {
+    id: Number(r['id']),
+    receivedAt: Number(r['received_at']),
+    ip: r['ip'] as string,
+    reason: r['reason'] as string,
+    bodySha256: r['body_sha256'] as string,
+    size: Number(r['size']),
   };
 }

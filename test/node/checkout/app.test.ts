@@ -24,25 +24,10 @@ import {
   pay,
   payBody,
   postWebhook,
+  primaryWebhook,
   record,
   signedWebhook,
 } from './helpers.js';
-
-function primaryWebhook(orderId: string, status: string, extra: Record<string, unknown> = {}) {
-  return {
-    payment_id: `pay-${orderId}`,
-    order_id: orderId,
-    pos_id: POS_ID,
-    mode: 'direct',
-    method: 'purchase',
-    amount: 1.5,
-    currency: 'XTS',
-    status,
-    status_code: status === 'success' ? '1000' : status === 'pending' ? '2122' : '5152',
-    created_at: '2026-01-01T00:00:00.000',
-    ...extra,
-  };
-}
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 

@@ -28,7 +28,7 @@ import {createInterface} from 'node:readline';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {fileURLToPath} from 'node:url';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
-import {CARDS, isPaymentOf, payBody} from './helpers.js';
+import {CARDS, freePort, isPaymentOf, payBody} from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -75,14 +75,6 @@ let roundRobin: {url: string; targets: string[]};
 const instances: Instance[] = [];
 /** The create faults to inject, per gateway order id prefix (an order's first create only). */
 const faults = new Map<string, string>();
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const {port} = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];

@@ -10,16 +10,12 @@
 import {after, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
-import {createServer} from 'node:net';
-import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
-import {
-  PostgresPaymentStore,
-  StoreUnavailableError,
-  type AttemptRecord,
-} from '../../../src/server/index.js';
+import {PostgresPaymentStore, StoreUnavailableError} from '../../../src/server/index.js';
 import {PG_MIGRATIONS} from '../../../src/server/checkout/postgres-schema.js';
+import {storedAttempt as attempt} from './attempt-rows.js';
+import {freePort} from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -30,21 +26,6 @@ after(dropSchemas);
 
 const open = (schema: string, extra: Record<string, unknown> = {}) =>
   new PostgresPaymentStore({connectionString: PG_TEST_URL, schema, ...extra});
-
-function attempt(id: string, orderRef: string): AttemptRecord {
-  return {
-    attemptId: id,
-    orderRef,
-    gatewayOrderId: `${orderRef}-${id}`,
-    seq: 1,
-    method: 'purchase',
-    amount: '1.50',
-    currency: 'XTS',
-    state: 'creating',
-    createdAt: 1000,
-    updatedAt: 1000,
-  };
-}
 
 /** A schema migrated by hand up to `version` (as an older pg-checkout left it), with rows. */
 async function schemaAt(version: number): Promise<string> {
@@ -142,19 +123,10 @@ describe('PostgresPaymentStore migrations', {skip: PG_SKIP}, () => {
   });
 });
 
-/** A loopback port that was free a moment ago: nothing listens there. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 describe('PostgresPaymentStore when the database cannot be reached', {skip: PG_SKIP}, () => {
   test('a closed port: StoreUnavailableError at once, ping false', async () => {
     const s = new PostgresPaymentStore({
-      connectionString: `postgres://postgres@127.0.0.1:${await closedPort()}/test`,
+      connectionString: `postgres://postgres@127.0.0.1:${await freePort()}/test`,
       connectTimeoutMs: 1000,
     });
     await assert.rejects(() => s.insertAttempt(attempt('a', 'o')), StoreUnavailableError);

@@ -12,12 +12,12 @@ import {createConnection, createServer, type Server, type Socket} from 'node:net
 import type {AddressInfo} from 'node:net';
 import {PostgresPaymentStore} from '../../../src/server/index.js';
 import {
-  POS_ID,
   StubGateway,
   inProcessApp,
   pay,
   payBody,
   postWebhook,
+  primaryWebhook,
   record,
   signedWebhook,
 } from './helpers.js';
@@ -63,19 +63,6 @@ async function relay(): Promise<{
   };
 }
 
-const primary = (orderId: string, status: string) => ({
-  payment_id: `pay-${orderId}`,
-  order_id: orderId,
-  pos_id: POS_ID,
-  mode: 'direct',
-  method: 'purchase',
-  amount: 1.5,
-  currency: 'XTS',
-  status,
-  status_code: status === 'success' ? '1000' : '2122',
-  created_at: '2026-01-01T00:00:00.000',
-});
-
 describe('the payment database goes away and comes back', {skip: PG_SKIP}, () => {
   test('pay 503 store_unavailable before the gateway; webhook 503, resent and kept', async () => {
     const db = await relay();
@@ -105,7 +92,7 @@ describe('the payment database goes away and comes back', {skip: PG_SKIP}, () =>
       const body = (await refused.json()) as {error: {code: string}};
       assert.equal(body.error.code, 'store_unavailable');
       assert.equal(gw.created.length, 1, 'nothing reached the gateway');
-      const webhook = signedWebhook(primary(pendingId, 'success'));
+      const webhook = signedWebhook(primaryWebhook(pendingId, 'success'));
       const answered = await postWebhook(app, webhook);
       assert.equal(answered.status, 503, 'a 5xx: the gateway sends it again');
       assert.deepEqual((await app.health()).store, false);

@@ -16,7 +16,6 @@ import {
   MemoryPaymentStore,
   PostgresPaymentStore,
   SqlitePaymentStore,
-  type AttemptRecord,
   type PaymentStore,
 } from '../../../src/server/index.js';
 import {MIGRATIONS} from '../../../src/server/checkout/sqlite-schema.js';
@@ -27,24 +26,8 @@ import {
   markUnknown,
   type GatewayStatusInfo,
 } from '../../../src/server/checkout/transition.js';
+import {storedAttempt as attempt} from './attempt-rows.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
-
-function attempt(id: string, orderRef: string, extra: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    attemptId: id,
-    orderRef,
-    gatewayOrderId: `${orderRef}-${id}`,
-    seq: 1,
-    method: 'purchase',
-    amount: '1.50',
-    currency: 'XTS',
-    state: 'creating',
-    createdAt: 1000,
-    updatedAt: 1000,
-    createSentAt: 1000,
-    ...extra,
-  };
-}
 
 const info = (status: GatewayStatusInfo['status'], extra: Partial<GatewayStatusInfo> = {}) =>
   ({
