@@ -13,10 +13,12 @@ import {Hono} from 'hono';
 import {except} from 'hono/combine';
 import {
   GatewayClient,
+  PostgresPaymentStore,
   SqlitePaymentStore,
   createCheckoutApp,
   createCheckoutLogger,
   type CheckoutApp,
+  type PaymentStore,
   type ResolvedOrder,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
@@ -43,7 +45,8 @@ export const CHECKOUT_BASE = '/api/checkout';
 export interface ExampleApp {
   app: Hono;
   checkout: CheckoutApp;
-  store: SqlitePaymentStore;
+  /** `PostgresPaymentStore` with `database`, else `SqlitePaymentStore` in `dataDir`. */
+  store: PaymentStore;
   client: GatewayClient;
   /**
    * Starts the companion's background work and returns at once: recovery of what a crash
@@ -58,8 +61,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const limits = parseLimits(config.limits);
   const now = config.now ?? Date.now;
   const dbFile = path.join(config.dataDir, 'payments.db');
-  const store = new SqlitePaymentStore(dbFile);
-  // The shop's own tables live in the same file, beside the companion's tables.
+  const store: PaymentStore = config.database
+    ? new PostgresPaymentStore(config.database)
+    : new SqlitePaymentStore(dbFile);
+  // The shop's own tables live in the SQLite file (beside the companion's, without `database`).
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
@@ -84,6 +89,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
     ...(config.payAttempts ? {rateLimit: config.payAttempts} : {}),
+    ...(config.instance ? {instance: config.instance} : {}),
+    ...(config.sweep ? {sweep: config.sweep} : {}),
     resolveOrder(orderRef): ResolvedOrder | null {
       const order = shop.get(orderRef);
       if (!order) return null;

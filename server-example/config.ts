@@ -7,6 +7,7 @@ import * as z from 'zod';
 import type {
   CheckoutAppOptions,
   GatewayClientOptions,
+  PostgresPaymentStoreOptions,
   InitRecurringInput,
   CheckoutLogger,
   PaymentUpdate,
@@ -18,7 +19,18 @@ export interface ExampleConfig {
   publicUrl: string;
   /** Extra origins allowed to post payments (e.g. `http://127.0.0.1:8080`). */
   extraOrigins?: string[];
+  /** The shop's own tables, and the payments too unless `database` is given (SQLite). */
   dataDir: string;
+  /**
+   * The payments on PostgreSQL (`PostgresPaymentStore`) instead of SQLite in `dataDir`:
+   * several instances may then share them (see the README's "Running more than one
+   * instance").
+   */
+  database?: PostgresPaymentStoreOptions;
+  /** This instance among several (the companion's `instance` option). */
+  instance?: CheckoutAppOptions['instance'];
+  /** The companion's background lookups (`sweep`). */
+  sweep?: CheckoutAppOptions['sweep'];
   gateway: GatewayClientOptions;
   /** Token of the back office (`/admin`); without it the back office is off. */
   adminToken?: string;

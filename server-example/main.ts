@@ -7,11 +7,14 @@
  */
 import {serve, type ServerType} from '@hono/node-server';
 import {randomBytes} from 'node:crypto';
+import {readFileSync} from 'node:fs';
+import {hostname} from 'node:os';
 import path from 'node:path';
 import * as z from 'zod';
 import {INTERVAL_UNITS, type GatewayClientOptions} from '../src/server/index.js';
 import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
 import {createExampleApp, type ExampleApp} from './app.js';
+import {forwardUpdates} from './update-forwarder.js';
 
 const optionalInt = (min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional();
@@ -36,8 +39,37 @@ const Env = z
     PAY_ATTEMPTS_PER_CARD: optionalInt(1, 1_000_000),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
+    DATABASE_URL: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, {message: 'must be a postgres:// URL'})
+      .optional(),
+    DATABASE_SCHEMA: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/, {message: 'must be a plain identifier'})
+      .optional(),
+    DATABASE_POOL_SIZE: optionalInt(1, 1000),
+    DATABASE_CONNECT_TIMEOUT_MS: optionalInt(1, 600_000),
+    DATABASE_STATEMENT_TIMEOUT_MS: optionalInt(1, 600_000),
+    DATABASE_CA_FILE: z.string().min(1).optional(),
+    INSTANCE_ID: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,100}$/, {message: 'must be printable, no spaces'})
+      .optional(),
+    LEASE_MS: optionalInt(100, 3_600_000),
+    SWEEP_INTERVAL_MS: optionalInt(0, 3_600_000),
+    PAYMENT_UPDATES_URL: z.url().optional(),
   })
   .superRefine((env, ctx) => {
+    for (const key of [
+      'DATABASE_SCHEMA',
+      'DATABASE_POOL_SIZE',
+      'DATABASE_CONNECT_TIMEOUT_MS',
+      'DATABASE_STATEMENT_TIMEOUT_MS',
+      'DATABASE_CA_FILE',
+    ] as const) {
+      if (env[key] !== undefined && !env.DATABASE_URL)
+        ctx.addIssue({code: 'custom', path: [key], message: 'needs DATABASE_URL'});
+    }
     if (!env.GATEWAY_BASE_URL) return;
     for (const key of ['POS_ID', 'API_KEY', 'API_SECRET'] as const) {
       if (!env[key])
@@ -99,7 +131,39 @@ const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 // when none is set. With a real gateway, no token means no back office.
 const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(12).toString('base64url') : undefined);
 
+const instanceId = env.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+let ca: string | undefined;
+if (env.DATABASE_CA_FILE) {
+  try {
+    ca = readFileSync(env.DATABASE_CA_FILE, 'utf8');
+  } catch (error) {
+    console.error(`server-example: DATABASE_CA_FILE: cannot be read (${(error as Error).message})`);
+    process.exit(1);
+  }
+}
+
 const built = createExampleApp({
+  ...(env.DATABASE_URL
+    ? {
+        database: {
+          connectionString: env.DATABASE_URL,
+          ...(env.DATABASE_SCHEMA ? {schema: env.DATABASE_SCHEMA} : {}),
+          ...(env.DATABASE_POOL_SIZE ? {poolSize: env.DATABASE_POOL_SIZE} : {}),
+          ...(env.DATABASE_CONNECT_TIMEOUT_MS
+            ? {connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS}
+            : {}),
+          ...(env.DATABASE_STATEMENT_TIMEOUT_MS
+            ? {statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS}
+            : {}),
+          ...(ca ? {ssl: {ca, rejectUnauthorized: true}} : {}),
+        },
+      }
+    : {}),
+  instance: {id: instanceId, ...(env.LEASE_MS ? {leaseMs: env.LEASE_MS} : {})},
+  ...(env.SWEEP_INTERVAL_MS !== undefined ? {sweep: {intervalMs: env.SWEEP_INTERVAL_MS}} : {}),
+  ...(env.PAYMENT_UPDATES_URL
+    ? {onPaymentUpdate: forwardUpdates(env.PAYMENT_UPDATES_URL, instanceId)}
+    : {}),
   publicUrl,
   extraOrigins: env.PUBLIC_URL ? [] : [`http://127.0.0.1:${port}`],
   dataDir: path.resolve(env.DATA_DIR),
@@ -136,7 +200,7 @@ const lines = [
   '',
   `Demo shop: ${publicUrl}`,
   `Back office: ${publicUrl}/admin${adminToken ? (env.ADMIN_TOKEN ? ' (token: your ADMIN_TOKEN)' : ` (token: ${adminToken})`) : ' (off: set ADMIN_TOKEN)'}`,
-  `Payments database: ${path.resolve(env.DATA_DIR, 'payments.db')}`,
+  `Payments database: ${env.DATABASE_URL ? `PostgreSQL ${redactedUrl(env.DATABASE_URL)} (schema ${env.DATABASE_SCHEMA ?? 'public'}), instance ${instanceId}` : path.resolve(env.DATA_DIR, 'payments.db')}`,
 ];
 if (sandbox) {
   lines.push(
@@ -161,6 +225,17 @@ if (sandbox) {
   lines.push(`Gateway: ${gateway.baseUrl}`);
 }
 console.log(lines.join('\n'));
+
+/** The database URL without its password. */
+function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unreadable URL)';
+  }
+}
 
 let stopping = false;
 async function shutdown(signal: string) {

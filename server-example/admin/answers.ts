@@ -11,7 +11,7 @@ import {
   type CheckoutApp,
   type GatewayClient,
   type CheckoutLogger,
-  type SqlitePaymentStore,
+  type PaymentStore,
 } from '../../src/server/index.js';
 import type {ShopOrders} from '../shop.js';
 import type {WebhookLog} from '../webhook-log.js';
@@ -27,7 +27,7 @@ export interface SandboxControl {
 export interface AreaDeps {
   client: GatewayClient;
   checkout: CheckoutApp;
-  store: SqlitePaymentStore;
+  store: PaymentStore;
   shop: ShopOrders;
   webhookLog: WebhookLog;
   sandbox: SandboxControl | undefined;

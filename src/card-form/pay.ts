@@ -27,6 +27,7 @@ const RETRY_SAME_ATTEMPT: readonly PgErrorCode[] = [
   'bad_response',
   'rate_limited',
   'gateway_unavailable',
+  'store_unavailable',
   'internal',
 ];
 

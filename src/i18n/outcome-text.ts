@@ -36,7 +36,9 @@ export function errorText(t: CheckoutMessages, code: string, retryAfter?: number
     case 'network':
     case 'timeout':
       return t.networkError;
+    // The merchant's payment database is down: nothing reached the gateway either.
     case 'gateway_unavailable':
+    case 'store_unavailable':
       return t.gatewayUnavailable;
     case 'invalid_request':
       return t.checkDetails;

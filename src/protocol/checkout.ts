@@ -176,6 +176,7 @@ export const CHECKOUT_ERROR_CODES = [
   'already_paid',
   'rate_limited',
   'gateway_unavailable',
+  'store_unavailable',
   'operation_refused',
   'internal',
 ] as const;

@@ -28,8 +28,10 @@ export type {
   PaymentUpdate,
   PaymentUpdateKind,
 } from './checkout/store.js';
+export {StoreUnavailableError} from './checkout/store.js';
 export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
+export {PostgresPaymentStore, type PostgresPaymentStoreOptions} from './checkout/postgres-store.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
 export {normaliseIp} from './checkout/security.js';
 export {
@@ -44,6 +46,7 @@ export {
   CheckoutOrderNotPayableError,
   CheckoutPayloadTooLargeError,
   CheckoutRateLimitedError,
+  CheckoutStoreUnavailableError,
 } from './checkout/errors.js';
 export {MissingPeerDependencyError} from './optional-peers.js';
 

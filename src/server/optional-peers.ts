@@ -7,10 +7,11 @@
  * error that names it and the command that installs it, instead of an
  * ERR_MODULE_NOT_FOUND from deep inside dist/. better-sqlite3, a native module that takes
  * minutes to compile, is needed only by `SqlitePaymentStore` and is loaded when the first
- * one is made.
+ * one is made; pg (an optional peer too) likewise only by `PostgresPaymentStore`.
  */
 import {createRequire} from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
+import type Pg from 'pg';
 
 /** A package that the part of pg-checkout in use needs is not installed. */
 export class MissingPeerDependencyError extends Error {
@@ -75,15 +76,22 @@ export async function requirePeers(what: string, names: readonly PeerName[]): Pr
   if (missing.length > 0) throw new MissingPeerDependencyError(what, missing, {cause});
 }
 
+/** Requires the peer `name`, which `purpose` needs, naming it when it is not installed. */
+function loadPeer<T>(name: string, purpose: string): T {
+  try {
+    return createRequire(import.meta.url)(name) as T;
+  } catch (error) {
+    if (!isMissing(error, name)) throw error;
+    throw new MissingPeerDependencyError('pg-checkout/server', [name], {purpose, cause: error});
+  }
+}
+
 /** better-sqlite3's `Database` class, loaded on first use. */
 export function loadBetterSqlite3(): typeof BetterSqlite3 {
-  try {
-    return createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
-  } catch (error) {
-    if (!isMissing(error, 'better-sqlite3')) throw error;
-    throw new MissingPeerDependencyError('pg-checkout/server', ['better-sqlite3'], {
-      purpose: 'SqlitePaymentStore',
-      cause: error,
-    });
-  }
+  return loadPeer('better-sqlite3', 'SqlitePaymentStore');
+}
+
+/** pg (node-postgres), loaded on first use. */
+export function loadPg(): typeof Pg {
+  return loadPeer('pg', 'PostgresPaymentStore');
 }

@@ -587,6 +587,32 @@ describe('pg-card-form submit', () => {
     );
   });
 
+  it('store_unavailable (the merchant database is down): said as nothing charged, the same attempt sent again', async () => {
+    stub = stubFetch((_r, i) =>
+      i === 0
+        ? json({error: {code: 'store_unavailable', message: 'database down', retryAfter: 5}}, 503)
+        : json(SUCCESS),
+    );
+    const el = await form();
+    const got = new Promise<PgErrorEvent>((r) => el.addEventListener('pg-error', r, {once: true}));
+    await fillCard(el);
+    buttonOf(el).click();
+    expect((await got).detail).to.deep.include({
+      code: 'store_unavailable',
+      status: 503,
+      retryable: true,
+    });
+    await el.updateComplete;
+    expect(statusOf(el)).to.equal(
+      'The payment service is not available. Nothing was charged; try again.',
+    );
+    buttonOf(el).click();
+    await until(() => el.state === 'success');
+    const ids = stub.calls.map((c) => (c.body as PayRequest).attemptId);
+    expect(ids).to.have.length(2);
+    expect(ids[0], 'nothing reached the gateway: the same attempt').to.equal(ids[1]);
+  });
+
   it('starts a new attempt after a request the server rejected as invalid', async () => {
     stub = stubFetch((_r, i) =>
       i === 0

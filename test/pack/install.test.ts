@@ -10,7 +10,7 @@ import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
 import {installedPackage, packed, runNode} from './packed.js';
 
-const SERVER_PACKAGES = ['better-sqlite3', 'hono', '@hono/node-server', 'pino', 'zod'];
+const SERVER_PACKAGES = ['better-sqlite3', 'pg', 'hono', '@hono/node-server', 'pino', 'zod'];
 const app = packed.browser;
 const pkgDir = installedPackage(app);
 

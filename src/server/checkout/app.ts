@@ -21,6 +21,7 @@ import {
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutInternalError,
+  CheckoutStoreUnavailableError,
   CheckoutInvalidRequestError,
   CheckoutNotFoundError,
 } from './errors.js';
@@ -36,7 +37,7 @@ import {
   sameOriginJson,
 } from './security.js';
 import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
-import type {PaymentStore} from './store.js';
+import {StoreUnavailableError, type PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
 
 /**
@@ -121,6 +122,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     duplicateCharges: o.duplicateCharges,
     velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
     webhookAllowedIps: o.webhookAllowedIps,
+    instance: o.instance,
     logger,
     now,
   });
@@ -332,6 +334,11 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
+    // The database is down: a 503 the browser may retry and the gateway resends after.
+    else if (error instanceof StoreUnavailableError) {
+      logger.error({error: errorSummary(error), path: c.req.path}, 'payment store unavailable');
+      e = new CheckoutStoreUnavailableError({cause: error});
+    }
     // hono/csrf refuses a cross-site form post with a bare 403.
     else if (error instanceof HTTPException && error.status === 403) {
       e = new CheckoutForbiddenError('cross-site form posts are not allowed');

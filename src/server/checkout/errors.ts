@@ -109,6 +109,21 @@ export class CheckoutGatewayUnavailableError extends CheckoutError {
   }
 }
 
+/**
+ * 503: the payment database cannot be reached. Nothing was sent to the gateway for this
+ * request; the same attempt may be sent again (`Retry-After`).
+ */
+export class CheckoutStoreUnavailableError extends CheckoutError {
+  constructor(opts: {cause?: unknown; retryAfter?: number} = {}) {
+    super(
+      'store_unavailable',
+      503,
+      'the payment database cannot be reached: nothing was sent to the gateway; try again shortly',
+      {retryAfter: opts.retryAfter ?? 5, ...(opts.cause === undefined ? {} : {cause: opts.cause})},
+    );
+  }
+}
+
 /** 500: a fault of this server (or of the merchant's hooks). Details go to the log only. */
 export class CheckoutInternalError extends CheckoutError {
   constructor(message = 'internal error', opts: {cause?: unknown} = {}) {

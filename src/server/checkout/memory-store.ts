@@ -46,6 +46,17 @@ interface OutboxRow {
   createdAt: number;
   deliveredAt?: number;
   failures: number;
+  claimedBy?: string;
+  claimedUntil?: number;
+}
+
+function outboxEntry(o: OutboxRow): OutboxEntry {
+  return {
+    id: o.id,
+    update: {...copy(o.update), updateId: String(o.id)},
+    createdAt: o.createdAt,
+    failures: o.failures,
+  };
 }
 
 export class MemoryPaymentStore implements PaymentStore {
@@ -59,6 +70,8 @@ export class MemoryPaymentStore implements PaymentStore {
   private readonly intents = new Map<string, OperationIntent>();
   /** `scope \u0000 key` → times of counted attempts. */
   private readonly velocity = new Map<string, number[]>();
+  /** Lease key → holder and expiry. */
+  private readonly leases = new Map<string, {owner: string; expiresAt: number}>();
   private nextId = 1;
   private closed = false;
 
@@ -199,12 +212,38 @@ export class MemoryPaymentStore implements PaymentStore {
     return this.outbox
       .filter((o) => o.deliveredAt === undefined)
       .slice(0, limit)
-      .map((o) => ({
-        id: o.id,
-        update: {...copy(o.update), updateId: String(o.id)},
-        createdAt: o.createdAt,
-        failures: o.failures,
-      }));
+      .map(outboxEntry);
+  }
+
+  async claimOutbox(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    this.check();
+    const free = (o: OutboxRow) =>
+      o.deliveredAt === undefined &&
+      (o.claimedUntil === undefined || o.claimedUntil <= now || o.claimedBy === owner);
+    const rows = this.outbox.filter(free).slice(0, limit);
+    for (const o of rows) {
+      o.claimedBy = owner;
+      o.claimedUntil = now + leaseMs;
+    }
+    return rows.map(outboxEntry);
+  }
+
+  async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    this.check();
+    const held = this.leases.get(key);
+    if (held && held.owner !== owner && held.expiresAt > now) return false;
+    this.leases.set(key, {owner, expiresAt: now + leaseMs});
+    return true;
+  }
+
+  async releaseLease(key: string, owner: string): Promise<void> {
+    this.check();
+    if (this.leases.get(key)?.owner === owner) this.leases.delete(key);
   }
 
   async markOutboxDelivered(id: number, at: number): Promise<void> {

@@ -3,6 +3,8 @@
  * option or an unknown key (a typo such as `onPaymentUpdated`) is an error that names it,
  * before the app serves a single request. Defaults are filled in here, in one place.
  */
+import {randomBytes} from 'node:crypto';
+import {hostname} from 'node:os';
 import * as z from 'zod';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
@@ -88,6 +90,13 @@ export interface CheckoutAppOptions {
    * to stdout with the companion's redaction (`createCheckoutLogger`).
    */
   logger?: CheckoutLogger;
+  /**
+   * Several instances on one store (PostgreSQL): `id` names this one in the work it
+   * claims (default: host name, process id and a random part); `leaseMs` is how long a
+   * claim on an outbox entry or a lookup lasts (default 60 s, longer than a gateway call
+   * with its retries): a crashed instance's claims are taken over once they expire.
+   */
+  instance?: {id?: string; leaseMs?: number};
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;
 }
@@ -215,6 +224,17 @@ const OptionsSchema = z.strictObject({
       message: 'must have info, warn and error methods (pino, console or your own)',
     })
     .optional(),
+  instance: z
+    .strictObject({
+      id: z
+        .string()
+        .regex(/^[\x21-\x7e]{1,100}$/, {
+          message: 'must be 1 to 100 printable ASCII characters without spaces',
+        })
+        .default(() => `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`),
+      leaseMs: positiveInt('milliseconds').default(60_000),
+    })
+    .prefault({}),
   clock: fn<() => number>('() → epoch milliseconds').optional(),
 });
 

@@ -1,9 +1,20 @@
 /**
  * The SQLite store's schema: the versioned, forward-only migrations (`schema_migrations`
- * records which ran) and how attempts and operation intents map to columns and back.
- * `sqlite-store.ts` runs the migrations and the queries.
+ * records which ran). How attempts and operation intents map to columns and back is
+ * shared with the PostgreSQL store (`store-rows.ts`). `sqlite-store.ts` runs the
+ * migrations and the queries.
  */
-import type {AttemptRecord, OperationIntent} from './store.js';
+export {
+  ATTEMPT_COLUMNS,
+  ATTEMPT_KEYS,
+  INTENT_COLUMNS,
+  INTENT_KEYS,
+  rowToAttempt,
+  rowToIntent,
+  rowToOutbox,
+  type AttemptKey,
+  type IntentKey,
+} from './store-rows.js';
 
 /** One schema migration. Versions only grow; an applied migration is never edited. */
 export interface Migration {
@@ -122,76 +133,17 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX attempt_velocity_by_time ON attempt_velocity(at);
     `,
   },
+  {
+    version: 3,
+    name: 'work claims: outbox delivery claims and leases that expire',
+    sql: `
+      ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
+      ALTER TABLE outbox ADD COLUMN claimed_until INTEGER;
+      CREATE TABLE leases (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+    `,
+  },
 ];
-
-/** Intent fields and their columns. */
-export const INTENT_COLUMNS = {
-  orderRef: 'order_ref',
-  key: 'key',
-  gatewayOrderId: 'gateway_order_id',
-  kind: 'kind',
-  reason: 'reason',
-  amount: 'amount',
-  currency: 'currency',
-  state: 'state',
-  operationId: 'operation_id',
-  statusCode: 'status_code',
-  statusDescription: 'status_description',
-  baseline: 'baseline',
-  fingerprint: 'fingerprint',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-} as const satisfies Record<keyof OperationIntent, string>;
-export type IntentKey = keyof typeof INTENT_COLUMNS;
-export const INTENT_KEYS = Object.keys(INTENT_COLUMNS) as IntentKey[];
-
-export function rowToIntent(row: Record<string, unknown>): OperationIntent {
-  const out: Record<string, unknown> = {};
-  for (const key of INTENT_KEYS) {
-    const v = row[INTENT_COLUMNS[key]];
-    if (v !== null && v !== undefined) out[key] = v;
-  }
-  return out as unknown as OperationIntent;
-}
-
-/** Attempt fields and their columns. */
-export const ATTEMPT_COLUMNS = {
-  attemptId: 'attempt_id',
-  orderRef: 'order_ref',
-  gatewayOrderId: 'gateway_order_id',
-  seq: 'seq',
-  method: 'method',
-  amount: 'amount',
-  currency: 'currency',
-  state: 'state',
-  failureReason: 'failure_reason',
-  statusCode: 'status_code',
-  statusDescription: 'status_description',
-  userActionUrl: 'user_action_url',
-  paymentId: 'payment_id',
-  cardMask: 'card_mask',
-  cardToken: 'card_token',
-  recurringId: 'recurring_id',
-  raw: 'raw',
-  createdAt: 'created_at',
-  updatedAt: 'updated_at',
-  createSentAt: 'create_sent_at',
-  lastGatewayAt: 'last_gateway_at',
-  lastCheckAt: 'last_check_at',
-  checks: 'checks',
-  createCount: 'create_count',
-  writtenOff: 'written_off',
-  writtenOffAt: 'written_off_at',
-} as const satisfies Record<keyof AttemptRecord, string>;
-
-export type AttemptKey = keyof typeof ATTEMPT_COLUMNS;
-export const ATTEMPT_KEYS = Object.keys(ATTEMPT_COLUMNS) as AttemptKey[];
-
-export function rowToAttempt(row: Record<string, unknown>): AttemptRecord {
-  const out: Record<string, unknown> = {};
-  for (const key of ATTEMPT_KEYS) {
-    const v = row[ATTEMPT_COLUMNS[key]];
-    if (v !== null && v !== undefined) out[key] = v;
-  }
-  return out as unknown as AttemptRecord;
-}

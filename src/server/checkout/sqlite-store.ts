@@ -58,8 +58,10 @@ import {
   MIGRATIONS,
   rowToAttempt,
   rowToIntent,
+  rowToOutbox,
   type AttemptKey,
 } from './sqlite-schema.js';
+import {rowToEvent, rowToOperation, rowToRejected} from './store-rows.js';
 
 /** A write waiting for the group commit. */
 interface QueuedWrite {
@@ -270,6 +272,19 @@ export class SqlitePaymentStore implements PaymentStore {
         'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
       ),
       outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
+      claimOutbox: this.db.prepare(
+        `UPDATE outbox SET claimed_by = @owner, claimed_until = @until
+         WHERE id IN (SELECT id FROM outbox WHERE delivered_at IS NULL
+           AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
+           ORDER BY id LIMIT @limit)
+         RETURNING *`,
+      ),
+      acquireLease: this.db.prepare(
+        `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @until)
+         ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+         WHERE leases.expires_at <= @now OR leases.owner = excluded.owner`,
+      ),
+      releaseLease: this.db.prepare('DELETE FROM leases WHERE key = ? AND owner = ?'),
       syncFull: this.db.prepare('PRAGMA synchronous = FULL'),
       syncNormal: this.db.prepare('PRAGMA synchronous = NORMAL'),
       ping: this.db.prepare('SELECT 1 AS ok'),
@@ -524,19 +539,7 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async listEvents(): Promise<WebhookEventRecord[]> {
-    return (this.stmts.listEvents.all() as Record<string, unknown>[]).map((r) => {
-      const e: WebhookEventRecord = {
-        id: r['id'] as number,
-        eventKey: r['event_key'] as string,
-        receivedAt: r['received_at'] as number,
-        kind: r['kind'] as string,
-        data: r['data'] as string,
-      };
-      if (r['gateway_order_id'] != null) e.gatewayOrderId = r['gateway_order_id'] as string;
-      if (r['status'] != null) e.status = r['status'] as string;
-      if (r['flag'] != null) e.flag = r['flag'] as string;
-      return e;
-    });
+    return (this.stmts.listEvents.all() as Record<string, unknown>[]).map(rowToEvent);
   }
 
   async recordOperation(
@@ -574,22 +577,9 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   private operationsOf(orderRef: string): StoredOperation[] {
-    return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map((r) => {
-      const o: StoredOperation = {
-        id: r['id'] as number,
-        gatewayOrderId: r['gateway_order_id'] as string,
-        orderRef: r['order_ref'] as string,
-        kind: r['kind'] as StoredOperation['kind'],
-        operationId: r['operation_id'] as string,
-        status: r['status'] as string,
-        raw: r['raw'] as string,
-        createdAt: r['created_at'] as number,
-      };
-      if (r['status_code'] != null) o.statusCode = r['status_code'] as string;
-      if (r['amount'] != null) o.amount = r['amount'] as string;
-      if (r['currency'] != null) o.currency = r['currency'] as string;
-      return o;
-    });
+    return (this.stmts.operationsByOrder.all(orderRef) as Record<string, unknown>[]).map(
+      rowToOperation,
+    );
   }
 
   async recordRejectedWebhook(rejected: RejectedWebhookInput): Promise<void> {
@@ -597,26 +587,33 @@ export class SqlitePaymentStore implements PaymentStore {
   }
 
   async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
-    return (this.stmts.listRejected.all() as Record<string, unknown>[]).map((r) => ({
-      id: r['id'] as number,
-      receivedAt: r['received_at'] as number,
-      ip: r['ip'] as string,
-      reason: r['reason'] as string,
-      bodySha256: r['body_sha256'] as string,
-      size: r['size'] as number,
-    }));
+    return (this.stmts.listRejected.all() as Record<string, unknown>[]).map(rowToRejected);
   }
 
   async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {
-    return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map((r) => ({
-      id: r['id'] as number,
-      update: {
-        ...(JSON.parse(r['payload'] as string) as NewPaymentUpdate),
-        updateId: String(r['id']),
-      },
-      createdAt: r['created_at'] as number,
-      failures: r['failures'] as number,
-    }));
+    return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map(rowToOutbox);
+  }
+
+  /** One `UPDATE … RETURNING` (a write transaction: one claimer at a time across processes). */
+  async claimOutbox(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    const rows = this.stmts.claimOutbox.all({owner, now, until: now + leaseMs, limit}) as Record<
+      string,
+      unknown
+    >[];
+    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    return this.stmts.acquireLease.run({key, owner, now, until: now + leaseMs}).changes === 1;
+  }
+
+  async releaseLease(key: string, owner: string): Promise<void> {
+    this.stmts.releaseLease.run(key, owner);
   }
 
   async markOutboxDelivered(id: number, at: number): Promise<void> {

@@ -311,6 +311,21 @@ export interface RecordOperationResult {
   outboxId?: number;
 }
 
+/**
+ * The store could not be reached or did not answer in time (a networked store: the
+ * database is down, the connection was cut, a statement timed out). The companion
+ * answers `503 store_unavailable` and asks the gateway nothing; a webhook is answered
+ * with a 503, so the gateway sends it again. A write that failed this way may still have
+ * been committed (the answer was lost); every write is safe to repeat.
+ */
+export class StoreUnavailableError extends Error {
+  readonly code = 'store_unavailable';
+  constructor(message: string, opts: {cause?: unknown} = {}) {
+    super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** Where the companion keeps its state. Every method is atomic. */
 export interface PaymentStore {
   /**
@@ -352,8 +367,24 @@ export interface PaymentStore {
   listRejectedWebhooks(): Promise<RejectedWebhookRecord[]>;
   /** Undelivered updates, oldest first. */
   pendingOutbox(limit?: number): Promise<OutboxEntry[]>;
+  /**
+   * Claims up to `limit` undelivered updates (default 100), oldest first, for `owner`
+   * until `now + leaseMs`: the ones nobody holds, whose claim expired, or that `owner`
+   * holds already. Several instances claiming at once never get the same entry while its
+   * claim runs; an instance that died loses its entries when their claims expire.
+   */
+  claimOutbox(owner: string, now: number, leaseMs: number, limit?: number): Promise<OutboxEntry[]>;
+  /** Delivered: never claimed again. */
   markOutboxDelivered(id: number, at: number): Promise<void>;
+  /** Delivery failed: counted; the entry stays claimed until its claim expires. */
   markOutboxFailed(id: number): Promise<void>;
+  /**
+   * Takes the lease `key` for `owner` until `now + leaseMs` when it is free, expired, or
+   * already `owner`'s; false when another owner holds it (atomically, across instances).
+   */
+  acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean>;
+  /** Gives up `owner`'s lease `key` (nothing when another owner holds it now). */
+  releaseLease(key: string, owner: string): Promise<void>;
   /**
    * In one transaction: with `existing` under this order and key returned as is, or else
    * `decide(intents of the order, operations of the order)` either refuses or the intent

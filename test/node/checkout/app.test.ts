@@ -24,25 +24,10 @@ import {
   pay,
   payBody,
   postWebhook,
+  primaryWebhook,
   record,
   signedWebhook,
 } from './helpers.js';
-
-function primaryWebhook(orderId: string, status: string, extra: Record<string, unknown> = {}) {
-  return {
-    payment_id: `pay-${orderId}`,
-    order_id: orderId,
-    pos_id: POS_ID,
-    mode: 'direct',
-    method: 'purchase',
-    amount: 1.5,
-    currency: 'XTS',
-    status,
-    status_code: status === 'success' ? '1000' : status === 'pending' ? '2122' : '5152',
-    created_at: '2026-01-01T00:00:00.000',
-    ...extra,
-  };
-}
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 
@@ -417,8 +402,13 @@ describe('onPaymentUpdate and the outbox', () => {
     const gw = new StubGateway();
     const first = inProcessApp(store, gw, {onPaymentUpdate: () => new Promise(() => {})});
     await pay(first.app, payBody('ob-2', 'att-ob2'));
-    // The process "dies" here: the hook never returned. A new instance starts on the same store.
-    const second = inProcessApp(store, gw);
+    // The process "dies" here: the hook never returned. Another instance on the same store
+    // leaves the entry to it while its claim runs (60 s by default), then delivers it.
+    const early = inProcessApp(store, gw);
+    await early.app.recover();
+    assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
+    const later = Date.now() + 60_000;
+    const second = inProcessApp(store, gw, {clock: () => later});
     await second.app.recover();
     assert.deepEqual(
       second.updates.map((u) => `${u.orderRef}:${u.state}`),

@@ -1,6 +1,7 @@
 /**
  * Attempt rows for the tests of pure service functions (order state, answers): a new
- * attempt of order `os-1` in a given state, numbered in sequence, with overrides.
+ * attempt of order `os-1` in a given state, numbered in sequence, with overrides; and for
+ * the store tests, a new `creating` attempt with a given id and order.
  */
 import type {AttemptRecord, AttemptState} from '../../../src/server/index.js';
 
@@ -20,6 +21,28 @@ export function attempt(state: AttemptState, extra: Partial<AttemptRecord> = {})
     state,
     createdAt: 1000 * seq,
     updatedAt: 1000 * seq,
+    ...extra,
+  };
+}
+
+/** A new `creating` attempt `id` of `orderRef` (gateway order id `<orderRef>-<id>`), as stored. */
+export function storedAttempt(
+  id: string,
+  orderRef: string,
+  extra: Partial<AttemptRecord> = {},
+): AttemptRecord {
+  return {
+    attemptId: id,
+    orderRef,
+    gatewayOrderId: `${orderRef}-${id}`,
+    seq: 1,
+    method: 'purchase',
+    amount: '1.50',
+    currency: 'XTS',
+    state: 'creating',
+    createdAt: 1000,
+    updatedAt: 1000,
+    createSentAt: 1000,
     ...extra,
   };
 }

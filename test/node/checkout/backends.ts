@@ -1,8 +1,9 @@
 /**
- * The two backends the never-double rules run on, behind one interface, so the same
- * assertions hold for both: the companion in-process on the memory store with a
- * scriptable stub gateway, and the companion over real HTTP on a SQLite file (in a
- * temporary folder) against the real gateway sandbox. A test scripts the gateway per
+ * The backends the never-double rules run on, behind one interface, so the same
+ * assertions hold for each: the companion in-process on the memory store with a
+ * scriptable stub gateway, and the companion over real HTTP against the real gateway
+ * sandbox on a SQLite file (in a temporary folder) or on PostgreSQL (a schema of its own
+ * per companion; skipped without a server: `skip`). A test scripts the gateway per
  * order ("the next create of this order is lost after the charge") and counts what the
  * gateway received (creates, lookups) and what it charged.
  *
@@ -18,9 +19,11 @@ import {
   GatewayOutcomeUnknownError,
   GatewayValidationError,
   MemoryPaymentStore,
+  PostgresPaymentStore,
   type CheckoutApp,
   type DirectPaymentRequestInput,
   type PaymentRecord,
+  type PaymentStore,
   type PaymentUpdate,
 } from '../../../src/server/index.js';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
@@ -41,6 +44,7 @@ import {
   tempStores,
   type Overrides,
 } from './helpers.js';
+import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 /** What the gateway does with the next create request of an order. */
 export type CreateFault =
@@ -79,6 +83,8 @@ export interface Harness {
 
 export interface Backend {
   readonly name: string;
+  /** Why this backend cannot run here (no PostgreSQL server), else false. */
+  readonly skip?: string | false;
   /** Once per file: `before`. */
   setup(): Promise<void>;
   /** Once per file: `after`. */
@@ -183,16 +189,52 @@ const CREATE_PATH = '/api/v1/payment';
 /** `/api/v1/pos/<posId>/orders/<orderId>/<operation>`: an operation lookup. */
 const LOOKUP_PATH = /^\/api\/v1\/pos\/[^/]+\/orders\/([^/?]+)\/[a-z_]+(?:\?|$)/;
 
+/** Where a sandbox backend's companions keep their payments: a new store per name. */
+interface Stores {
+  open(name: string): PaymentStore;
+  cleanup(): Promise<void>;
+}
+
 /** A SQLite file in a temporary folder and the real sandbox over HTTP. */
 export function sqliteAndSandbox(): Backend {
+  return sandboxBackend('SQLite store, sandbox over HTTP', () => tempStores('pg-never-double'));
+}
+
+/** PostgreSQL (a schema per companion, dropped after) and the real sandbox over HTTP. */
+export function postgresAndSandbox(): Backend {
+  const opened: PaymentStore[] = [];
+  const stores = (): Stores => ({
+    open(name) {
+      const store = new PostgresPaymentStore({
+        connectionString: PG_TEST_URL,
+        schema: schemaName(`nd_${name}`),
+      });
+      opened.push(store);
+      return store;
+    },
+    async cleanup() {
+      for (const s of opened.splice(0)) await s.close().catch(() => undefined);
+      await dropSchemas();
+    },
+  });
+  return sandboxBackend('PostgreSQL store, sandbox over HTTP', stores, PG_SKIP);
+}
+
+/** The companion over HTTP on `makeStores()`'s stores, against the real sandbox. */
+function sandboxBackend(
+  name: string,
+  makeStores: () => Stores,
+  skip: string | false = false,
+): Backend {
   let sandbox: Sandbox;
-  let stores: ReturnType<typeof tempStores>;
+  let stores: Stores;
   let n = 0;
   const served: {close(): Promise<void>}[] = [];
   return {
-    name: 'SQLite store, sandbox over HTTP',
+    name,
+    skip,
     async setup() {
-      stores = tempStores('pg-never-double');
+      stores = makeStores();
       sandbox = await startSandbox({webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]}});
     },
     async teardown() {
@@ -266,5 +308,9 @@ export function sqliteAndSandbox(): Backend {
   };
 }
 
-/** Both backends: every never-double rule runs on each. */
-export const BACKENDS: readonly (() => Backend)[] = [memoryAndStub, sqliteAndSandbox];
+/** Every backend: every never-double rule runs on each. */
+export const BACKENDS: readonly (() => Backend)[] = [
+  memoryAndStub,
+  sqliteAndSandbox,
+  postgresAndSandbox,
+];

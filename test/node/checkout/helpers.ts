@@ -6,7 +6,7 @@
  * sandbox's 3-D Secure page.
  */
 import {mkdtempSync, rmSync} from 'node:fs';
-import type {AddressInfo} from 'node:net';
+import {createServer as createNetServer, type AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {Writable} from 'node:stream';
@@ -472,4 +472,34 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await sleep(stepMs);
   }
+}
+
+/** A loopback port that was free a moment ago (nothing listens there now). */
+export async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const {port} = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** A primary webhook payload of `orderId` in `status`, as the gateway signs it (plus `extra`). */
+export function primaryWebhook(
+  orderId: string,
+  status: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    payment_id: `pay-${orderId}`,
+    order_id: orderId,
+    pos_id: POS_ID,
+    mode: 'direct',
+    method: 'purchase',
+    amount: 1.5,
+    currency: 'XTS',
+    status,
+    status_code: status === 'success' ? '1000' : status === 'pending' ? '2122' : '5152',
+    created_at: '2026-01-01T00:00:00.000',
+    ...extra,
+  };
 }

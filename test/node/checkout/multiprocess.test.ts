@@ -253,9 +253,10 @@ describe('several companion processes on one SQLite file', () => {
 
   test('creates that outlive the client timeout, retried by every process: one charge per order', async (t) => {
     const orderRefs = refs('mp-slow');
-    // Every create of this card waits 800 ms: the companions (300 ms timeout) never see an
+    // Every create of this card waits 2.5 s, longer than the three rounds take (each
+    // lookup takes a lease in the file first): the companions (300 ms timeout) never see an
     // answer, so each outcome is unknown and each retry re-sends the create.
-    sandbox.addFault({match: {card_last4: SLOW_CARD.slice(-4)}, fault: 'delay=800'});
+    sandbox.addFault({match: {card_last4: SLOW_CARD.slice(-4)}, fault: 'delay=2500'});
     const answers: Answer[] = [];
     try {
       for (let round = 0; round < 3; round++) {

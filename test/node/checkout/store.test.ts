@@ -1,10 +1,11 @@
 /**
- * The PaymentStore contract, run against both implementations (memory and SQLite): the
+ * The PaymentStore contract, run against every implementation (memory, SQLite and
+ * PostgreSQL, the last in a schema of its own per store, skipped without a server): the
  * constraints the never-double guarantee relies on, atomic event + change + outbox
  * writes, the state machine's ordering rules, and SQLite's migrations and durability
  * across reopening the file.
  */
-import {describe, test} from 'node:test';
+import {after, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import fs, {mkdtempSync, rmSync} from 'node:fs';
 import {syncBuiltinESMExports} from 'node:module';
@@ -13,8 +14,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
   MemoryPaymentStore,
+  PostgresPaymentStore,
   SqlitePaymentStore,
-  type AttemptRecord,
   type PaymentStore,
 } from '../../../src/server/index.js';
 import {MIGRATIONS} from '../../../src/server/checkout/sqlite-schema.js';
@@ -25,23 +26,8 @@ import {
   markUnknown,
   type GatewayStatusInfo,
 } from '../../../src/server/checkout/transition.js';
-
-function attempt(id: string, orderRef: string, extra: Partial<AttemptRecord> = {}): AttemptRecord {
-  return {
-    attemptId: id,
-    orderRef,
-    gatewayOrderId: `${orderRef}-${id}`,
-    seq: 1,
-    method: 'purchase',
-    amount: '1.50',
-    currency: 'XTS',
-    state: 'creating',
-    createdAt: 1000,
-    updatedAt: 1000,
-    createSentAt: 1000,
-    ...extra,
-  };
-}
+import {storedAttempt as attempt} from './attempt-rows.js';
+import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 const info = (status: GatewayStatusInfo['status'], extra: Partial<GatewayStatusInfo> = {}) =>
   ({
@@ -62,13 +48,19 @@ const tmp = mkdtempSync(path.join(tmpdir(), 'pg-store-'));
 process.on('exit', () => rmSync(tmp, {recursive: true, force: true}));
 let n = 0;
 
-const implementations: [string, () => PaymentStore][] = [
+const implementations: [string, () => PaymentStore, skip?: string | false][] = [
   ['MemoryPaymentStore', () => new MemoryPaymentStore()],
   ['SqlitePaymentStore', () => new SqlitePaymentStore(path.join(tmp, `s${n++}.db`))],
+  [
+    'PostgresPaymentStore',
+    () => new PostgresPaymentStore({connectionString: PG_TEST_URL, schema: schemaName('store')}),
+    PG_SKIP,
+  ],
 ];
+after(dropSchemas);
 
-for (const [name, make] of implementations) {
-  describe(`${name} (store contract)`, () => {
+for (const [name, make, skip] of implementations) {
+  describe(`${name} (store contract)`, {skip: skip || false}, () => {
     test('inserts an attempt and reads it back by id, gateway order id and order', async () => {
       const s = make();
       const r = await s.insertAttempt(attempt('a1', 'o1'));
@@ -127,7 +119,7 @@ for (const [name, make] of implementations) {
       await s.insertAttempt(attempt('a1', 'o1', {gatewayOrderId: 'same'}));
       await assert.rejects(
         () => s.insertAttempt(attempt('a2', 'o2', {gatewayOrderId: 'same'})),
-        /UNIQUE/,
+        /unique/i,
       );
       await s.close();
     });
@@ -273,6 +265,92 @@ for (const [name, make] of implementations) {
       await s.close();
     });
 
+    test('outbox claims: one owner at a time until the claim expires; delivered is never claimed', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      for (const st of ['pending', 'success'] as const) {
+        await s.updateAttempt({attemptId: 'a1'}, (c) =>
+          applyGatewayStatus(c, info(st), 2000, 'webhook'),
+        );
+      }
+      const mine = await s.claimOutbox('i1', 10_000, 5000, 1);
+      assert.equal(mine.length, 1, 'the limit is kept');
+      const rest = await s.claimOutbox('i2', 10_000, 5000);
+      assert.equal(rest.length, 1, 'another owner gets only what is free');
+      assert.notEqual(rest[0]!.id, mine[0]!.id);
+      assert.deepEqual(await s.claimOutbox('i3', 14_999, 5000), [], 'nothing free before expiry');
+      assert.deepEqual(
+        (await s.claimOutbox('i1', 11_000, 5000)).map((e) => e.id),
+        [mine[0]!.id],
+        'an owner re-claims its own entry (a retry after a failure)',
+      );
+      await s.markOutboxFailed(mine[0]!.id);
+      // i1's claim (renewed at 11 000) expires at 16 000: then i2 takes its entry over.
+      assert.deepEqual(
+        (await s.claimOutbox('i2', 15_999, 5000)).map((e) => e.id),
+        [rest[0]!.id],
+        'i1 still holds its entry',
+      );
+      const taken = await s.claimOutbox('i2', 16_000, 5000);
+      assert.deepEqual(
+        taken.map((e) => [e.id, e.failures]),
+        [
+          [mine[0]!.id, 1],
+          [rest[0]!.id, 0],
+        ],
+        'expired claims are taken over, oldest first, with their failure count',
+      );
+      await s.markOutboxDelivered(mine[0]!.id, 17_000);
+      assert.deepEqual(
+        (await s.claimOutbox('i3', 99_000, 5000)).map((e) => e.id),
+        [rest[0]!.id],
+        'a delivered entry is never claimed again',
+      );
+      await s.close();
+    });
+
+    test('leases: held by one owner until released or expired', async () => {
+      const s = make();
+      assert.equal(await s.acquireLease('lookup:x', 'i1', 1000, 500), true);
+      assert.equal(await s.acquireLease('lookup:x', 'i2', 1499, 500), false, 'held by i1');
+      assert.equal(await s.acquireLease('lookup:y', 'i2', 1000, 500), true, 'another key is free');
+      assert.equal(await s.acquireLease('lookup:x', 'i1', 1400, 500), true, 'i1 renews (to 1900)');
+      assert.equal(await s.acquireLease('lookup:x', 'i2', 1899, 500), false, 'renewed');
+      assert.equal(await s.acquireLease('lookup:x', 'i2', 1900, 500), true, 'expired: taken over');
+      await s.releaseLease('lookup:x', 'i1');
+      assert.equal(await s.acquireLease('lookup:x', 'i3', 2000, 500), false, 'i1 released nothing');
+      await s.releaseLease('lookup:x', 'i2');
+      assert.equal(await s.acquireLease('lookup:x', 'i3', 2000, 500), true, 'released: free');
+      await s.close();
+    });
+
+    test('card-testing reservations: concurrent requests never pass the same last place', async () => {
+      const s = make();
+      const keys = [{scope: 'ip', key: '198.51.100.0/64', max: 3}];
+      const results = await Promise.all(
+        Array.from({length: 12}, () => s.reserveAttempt(keys, 10_000, 60_000)),
+      );
+      assert.equal(results.filter((r) => r.ok).length, 3);
+      const refused = results.find((r) => !r.ok);
+      assert.deepEqual(refused, {ok: false, scope: 'ip', retryAfterMs: 60_000});
+      assert.deepEqual(await s.reserveAttempt(keys, 70_000, 60_000), {ok: true}, 'window moved');
+      await s.close();
+    });
+
+    test('concurrent inserts for one order: exactly one live attempt', async () => {
+      const s = make();
+      const results = await Promise.all(
+        Array.from({length: 10}, (_, i) => s.insertAttempt(attempt(`c${i}`, 'race'))),
+      );
+      assert.equal(results.filter((r) => r.inserted).length, 1);
+      assert.equal(
+        results.filter((r) => !r.inserted && r.reason === 'order_has_live_attempt').length,
+        9,
+      );
+      assert.equal((await s.listAttempts('race')).length, 1);
+      await s.close();
+    });
+
     test('records rejected webhooks', async () => {
       const s = make();
       await s.recordRejectedWebhook({
@@ -293,16 +371,16 @@ describe('SqlitePaymentStore specifics', () => {
   test('runs versioned migrations once and keeps WAL mode', async () => {
     const file = path.join(tmp, 'migrations.db');
     const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), [1, 2]);
+    assert.deepEqual(s.appliedMigrations(), [1, 2, 3]);
     await s.close();
     const again = new SqlitePaymentStore(file);
-    assert.deepEqual(again.appliedMigrations(), [1, 2]);
+    assert.deepEqual(again.appliedMigrations(), [1, 2, 3]);
     await again.close();
     const db = new Database(file);
     assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
     assert.equal(
       (db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as {n: number}).n,
-      2,
+      3,
     );
     db.close();
   });
@@ -322,7 +400,7 @@ describe('SqlitePaymentStore specifics', () => {
     ).run();
     v1.close();
     const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), [1, 2]);
+    assert.deepEqual(s.appliedMigrations(), [1, 2, 3]);
     const old = await s.getAttempt('old');
     assert.equal(old?.state, 'pending');
     assert.equal(old?.writtenOff, undefined);

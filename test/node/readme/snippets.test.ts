@@ -41,6 +41,7 @@ const SERVER_SNIPPETS = [
   'next-route.ts',
   'gateway.ts',
   'ssr-page.ts',
+  'store.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 

@@ -57,6 +57,11 @@ export interface ServiceConfig {
   duplicateCharges: DuplicateChargePolicy;
   velocity: AttemptVelocity;
   webhookAllowedIps: readonly string[] | undefined;
+  /**
+   * This instance among several on one store: `id` names it in the claims and leases it
+   * holds; `leaseMs` is how long one lasts (a crashed instance's work is taken over then).
+   */
+  instance: {id: string; leaseMs: number};
   logger: CheckoutLogger;
   now: () => number;
 }

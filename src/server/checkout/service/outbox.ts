@@ -2,7 +2,10 @@
  * Delivery of the outbox to `onPaymentUpdate`: every status change is stored with an
  * outbox entry in one transaction (see `attempt-writes.ts`); this delivers the entries in
  * order, after the write, one run at a time, and again after a failure (with backoff) or
- * a crash (recovery flushes it).
+ * a crash (recovery flushes it). Entries are claimed in the store before delivery
+ * (`claimOutbox`, a claim that expires after `instance.leaseMs`), so several instances on
+ * one store never deliver the same entry at once, and a crashed instance's entries are
+ * delivered by another once its claims expire.
  */
 import type {CheckoutLogger} from '../logger.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
@@ -13,6 +16,8 @@ export interface OutboxDeps {
   onPaymentUpdate: ((update: PaymentUpdate) => void | Promise<void>) | undefined;
   logger: CheckoutLogger;
   now: () => number;
+  /** Who claims the entries, and for how long. */
+  instance: {id: string; leaseMs: number};
   /** True once the service is closed: nothing more is delivered. */
   closed: () => boolean;
 }
@@ -52,18 +57,25 @@ export class Outbox {
   }
 
   async #drain(): Promise<void> {
-    const {store, onPaymentUpdate, logger} = this.#d;
+    const {store, onPaymentUpdate, logger, instance} = this.#d;
     for (;;) {
       this.#again = false;
       let entries;
+      const claimedAt = this.#d.now();
       try {
-        entries = await store.pendingOutbox(100);
+        entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, 100);
       } catch (error) {
         logger.error({error: errorSummary(error)}, 'reading the outbox failed');
         return;
       }
       for (const entry of entries) {
         if (this.#d.closed()) return;
+        // Half the claim gone: claim again (renewing what is still this instance's) rather
+        // than deliver an entry whose claim may run out, and be taken over, meanwhile.
+        if (this.#d.now() - claimedAt > instance.leaseMs / 2) {
+          this.#again = true;
+          break;
+        }
         try {
           if (onPaymentUpdate) await onPaymentUpdate(entry.update);
         } catch (error) {

@@ -64,6 +64,7 @@ export class PaymentService {
       onPaymentUpdate: cfg.onPaymentUpdate,
       logger: cfg.logger,
       now: cfg.now,
+      instance: cfg.instance,
       closed: () => background.closed,
     });
     const locks = new OrderLocks();

@@ -7,6 +7,10 @@
  *
  * A 404 on a lookup never means "not created": a slow gateway may still create the
  * payment, so the attempt stays open and its `order_id` is reused by the next create.
+ *
+ * Several instances on one store: a lookup first takes the attempt's lease in the store
+ * (`lookup:<order_id>`, expiring after `instance.leaseMs`); while another instance holds
+ * it, this one answers from the store instead of asking the gateway too.
  */
 import type {StatusResponse} from '../../../protocol/checkout.js';
 import {GatewayNotFoundError} from '../../gateway/errors.js';
@@ -41,7 +45,7 @@ const CREATE_GRACE_MS = 60_000;
 
 export type ReconcileConfig = Pick<
   ServiceConfig,
-  'store' | 'gateway' | 'resolveOrder' | 'statusCheck' | 'attempts' | 'logger' | 'now'
+  'store' | 'gateway' | 'resolveOrder' | 'statusCheck' | 'attempts' | 'instance' | 'logger' | 'now'
 >;
 
 export interface ReconcilerDeps {
@@ -196,7 +200,35 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     return sinceNews(a, now) >= afterMs;
   }
 
+  /** Looks the attempt up under its lease; without the lease, its stored row. */
   async #lookup(attempt: AttemptRecord): Promise<AttemptRecord> {
+    const {store, instance} = this.cfg;
+    const lease = `lookup:${attempt.gatewayOrderId}`;
+    if (!(await store.acquireLease(lease, instance.id, this.cfg.now(), instance.leaseMs))) {
+      this.log.info(
+        {gatewayOrderId: attempt.gatewayOrderId},
+        'another instance is looking this payment up: its answer is awaited in the store',
+      );
+      return (await store.getAttempt(attempt.attemptId)) ?? attempt;
+    }
+    // Renewed while the lookup runs (a slow gateway), so it never runs out under it.
+    const renew = setInterval(
+      () =>
+        void store
+          .acquireLease(lease, instance.id, this.cfg.now(), instance.leaseMs)
+          .catch(() => undefined),
+      Math.max(50, instance.leaseMs / 3),
+    );
+    renew.unref?.();
+    try {
+      return await this.#lookupLeased(attempt);
+    } finally {
+      clearInterval(renew);
+      await store.releaseLease(lease, instance.id).catch(() => undefined);
+    }
+  }
+
+  async #lookupLeased(attempt: AttemptRecord): Promise<AttemptRecord> {
     const {gateway} = this.cfg;
     const {writes} = this.d;
     const key = {attemptId: attempt.attemptId};

@@ -1,0 +1,726 @@
+/**
+ * `PostgresPaymentStore`: the {@link PaymentStore} on PostgreSQL (with `pg`, an optional
+ * peer dependency), for running several companion instances on one database. Every
+ * method is one transaction on a pooled connection; what must not happen twice is
+ * decided in the database, never in one process's memory:
+ *
+ * - a new attempt is inserted under a per-order transaction lock
+ *   (`pg_advisory_xact_lock`) after `SELECT … FOR UPDATE` of the order's attempts, with
+ *   a unique partial index (one open attempt per order) as the backstop;
+ * - a change to an attempt or an intent locks its row (`FOR UPDATE`), so the `mutate`
+ *   decision and the write are one step across instances;
+ * - card-testing reservations lock their (scope, key) pairs, in a fixed order, before
+ *   counting, so two instances cannot both pass the same last place;
+ * - outbox delivery claims entries with `FOR UPDATE SKIP LOCKED` and a claim that
+ *   expires, and lookups take a lease (`leases`) that expires: a crashed instance's work
+ *   is taken over once its claims run out.
+ *
+ * Migrations (`postgres-schema.ts`) run when the store is made, under a session advisory
+ * lock, so instances starting together migrate one at a time. A database that cannot be
+ * reached (refused, timed out, connection cut, statement timeout) is a
+ * {@link StoreUnavailableError}; the store keeps trying on the next call.
+ */
+import type {Pool, PoolClient, PoolConfig} from 'pg';
+import {loadPg} from '../optional-peers.js';
+import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
+import {
+  ATTEMPT_COLUMNS,
+  ATTEMPT_KEYS,
+  INTENT_COLUMNS,
+  INTENT_KEYS,
+  rowToAttempt,
+  rowToIntent,
+  rowToEvent,
+  rowToOperation,
+  rowToOutbox,
+  rowToRejected,
+  type AttemptKey,
+} from './store-rows.js';
+import {
+  isLiveAttempt,
+  StoreUnavailableError,
+  type AttemptMutation,
+  type AttemptRecord,
+  type AttemptState,
+  type CreateIntentResult,
+  type InsertAttemptResult,
+  type IntentMutation,
+  type IntentState,
+  type NewPaymentUpdate,
+  type OperationIntent,
+  type OutboxEntry,
+  type PaymentStore,
+  type RecordOperationResult,
+  type RejectedWebhookInput,
+  type RejectedWebhookRecord,
+  type ReserveAttemptResult,
+  type StoredOperation,
+  type StoredOperationInput,
+  type UpdateAttemptResult,
+  type VelocityKey,
+  type WebhookEventInput,
+  type WebhookEventRecord,
+} from './store.js';
+
+export interface PostgresPaymentStoreOptions {
+  /** `postgres://user:password@host:5432/database?sslmode=verify-full` (or give `pool`). */
+  connectionString?: string;
+  /** A `pg` pool of your own (its settings win; the store does not end it on `close`). */
+  pool?: Pool;
+  /** The schema of the store's tables (created when missing). Default `public`. */
+  schema?: string;
+  /** Connections in the pool (default 10). */
+  poolSize?: number;
+  /** How long to wait for a connection, in ms (default 5000). */
+  connectTimeoutMs?: number;
+  /** The longest one statement may run, in ms (default 10000); then `store_unavailable`. */
+  statementTimeoutMs?: number;
+  /**
+   * TLS, as `pg` takes it: `true`, or `{ca, rejectUnauthorized, ...}` (`tls.connect`
+   * options). `sslmode` in the connection string works too.
+   */
+  ssl?: PoolConfig['ssl'];
+  /** `application_name`, shown in `pg_stat_activity` (default `pg-checkout`). */
+  applicationName?: string;
+}
+
+/** SQLSTATE classes and codes that mean "the database is not there", not "bad query". */
+const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
+const UNAVAILABLE_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'EHOSTUNREACH',
+]);
+
+/** True when `error` says the database could not be reached or did not answer in time. */
+export function isUnavailable(error: unknown): boolean {
+  const e = error as {code?: unknown; message?: unknown} | null;
+  if (!e || typeof e !== 'object') return false;
+  if (typeof e.code === 'string') {
+    if (UNAVAILABLE_ERRNOS.has(e.code) || UNAVAILABLE_SQLSTATES.has(e.code)) return true;
+    if (e.code.startsWith('08')) return true; // connection exception
+  }
+  const message = typeof e.message === 'string' ? e.message : '';
+  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i.test(
+    message,
+  );
+}
+
+/** The server ended the connection (nothing of the statement ran on it). */
+function isCut(error: unknown): boolean {
+  const e = error as {code?: unknown; message?: unknown} | null;
+  return (
+    e?.code === '57P01' ||
+    e?.code === '57P02' ||
+    /Connection terminated|Client has encountered a connection error|not queryable/i.test(
+      String(e?.message),
+    )
+  );
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const INT8_OID = 20;
+
+type Row = Record<string, unknown>;
+
+export class PostgresPaymentStore implements PaymentStore {
+  readonly schema: string;
+  readonly pool: Pool;
+  private readonly ownPool: boolean;
+  /** The migrations' run; a failed run (database down) is tried again by the next call. */
+  private migrated: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: PostgresPaymentStoreOptions | string) {
+    const opts = typeof options === 'string' ? {connectionString: options} : options;
+    const schema = opts.schema ?? 'public';
+    if (!SCHEMA_NAME.test(schema)) {
+      throw new TypeError(
+        'PostgresPaymentStore: schema: must be a plain identifier (letters, digits, _; up to 63)',
+      );
+    }
+    if (!opts.pool && !opts.connectionString) {
+      throw new TypeError('PostgresPaymentStore: connectionString: is required (or pass pool)');
+    }
+    for (const key of ['poolSize', 'connectTimeoutMs', 'statementTimeoutMs'] as const) {
+      const v = opts[key];
+      if (v !== undefined && !(Number.isInteger(v) && v > 0)) {
+        throw new TypeError(`PostgresPaymentStore: ${key}: must be a positive whole number`);
+      }
+    }
+    this.schema = schema;
+    this.ownPool = !opts.pool;
+    if (opts.pool) {
+      this.pool = opts.pool;
+    } else {
+      const pg = loadPg();
+      this.pool = new pg.Pool({
+        connectionString: opts.connectionString,
+        max: opts.poolSize ?? 10,
+        connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
+        statement_timeout: opts.statementTimeoutMs ?? 10_000,
+        application_name: opts.applicationName ?? 'pg-checkout',
+        options: `-c search_path=${schema}`,
+        ...(opts.ssl === undefined ? {} : {ssl: opts.ssl}),
+        // Epoch milliseconds in BIGINT columns read back as numbers.
+        types: {
+          getTypeParser: ((oid: number, format?: string) =>
+            oid === INT8_OID
+              ? (v: string) => Number(v)
+              : pg.types.getTypeParser(oid, format as 'text')) as never,
+        },
+      });
+    }
+    // A pooled connection cut while idle (a restart, pg_terminate_backend) is an event
+    // of the pool, not of a call: the pool drops it and the next call gets a fresh one.
+    this.pool.on('error', () => undefined);
+    this.ready().catch(() => undefined);
+  }
+
+  /** Runs the migrations once (again after a failed run). */
+  ready(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('PostgresPaymentStore is closed'));
+    this.migrated ??= this.migrate().catch((error: unknown) => {
+      this.migrated = undefined;
+      throw this.mapError(error);
+    });
+    return this.migrated;
+  }
+
+  /** Versions of the applied migrations. */
+  async appliedMigrations(): Promise<number[]> {
+    await this.ready();
+    return (await this.query('SELECT version FROM schema_migrations ORDER BY version')).map((r) =>
+      Number(r['version']),
+    );
+  }
+
+  /**
+   * Creates the schema when missing and applies the migrations not applied yet, each in
+   * its own transaction, holding a session advisory lock meanwhile: several instances
+   * starting at once migrate one after the other (the later ones find nothing to do).
+   * A database newer than this code is refused.
+   */
+  private async migrate(): Promise<void> {
+    const c = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+      try {
+        await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
+        await c.query(`SET search_path TO ${this.schema}`);
+        await c.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+          version INTEGER PRIMARY KEY,
+          name TEXT NOT NULL,
+          applied_at BIGINT NOT NULL
+        )`);
+        const applied = new Set(
+          (await c.query<Row>('SELECT version FROM schema_migrations')).rows.map((r) =>
+            Number(r['version']),
+          ),
+        );
+        const newest = Math.max(0, ...applied);
+        const known = Math.max(...PG_MIGRATIONS.map((m) => m.version));
+        if (newest > known) {
+          throw new Error(
+            `PostgresPaymentStore: the database schema (version ${newest}) is newer than this code (version ${known}); upgrade pg-checkout`,
+          );
+        }
+        for (const m of PG_MIGRATIONS) {
+          if (applied.has(m.version)) continue;
+          await c.query('BEGIN');
+          try {
+            await c.query(m.sql);
+            await c.query(
+              'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+              [m.version, m.name, Date.now()],
+            );
+            await c.query('COMMIT');
+          } catch (error) {
+            await c.query('ROLLBACK').catch(() => undefined);
+            throw error;
+          }
+        }
+      } finally {
+        await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
+      }
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      throw error;
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  private mapError(error: unknown): unknown {
+    if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
+    const what = (error as Error).message || String((error as {code?: unknown}).code);
+    return new StoreUnavailableError(`the payment database cannot be reached: ${what}`, {
+      cause: error,
+    });
+  }
+
+  /**
+   * One statement outside a transaction. A pooled connection that the server cut while
+   * it was idle (a restart, `pg_terminate_backend`) fails the statement before it runs:
+   * it is tried once more on a fresh connection.
+   */
+  private async query(text: string, values: unknown[] = []): Promise<Row[]> {
+    await this.ready();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return (await this.pool.query<Row>(text, values)).rows;
+      } catch (error) {
+        if (attempt === 0 && isCut(error)) continue;
+        throw this.mapError(error);
+      }
+    }
+  }
+
+  /** A connection whose `BEGIN` succeeded (a stale one found cut is replaced once). */
+  private async begin(): Promise<PoolClient> {
+    for (let attempt = 0; ; attempt++) {
+      let c: PoolClient;
+      try {
+        c = await this.pool.connect();
+      } catch (error) {
+        throw this.mapError(error);
+      }
+      try {
+        await c.query('BEGIN');
+        return c;
+      } catch (error) {
+        c.release(error as Error);
+        if (attempt === 0 && isCut(error)) continue;
+        throw this.mapError(error);
+      }
+    }
+  }
+
+  /** `fn` in one transaction on one connection; a connection that broke is dropped. */
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    await this.ready();
+    const c = await this.begin();
+    let broken: Error | undefined;
+    try {
+      const result = await fn(c);
+      await c.query('COMMIT');
+      return result;
+    } catch (error) {
+      if (isUnavailable(error)) broken = error as Error;
+      else await c.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+      throw this.mapError(error);
+    } finally {
+      c.release(broken);
+    }
+  }
+
+  /** Serialises transactions about `key` (released at commit); any text key. */
+  private lock(c: PoolClient, key: string): Promise<unknown> {
+    return c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+  }
+
+  async insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
+    return this.tx(async (c) => {
+      await this.lock(c, `order:${attempt.orderRef}`);
+      const same = (
+        await c.query<Row>('SELECT * FROM attempts WHERE attempt_id = $1', [attempt.attemptId])
+      ).rows[0];
+      if (same) return {inserted: false, existing: rowToAttempt(same), reason: 'same_attempt'};
+      const rows = (
+        await c.query<Row>('SELECT * FROM attempts WHERE order_ref = $1 ORDER BY seq FOR UPDATE', [
+          attempt.orderRef,
+        ])
+      ).rows.map(rowToAttempt);
+      const live = rows.find(isLiveAttempt);
+      if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
+      const keys = ATTEMPT_KEYS.filter((k) => attempt[k] !== undefined);
+      await c.query(
+        `INSERT INTO attempts (${keys.map((k) => ATTEMPT_COLUMNS[k]).join(', ')})
+         VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
+        keys.map((k) => attempt[k]),
+      );
+      return {inserted: true, attempt: {...attempt}};
+    });
+  }
+
+  async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
+    const row = (await this.query('SELECT * FROM attempts WHERE attempt_id = $1', [attemptId]))[0];
+    return row && rowToAttempt(row);
+  }
+
+  async getAttemptByGatewayOrderId(gatewayOrderId: string): Promise<AttemptRecord | undefined> {
+    const row = (
+      await this.query('SELECT * FROM attempts WHERE gateway_order_id = $1', [gatewayOrderId])
+    )[0];
+    return row && rowToAttempt(row);
+  }
+
+  async listAttempts(orderRef: string): Promise<AttemptRecord[]> {
+    return (
+      await this.query('SELECT * FROM attempts WHERE order_ref = $1 ORDER BY seq', [orderRef])
+    ).map(rowToAttempt);
+  }
+
+  async listAttemptsInStates(states: readonly AttemptState[]): Promise<AttemptRecord[]> {
+    if (states.length === 0) return [];
+    return (
+      await this.query(
+        'SELECT * FROM attempts WHERE state = ANY($1::text[]) ORDER BY created_at, seq, attempt_id',
+        [states],
+      )
+    ).map(rowToAttempt);
+  }
+
+  private async insertEvent(c: PoolClient, event: WebhookEventInput): Promise<boolean> {
+    const r = await c.query(
+      `INSERT INTO webhook_events (event_key, received_at, kind, gateway_order_id, status, data, flag)
+       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (event_key) DO NOTHING`,
+      [
+        event.eventKey,
+        event.receivedAt,
+        event.kind,
+        event.gatewayOrderId ?? null,
+        event.status ?? null,
+        event.data,
+        event.flag ?? null,
+      ],
+    );
+    return r.rowCount === 1;
+  }
+
+  private async insertOutbox(
+    c: PoolClient,
+    update: NewPaymentUpdate,
+    now: number,
+  ): Promise<number> {
+    const r = await c.query<Row>(
+      'INSERT INTO outbox (created_at, payload) VALUES ($1, $2) RETURNING id',
+      [now, JSON.stringify(update)],
+    );
+    return Number(r.rows[0]!['id']);
+  }
+
+  async updateAttempt(
+    key: {attemptId: string} | {gatewayOrderId: string},
+    mutate: (current: AttemptRecord) => AttemptMutation | undefined,
+    event?: WebhookEventInput,
+  ): Promise<UpdateAttemptResult> {
+    return this.tx(async (c) => {
+      if (event && !(await this.insertEvent(c, event))) {
+        return {duplicateEvent: true, attempt: undefined, changed: false};
+      }
+      const [column, value] =
+        'attemptId' in key
+          ? ['attempt_id', key.attemptId]
+          : ['gateway_order_id', key.gatewayOrderId];
+      const row = (
+        await c.query<Row>(`SELECT * FROM attempts WHERE ${column} = $1 FOR UPDATE`, [value])
+      ).rows[0];
+      if (!row) return {duplicateEvent: false, attempt: undefined, changed: false};
+      const current = rowToAttempt(row);
+      const mutation = mutate({...current});
+      if (!mutation) return {duplicateEvent: false, attempt: current, changed: false};
+      const next = {...current} as Record<string, unknown>;
+      const assignments = (Object.entries(mutation.patch) as [AttemptKey, unknown][]).filter(
+        ([k]) => k in ATTEMPT_COLUMNS,
+      );
+      if (assignments.length > 0) {
+        await c.query(
+          `UPDATE attempts SET ${assignments.map(([k], i) => `${ATTEMPT_COLUMNS[k]} = $${i + 1}`).join(', ')}
+           WHERE attempt_id = $${assignments.length + 1}`,
+          [...assignments.map(([, v]) => v ?? null), current.attemptId],
+        );
+        for (const [k, v] of assignments) {
+          if (v === null || v === undefined) delete next[k];
+          else next[k] = v;
+        }
+      }
+      const outboxId = mutation.update
+        ? await this.insertOutbox(c, mutation.update, next['updatedAt'] as number)
+        : undefined;
+      return {
+        duplicateEvent: false,
+        attempt: next as unknown as AttemptRecord,
+        changed: next['state'] !== current.state,
+        ...(outboxId === undefined ? {} : {outboxId}),
+      };
+    });
+  }
+
+  recordEvent(event: WebhookEventInput): Promise<boolean> {
+    return this.tx((c) => this.insertEvent(c, event));
+  }
+
+  async listEvents(): Promise<WebhookEventRecord[]> {
+    return (await this.query('SELECT * FROM webhook_events ORDER BY id')).map(rowToEvent);
+  }
+
+  recordOperation(
+    operation: StoredOperationInput,
+    update: NewPaymentUpdate,
+    event?: WebhookEventInput,
+  ): Promise<RecordOperationResult> {
+    return this.tx(async (c): Promise<RecordOperationResult> => {
+      if (event && !(await this.insertEvent(c, event))) {
+        return {duplicateEvent: true, inserted: false};
+      }
+      const r = await c.query(
+        `INSERT INTO operations (gateway_order_id, order_ref, kind, operation_id, status,
+           status_code, amount, currency, raw, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+         ON CONFLICT (gateway_order_id, kind, operation_id, status) DO NOTHING`,
+        [
+          operation.gatewayOrderId,
+          operation.orderRef,
+          operation.kind,
+          operation.operationId,
+          operation.status,
+          operation.statusCode ?? null,
+          operation.amount ?? null,
+          operation.currency ?? null,
+          operation.raw,
+          operation.createdAt,
+        ],
+      );
+      if (r.rowCount !== 1) return {duplicateEvent: false, inserted: false};
+      const outboxId = await this.insertOutbox(c, update, operation.createdAt);
+      return {duplicateEvent: false, inserted: true, outboxId};
+    });
+  }
+
+  private async operationsOf(
+    run: (text: string, values: unknown[]) => Promise<Row[]>,
+    orderRef: string,
+  ): Promise<StoredOperation[]> {
+    const rows = await run('SELECT * FROM operations WHERE order_ref = $1 ORDER BY id', [orderRef]);
+    return rows.map(rowToOperation);
+  }
+
+  listOperations(orderRef: string): Promise<StoredOperation[]> {
+    return this.operationsOf((t, v) => this.query(t, v), orderRef);
+  }
+
+  async recordRejectedWebhook(r: RejectedWebhookInput): Promise<void> {
+    await this.query(
+      `INSERT INTO rejected_webhooks (received_at, ip, reason, body_sha256, size)
+       VALUES ($1, $2, $3, $4, $5)`,
+      [r.receivedAt, r.ip, r.reason, r.bodySha256, r.size],
+    );
+  }
+
+  async listRejectedWebhooks(): Promise<RejectedWebhookRecord[]> {
+    return (await this.query('SELECT * FROM rejected_webhooks ORDER BY id')).map(rowToRejected);
+  }
+
+  async pendingOutbox(limit = 100): Promise<OutboxEntry[]> {
+    return (
+      await this.query('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT $1', [
+        limit,
+      ])
+    ).map(rowToOutbox);
+  }
+
+  /** `FOR UPDATE SKIP LOCKED`: concurrent claimers pass over each other's rows. */
+  async claimOutbox(
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    const rows = await this.query(
+      `UPDATE outbox SET claimed_by = $1, claimed_until = $2
+       WHERE id IN (
+         SELECT id FROM outbox WHERE delivered_at IS NULL
+           AND (claimed_until IS NULL OR claimed_until <= $3 OR claimed_by = $1)
+         ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      [owner, now + leaseMs, now, limit],
+    );
+    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  async markOutboxDelivered(id: number, at: number): Promise<void> {
+    await this.query('UPDATE outbox SET delivered_at = $1 WHERE id = $2 AND delivered_at IS NULL', [
+      at,
+      id,
+    ]);
+  }
+
+  async markOutboxFailed(id: number): Promise<void> {
+    await this.query('UPDATE outbox SET failures = failures + 1 WHERE id = $1', [id]);
+  }
+
+  async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
+    const rows = await this.query(
+      `INSERT INTO leases (key, owner, expires_at) VALUES ($1, $2, $3)
+       ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+       WHERE leases.expires_at <= $4 OR leases.owner = excluded.owner
+       RETURNING owner`,
+      [key, owner, now + leaseMs, now],
+    );
+    return rows.length === 1;
+  }
+
+  async releaseLease(key: string, owner: string): Promise<void> {
+    await this.query('DELETE FROM leases WHERE key = $1 AND owner = $2', [key, owner]);
+  }
+
+  private intentValues(i: OperationIntent): unknown[] {
+    return INTENT_KEYS.map((k) => i[k] ?? null);
+  }
+
+  createIntent(
+    intent: OperationIntent,
+    decide: Parameters<PaymentStore['createIntent']>[1],
+    update?: NewPaymentUpdate,
+  ): Promise<CreateIntentResult> {
+    return this.tx(async (c): Promise<CreateIntentResult> => {
+      await this.lock(c, `intents:${intent.orderRef}`);
+      const existing = (
+        await c.query<Row>('SELECT * FROM operation_intents WHERE order_ref = $1 AND key = $2', [
+          intent.orderRef,
+          intent.key,
+        ])
+      ).rows[0];
+      if (existing) return {created: false, existing: rowToIntent(existing)};
+      const intents = (
+        await c.query<Row>('SELECT * FROM operation_intents WHERE order_ref = $1 ORDER BY seq', [
+          intent.orderRef,
+        ])
+      ).rows.map(rowToIntent);
+      const operations = await this.operationsOf(
+        async (t, v) => (await c.query<Row>(t, v)).rows,
+        intent.orderRef,
+      );
+      const refused = decide(intents, operations);
+      if (refused) return {created: false, refused};
+      await c.query(
+        `INSERT INTO operation_intents (${INTENT_KEYS.map((k) => INTENT_COLUMNS[k]).join(', ')})
+         VALUES (${INTENT_KEYS.map((_, i) => `$${i + 1}`).join(', ')})`,
+        this.intentValues(intent),
+      );
+      if (update) await this.insertOutbox(c, update, intent.createdAt);
+      return {created: true, intent: {...intent}};
+    });
+  }
+
+  updateIntent(
+    orderRef: string,
+    key: string,
+    mutate: (current: OperationIntent) => IntentMutation | undefined,
+  ): Promise<OperationIntent | undefined> {
+    return this.tx(async (c) => {
+      const row = (
+        await c.query<Row>(
+          'SELECT * FROM operation_intents WHERE order_ref = $1 AND key = $2 FOR UPDATE',
+          [orderRef, key],
+        )
+      ).rows[0];
+      if (!row) return undefined;
+      const current = rowToIntent(row);
+      const m = mutate({...current});
+      if (!m) return current;
+      const next = {...current, ...m.patch};
+      await c.query(
+        `UPDATE operation_intents SET ${INTENT_KEYS.map((k, i) => `${INTENT_COLUMNS[k]} = $${i + 1}`).join(', ')}
+         WHERE order_ref = $${INTENT_KEYS.length + 1} AND key = $${INTENT_KEYS.length + 2}`,
+        [...this.intentValues(next), orderRef, key],
+      );
+      if (m.update) await this.insertOutbox(c, m.update, next.updatedAt);
+      return next;
+    });
+  }
+
+  async getIntent(orderRef: string, key: string): Promise<OperationIntent | undefined> {
+    const row = (
+      await this.query('SELECT * FROM operation_intents WHERE order_ref = $1 AND key = $2', [
+        orderRef,
+        key,
+      ])
+    )[0];
+    return row && rowToIntent(row);
+  }
+
+  async listIntents(orderRef: string): Promise<OperationIntent[]> {
+    return (
+      await this.query('SELECT * FROM operation_intents WHERE order_ref = $1 ORDER BY seq', [
+        orderRef,
+      ])
+    ).map(rowToIntent);
+  }
+
+  async listIntentsInStates(states: readonly IntentState[]): Promise<OperationIntent[]> {
+    if (states.length === 0) return [];
+    return (
+      await this.query(
+        'SELECT * FROM operation_intents WHERE state = ANY($1::text[]) ORDER BY created_at, seq',
+        [states],
+      )
+    ).map(rowToIntent);
+  }
+
+  private lastVelocityPrune = 0;
+
+  /**
+   * Locks each (scope, key) in a fixed order (so two reservations never wait on each
+   * other crosswise), counts, and records: a reservation, not an after-the-fact count.
+   */
+  reserveAttempt(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): Promise<ReserveAttemptResult> {
+    const since = now - windowMs;
+    return this.tx(async (c): Promise<ReserveAttemptResult> => {
+      const locks = [
+        ...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`)),
+      ].sort();
+      for (const l of locks) await this.lock(c, l);
+      for (const k of keys) {
+        const rows = (
+          await c.query<Row>(
+            `SELECT at FROM attempt_velocity WHERE scope = $1 AND key = $2 AND at > $3
+             ORDER BY at DESC LIMIT $4`,
+            [k.scope, k.key, since, k.max],
+          )
+        ).rows;
+        if (rows.length >= k.max) {
+          const at = Number(rows[k.max - 1]!['at']);
+          return {ok: false, scope: k.scope, retryAfterMs: at + windowMs - now};
+        }
+      }
+      for (const k of keys) {
+        await c.query('INSERT INTO attempt_velocity (scope, key, at) VALUES ($1, $2, $3)', [
+          k.scope,
+          k.key,
+          now,
+        ]);
+      }
+      if (now - this.lastVelocityPrune > 60_000) {
+        this.lastVelocityPrune = now;
+        await c.query('DELETE FROM attempt_velocity WHERE at <= $1', [since]);
+      }
+      return {ok: true};
+    });
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      return (await this.query('SELECT 1 AS ok')).length === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.migrated?.catch(() => undefined);
+    this.closed = true;
+    if (this.ownPool) await this.pool.end();
+  }
+}
