@@ -3,6 +3,7 @@
  * records which ran) and how attempts and operation intents map to columns and back.
  * `sqlite-store.ts` runs the migrations and the queries.
  */
+import type {SavedCardRecord} from './saved-cards.js';
 import type {AttemptRecord, OperationIntent} from './store.js';
 
 /** One schema migration. Versions only grow; an applied migration is never edited. */
@@ -122,7 +123,48 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX attempt_velocity_by_time ON attempt_velocity(at);
     `,
   },
+  {
+    version: 3,
+    name: 'saved cards (token, mask, brand, token expiry; never the number or the code)',
+    sql: `
+      ALTER TABLE attempts ADD COLUMN save_card_for TEXT;
+      CREATE TABLE saved_cards (
+        id TEXT PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        token TEXT NOT NULL,
+        mask TEXT NOT NULL,
+        brand TEXT NOT NULL,
+        token_expires_at TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        deleted_at INTEGER
+      );
+      CREATE INDEX saved_cards_by_customer ON saved_cards(customer_id, created_at);
+      CREATE UNIQUE INDEX saved_cards_live_token ON saved_cards(customer_id, token)
+        WHERE deleted_at IS NULL;
+    `,
+  },
 ];
+
+/** Saved-card fields and their columns. */
+export const SAVED_CARD_COLUMNS = {
+  id: 'id',
+  customerId: 'customer_id',
+  token: 'token',
+  mask: 'mask',
+  brand: 'brand',
+  tokenExpiresAt: 'token_expires_at',
+  createdAt: 'created_at',
+  deletedAt: 'deleted_at',
+} as const satisfies Record<keyof SavedCardRecord, string>;
+
+export function rowToSavedCard(row: Record<string, unknown>): SavedCardRecord {
+  const out: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(SAVED_CARD_COLUMNS)) {
+    const v = row[column];
+    if (v !== null && v !== undefined) out[key] = v;
+  }
+  return out as unknown as SavedCardRecord;
+}
 
 /** Intent fields and their columns. */
 export const INTENT_COLUMNS = {
@@ -182,6 +224,7 @@ export const ATTEMPT_COLUMNS = {
   createCount: 'create_count',
   writtenOff: 'written_off',
   writtenOffAt: 'written_off_at',
+  saveCardFor: 'save_card_for',
 } as const satisfies Record<keyof AttemptRecord, string>;
 
 export type AttemptKey = keyof typeof ATTEMPT_COLUMNS;
