@@ -404,7 +404,7 @@ export class PgCardForm extends LitElement {
       result = {outcome: 'error', code: 'network', message: '', retrySameAttempt: true};
     } finally {
       // The request object held the CVV: drop what we can reach.
-      request.card.cvv = '';
+      if (request.card) request.card.cvv = '';
     }
     if (!result) return; // aborted (element removed)
     if (!keepsCardData(result)) {
