@@ -293,10 +293,10 @@ describe('SqlitePaymentStore specifics', () => {
   test('runs versioned migrations once and keeps WAL mode', async () => {
     const file = path.join(tmp, 'migrations.db');
     const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), [1, 2]);
+    assert.deepEqual(s.appliedMigrations(), [1, 2, 3]);
     await s.close();
     const again = new SqlitePaymentStore(file);
-    assert.deepEqual(again.appliedMigrations(), [1, 2]);
+    assert.deepEqual(again.appliedMigrations(), [1, 2, 3]);
     await again.close();
     const db = new Database(file);
     assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
@@ -322,7 +322,7 @@ describe('SqlitePaymentStore specifics', () => {
     ).run();
     v1.close();
     const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), [1, 2]);
+    assert.deepEqual(s.appliedMigrations(), [1, 2, 3]);
     const old = await s.getAttempt('old');
     assert.equal(old?.state, 'pending');
     assert.equal(old?.writtenOff, undefined);
