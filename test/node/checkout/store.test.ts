@@ -302,7 +302,7 @@ describe('SqlitePaymentStore specifics', () => {
     assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
     assert.equal(
       (db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as {n: number}).n,
-      2,
+      3,
     );
     db.close();
   });
