@@ -67,7 +67,7 @@ const order = (orderRef: string, savedCards = true) => post('/order', {orderRef,
 async function payCard(
   orderRef: string,
   extra: Record<string, unknown> = {},
-  card = CARDS.success,
+  card: string = CARDS.success,
 ) {
   const r = await payHttp(c.url, {...payBody(orderRef, `a-${n++}`, card, nextCvv()), ...extra});
   answers.push(JSON.stringify(r.json));
