@@ -28,11 +28,7 @@ export type {
   PaymentUpdate,
   PaymentUpdateKind,
 } from './checkout/store.js';
-export type {
-  SavedCardRecord,
-  SavedCardStore,
-  SavedCardSummary,
-} from './checkout/saved-cards.js';
+export type {SavedCardRecord, SavedCardStore, SavedCardSummary} from './checkout/saved-cards.js';
 export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';

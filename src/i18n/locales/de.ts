@@ -76,7 +76,8 @@ export const de: CheckoutMessages = {
   removeCardConfirm: 'Diese Karte aus Ihren gespeicherten Karten entfernen?',
   removeCardYes: 'Karte entfernen',
   savedCardRemoved: 'Karte entfernt.',
-  savedCardUnknown: 'Diese gespeicherte Karte ist nicht verwendbar. Wählen Sie eine andere oder eine neue Karte.',
+  savedCardUnknown:
+    'Diese gespeicherte Karte ist nicht verwendbar. Wählen Sie eine andere oder eine neue Karte.',
   savedCardGone: 'Diese Karte wurde entfernt. Wählen Sie eine andere oder eine neue Karte.',
   savedCardTokenExpired: 'Diese gespeicherte Karte ist abgelaufen. Verwenden Sie eine neue Karte.',
 };

@@ -75,7 +75,8 @@ export const fr: CheckoutMessages = {
   removeCardConfirm: 'Supprimer cette carte de vos cartes enregistrées ?',
   removeCardYes: 'Supprimer la carte',
   savedCardRemoved: 'Carte supprimée.',
-  savedCardUnknown: 'Cette carte enregistrée ne peut pas être utilisée. Choisissez-en une autre ou une nouvelle carte.',
+  savedCardUnknown:
+    'Cette carte enregistrée ne peut pas être utilisée. Choisissez-en une autre ou une nouvelle carte.',
   savedCardGone: 'Cette carte a été supprimée. Choisissez-en une autre ou une nouvelle carte.',
   savedCardTokenExpired: 'Cette carte enregistrée a expiré. Utilisez une nouvelle carte.',
 };

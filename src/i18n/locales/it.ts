@@ -73,7 +73,8 @@ export const it: CheckoutMessages = {
   removeCardConfirm: 'Rimuovere questa carta dalle carte salvate?',
   removeCardYes: 'Rimuovi carta',
   savedCardRemoved: 'Carta rimossa.',
-  savedCardUnknown: "Questa carta salvata non può essere usata. Scegline un'altra o usa una nuova carta.",
+  savedCardUnknown:
+    "Questa carta salvata non può essere usata. Scegline un'altra o usa una nuova carta.",
   savedCardGone: "Questa carta è stata rimossa. Scegline un'altra o usa una nuova carta.",
   savedCardTokenExpired: 'Questa carta salvata è scaduta. Usa una nuova carta.',
 };

@@ -72,7 +72,8 @@ export const ro: CheckoutMessages = {
   removeCardConfirm: 'Eliminați acest card din cardurile salvate?',
   removeCardYes: 'Eliminați cardul',
   savedCardRemoved: 'Card eliminat.',
-  savedCardUnknown: 'Acest card salvat nu poate fi folosit. Alegeți altul sau folosiți un card nou.',
+  savedCardUnknown:
+    'Acest card salvat nu poate fi folosit. Alegeți altul sau folosiți un card nou.',
   savedCardGone: 'Acest card a fost eliminat. Alegeți altul sau folosiți un card nou.',
   savedCardTokenExpired: 'Acest card salvat a expirat. Folosiți un card nou.',
 };

@@ -167,9 +167,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
       prepare: (order, gatewayOrderId) => {
         // A saved card pays only for the order's own customer (from resolveOrder).
         const token =
-          body.savedCardId === undefined
-            ? undefined
-            : savedCardToken(saved, order, this.cfg.now());
+          body.savedCardId === undefined ? undefined : savedCardToken(saved, order, this.cfg.now());
         const built = buildDirectRequest(
           body,
           order,

@@ -120,18 +120,12 @@ export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
   /** The merchant's list: a customer's live cards (every customer's when absent). */
   async list(customerId?: string): Promise<SavedCardSummary[]> {
     const now = this.cfg.now();
-    return (await this.cfg.store.listSavedCards(customerId)).map((c) =>
-      savedCardSummary(c, now),
-    );
+    return (await this.cfg.store.listSavedCards(customerId)).map((c) => savedCardSummary(c, now));
   }
 
   /** The merchant removes a customer's card; false when the customer has no such card. */
   async remove(customerId: string, savedCardId: string): Promise<boolean> {
-    const removed = await this.cfg.store.deleteSavedCard(
-      customerId,
-      savedCardId,
-      this.cfg.now(),
-    );
+    const removed = await this.cfg.store.deleteSavedCard(customerId, savedCardId, this.cfg.now());
     if (removed) this.log.info({savedCardId}, 'saved card removed');
     return removed;
   }
