@@ -174,6 +174,7 @@ export function createPayment(
     token,
     now,
   });
+  if (token !== undefined) txn.paidByToken = true;
   const split = splitFaults(faults);
   txn.webhookCopies = webhookCopies(split.webhook);
   s.orders.set(txn.orderId, txn);
