@@ -229,8 +229,9 @@ function cdnBundle(): UserConfig {
         checks: {bundlerTimings: false},
         output: {
           entryFileNames: 'pg-checkout.js',
-          // The locales loaded on demand (src/i18n/catalogue.ts) are the only chunks: one
-          // file each, imported relative to pg-checkout.js, never part of its budget.
+          // The locales loaded on demand (src/i18n/catalogue.ts) and the saved-card view
+          // (src/card-form/saved-cards/) are the only chunks: one file each, imported
+          // relative to pg-checkout.js, importing nothing, never part of its budget.
           chunkFileNames: 'locales/[name]-[hash].js',
           comments: {legal: false},
           // After minification, which would drop it with Lit's own licence comments.

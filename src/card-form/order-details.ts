@@ -7,7 +7,8 @@
  * choice (a saved card or a new one, and the consent to save). The choice's markup and
  * removal are a module of their own (`saved-cards/saved-cards-view.ts`), loaded only when
  * there are saved cards to show or a card can be saved. That module imports nothing: this
- * controller hands it Lit's `html` and the brand marks, so it loads like a locale table.
+ * controller hands it Lit's `html`, the card rules and the brand marks, so it loads like a
+ * locale table.
  */
 import {html, nothing, type ReactiveController, type ReactiveControllerHost} from 'lit';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../protocol/checkout.js';
 import type {CheckoutMessages} from '../i18n/messages.js';
 import {brandMark} from './brand-marks.js';
+import {normaliseNumber} from '../validation/card.js';
 import {siblingRoute} from './three-ds-handoff.js';
 
 /** The form as this controller sees it. */
@@ -30,7 +32,7 @@ export interface OrderDetailsHost extends ReactiveControllerHost, HTMLElement {
 }
 
 /** What the lazy view module is given to render with. */
-export const VIEW_KIT = {html, nothing, brandMark, post: postCheckout};
+export const VIEW_KIT = {html, nothing, brandMark, normaliseNumber, post: postCheckout};
 
 /** POSTs `body` to the companion's `route` beside the pay route; its order answer, or undefined. */
 async function postCheckout(

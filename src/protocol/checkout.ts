@@ -114,14 +114,13 @@ export interface OrderRequest {
 
 /**
  * A saved card as the browser sees it: an opaque id, never the gateway's token. Expiry is
- * the token's (the card's month): an expired card is shown but cannot pay.
+ * the token's (the card's month): an expired card is shown but cannot pay. The form tells
+ * the brand from the mask's first digits, as it does for a number typed in.
  */
 export interface SavedCardView {
   id: string;
   /** Masked number, e.g. `424242******4242`. */
   mask: string;
-  /** card-validator's type (`visa`, `mastercard`, …), or `''` when unknown. */
-  brand: string;
   expMonth: number;
   expYear: number;
   expired: boolean;

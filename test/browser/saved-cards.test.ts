@@ -22,7 +22,6 @@ const year = new Date().getFullYear() + 2;
 const VISA_CARD: SavedCardView = {
   id: 'sc_aaaaaaaaaaaaaaaaaaaaaaaa',
   mask: '424242******4242',
-  brand: 'visa',
   expMonth: 12,
   expYear: year,
   expired: false,
@@ -30,7 +29,6 @@ const VISA_CARD: SavedCardView = {
 const MC_CARD: SavedCardView = {
   id: 'sc_bbbbbbbbbbbbbbbbbbbbbbbb',
   mask: '545454******5454',
-  brand: 'mastercard',
   expMonth: 3,
   expYear: year,
   expired: false,
@@ -38,7 +36,6 @@ const MC_CARD: SavedCardView = {
 const OLD_CARD: SavedCardView = {
   id: 'sc_cccccccccccccccccccccccc',
   mask: '400000******0002',
-  brand: 'visa',
   expMonth: 1,
   expYear: 2020,
   expired: true,

@@ -164,7 +164,6 @@ export interface SavedCard {
   id: string;
   customerId: string;
   mask: string;
-  brand: string;
   expMonth: number;
   expYear: number;
   expired: boolean;

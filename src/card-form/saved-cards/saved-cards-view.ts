@@ -5,8 +5,8 @@
  * Remove button that asks for confirmation first, and the "Save this card for next time"
  * box (never ticked by default). Native radios and a `<fieldset>` with its `<legend>`
  * give the keyboard (arrow keys, Space, Enter pays) and screen readers what they expect.
- * This module imports nothing at run time: Lit's `html` and the brand marks come with the
- * call, so the chunk loads like a locale table.
+ * This module imports nothing at run time: Lit's `html`, the card rules and the brand
+ * marks come with the call, so the chunk loads like a locale table.
  */
 import type {CheckoutMessages} from '../../i18n/messages.js';
 import type {SavedCardView} from '../../protocol/checkout.js';
@@ -14,18 +14,6 @@ import {CHECKOUT_ROUTES} from '../../protocol/checkout.js';
 import type {OrderDetails, VIEW_KIT} from '../order-details.js';
 
 type Kit = typeof VIEW_KIT;
-
-const NAMES: Readonly<Record<string, string>> = {
-  visa: 'Visa',
-  mastercard: 'Mastercard',
-  maestro: 'Maestro',
-  'american-express': 'American Express',
-  'diners-club': 'Diners Club',
-  discover: 'Discover',
-  jcb: 'JCB',
-  unionpay: 'UnionPay',
-  mir: 'Mir',
-};
 
 const STYLES = `
 .saved{border:0;margin:0 0 var(--pg-spacing,12px);padding:0;min-width:0}
@@ -95,8 +83,9 @@ async function remove(c: OrderDetails, id: string, t: CheckoutMessages, kit: Kit
 function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) {
   const {html, nothing, brandMark} = kit;
   const date = `${String(s.expMonth).padStart(2, '0')}/${String(s.expYear % 100).padStart(2, '0')}`;
-  const name = NAMES[s.brand] ?? s.brand;
-  const label = `${name} ${last4(s)}`.trim();
+  // The brand from the mask's first digits, by the rules that read a number typed in.
+  const brand = kit.normaliseNumber(s.mask.slice(0, 6)).brand;
+  const label = `${brand?.niceType ?? ''} ${last4(s)}`.trim();
   return html`<div class="saved__row" part="saved-card">
       <label class="saved__card ${s.expired ? 'saved__card--expired' : ''}">
         <input
@@ -108,7 +97,7 @@ function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) 
           aria-describedby="exp-${s.id}"
           @change=${() => choose(c, s.id)}
         />
-        ${s.brand ? brandMark({type: s.brand, niceType: name} as never) : nothing}
+        ${brandMark(brand)}
         <span dir="ltr">${last4(s)}</span>
         <span id="exp-${s.id}" class="saved__exp"
           >${s.expired ? t.savedCardExpired : t.savedCardExpires.replace('{date}', date)}</span

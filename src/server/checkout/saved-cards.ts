@@ -3,13 +3,13 @@
  * methods that keep it (part of every `PaymentStore`), and the pure rules around it —
  * minting the opaque id, reading the gateway's token expiry, and what the browser may see
  * of a saved card (never the token). The payment store holds one row per saved card:
- * customer id, opaque id, the gateway's token, mask, brand, token expiry, created and
- * deleted times. Card numbers and security codes are never stored: there is no field
+ * customer id, opaque id, the gateway's token, mask, token expiry, created and deleted
+ * times. (The brand is the browser's to tell from the mask, with the form's card rules:
+ * the server carries no card-validator.) Card numbers and security codes are never stored: there is no field
  * for them. A removed card keeps its row (for the record) but loses its token.
  */
 import {randomBytes} from 'node:crypto';
 import type {SavedCardView} from '../../protocol/checkout.js';
-import {normaliseNumber} from '../../validation/card.js';
 
 /** One saved card of one customer. */
 export interface SavedCardRecord {
@@ -21,8 +21,6 @@ export interface SavedCardRecord {
   token: string;
   /** Masked number as the gateway gave it (`424242******4242`). */
   mask: string;
-  /** card-validator's type from the mask's first digits, or `''`. */
-  brand: string;
   /** The gateway's `cc_token_expiration`, as sent (`2028-12-31T23:59:59`). */
   tokenExpiresAt: string;
   /** Epoch milliseconds. */
@@ -76,19 +74,12 @@ export function tokenExpired(card: Pick<SavedCardRecord, 'tokenExpiresAt'>, now:
   return at === undefined || at < now;
 }
 
-/** The brand of a masked number, from its first digits. */
-export function brandOfMask(mask: string): string {
-  const prefix = /^\d+/.exec(mask)?.[0] ?? '';
-  return prefix ? (normaliseNumber(prefix).brand?.type ?? '') : '';
-}
-
 /** What the browser sees of a saved card: never the token. */
 export function savedCardView(card: SavedCardRecord, now: number): SavedCardView {
   const m = EXPIRY.exec(card.tokenExpiresAt);
   return {
     id: card.id,
     mask: card.mask,
-    brand: card.brand,
     expMonth: m ? +m[2]! : 1,
     expYear: m ? +m[1]! : 2000,
     expired: tokenExpired(card, now),

@@ -125,7 +125,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    name: 'saved cards (token, mask, brand, token expiry; never the number or the code)',
+    name: 'saved cards (token, mask, token expiry; never the number or the code)',
     sql: `
       ALTER TABLE attempts ADD COLUMN save_card_for TEXT;
       CREATE TABLE saved_cards (
@@ -133,7 +133,6 @@ export const MIGRATIONS: readonly Migration[] = [
         customer_id TEXT NOT NULL,
         token TEXT NOT NULL,
         mask TEXT NOT NULL,
-        brand TEXT NOT NULL,
         token_expires_at TEXT NOT NULL,
         created_at INTEGER NOT NULL,
         deleted_at INTEGER
@@ -151,7 +150,6 @@ export const SAVED_CARD_COLUMNS = {
   customerId: 'customer_id',
   token: 'token',
   mask: 'mask',
-  brand: 'brand',
   tokenExpiresAt: 'token_expires_at',
   createdAt: 'created_at',
   deletedAt: 'deleted_at',

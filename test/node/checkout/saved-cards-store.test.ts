@@ -16,7 +16,6 @@ const card = (customerId: string, token: string, createdAt = 1000): SavedCardRec
   customerId,
   token,
   mask: '424242******4242',
-  brand: 'visa',
   tokenExpiresAt: '2031-12-31T23:59:59',
   createdAt,
 });

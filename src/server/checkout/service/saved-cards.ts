@@ -17,7 +17,6 @@ import {CheckoutNotFoundError} from '../errors.js';
 import {SAVED_CARD_REFUSALS, type SavedCardRefusal} from '../reasons.js';
 import type {ResolvedOrder} from '../request.js';
 import {
-  brandOfMask,
   newSavedCardId,
   savedCardSummary,
   savedCardView,
@@ -132,7 +131,7 @@ export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
 
   /**
    * After a successful payment whose customer consented: keeps the card's token, mask,
-   * brand and token expiry. A payment without a token is logged and not saved.
+   * and token expiry. A payment without a token is logged and not saved.
    */
   async keep(attempt: AttemptRecord, info: GatewayStatusInfo): Promise<void> {
     const customerId = attempt.saveCardFor;
@@ -152,7 +151,6 @@ export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
         customerId,
         token,
         mask,
-        brand: brandOfMask(mask),
         tokenExpiresAt: info.cardTokenExpiration,
         createdAt: this.cfg.now(),
       });
