@@ -235,6 +235,20 @@ describe('<pg-card-form> order details and saved cards', () => {
     expect(radios(el)[0]!.checked).to.equal(true); // the remaining card, ready to pay
   });
 
+  it('after the last card is removed, says so and shows the new card, focused', async () => {
+    stub = companion([VISA_CARD]);
+    const el = await form();
+    await until(() => radios(el).length === 2);
+    root(el).querySelector<HTMLButtonElement>('[part="saved-card-remove"]')!.click();
+    await until(() => root(el).querySelector('#confirm-remove') !== null);
+    root(el).querySelector<HTMLButtonElement>('#confirm-remove')!.click();
+    await until(() => radios(el).length === 0);
+    expect(root(el).querySelector('.saved__notice')!.textContent).to.contain('Card removed.');
+    expect(root(el).querySelector('#number')!.closest('[hidden]')).to.equal(null);
+    await until(() => root(el).activeElement?.id === 'number');
+    await expect(el).to.be.accessible();
+  });
+
   it('shows a refused saved card in the customer language', async () => {
     stub = stubFetch((r) =>
       r.url.endsWith('/order')

@@ -82,23 +82,24 @@ function plantCard(id: string, customerId: string, tokenExpiresAt: string, token
 /** Everything the browser saw: JSON answers, attributes (shadow roots too), events, storage. */
 async function browserSaw(w: Watched, answers: string[]): Promise<string> {
   const page = w.page;
-  const dom = await page.evaluate(() => {
-    const parts: string[] = [];
-    const walk = (node: Element | ShadowRoot) => {
+  // A string, not a function: tsx would wrap a named inner function in a helper the page
+  // does not have.
+  const dom = (await page.evaluate(`(() => {
+    const parts = [];
+    const walk = (node) => {
       if (node instanceof Element) for (const a of node.attributes) parts.push(a.value);
       for (const child of node.children) walk(child);
       if (node instanceof Element && node.shadowRoot) walk(node.shadowRoot);
     };
     walk(document.documentElement);
-    const w = window as unknown as {pgEvents?: string[]};
     return [
-      parts.join('\n'),
+      parts.join('\\n'),
       JSON.stringify({...localStorage}),
       JSON.stringify({...sessionStorage}),
       document.cookie,
-      (w.pgEvents ?? []).join('\n'),
-    ].join('\n');
-  });
+      (window.pgEvents || []).join('\\n'),
+    ].join('\\n');
+  })()`)) as string;
   return [dom, ...answers].join('\n');
 }
 

@@ -76,7 +76,10 @@ async function remove(c: OrderDetails, id: string, t: CheckoutMessages, kit: Kit
   }
   c.host.requestUpdate();
   void c.host.updateComplete.then(() =>
-    c.host.shadowRoot?.querySelector<HTMLElement>('input[name="pg-saved-card"]:checked')?.focus(),
+    (
+      c.host.shadowRoot?.querySelector<HTMLElement>('input[name="pg-saved-card"]:checked') ??
+      c.host.shadowRoot?.querySelector<HTMLElement>('#number')
+    )?.focus(),
   );
 }
 
@@ -148,7 +151,10 @@ function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) 
 export function choice(c: OrderDetails, t: CheckoutMessages, kit: Kit) {
   const {html, nothing} = kit;
   const cards = c.details?.savedCards ?? [];
-  if (cards.length === 0) return nothing;
+  // The last card removed: the notice stays, and the new card's fields show.
+  if (cards.length === 0) {
+    return c.notice ? html`<div class="saved__notice" role="status">${c.notice}</div>` : nothing;
+  }
   adoptStyles(c);
   return html`<fieldset class="saved" part="saved-cards">
     <legend class="saved__legend">${t.savedCards}</legend>
