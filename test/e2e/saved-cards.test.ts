@@ -47,12 +47,14 @@ async function admin(route: string, body?: unknown) {
     headers: {Authorization: `Bearer ${ADMIN_TOKEN}`, 'Content-Type': 'application/json'},
     ...(body === undefined ? {} : {body: JSON.stringify(body)}),
   });
-  return {status: res.status, json: (await res.json()) as Record<string, any>};
+  return {status: res.status, json: (await res.json()) as Record<string, unknown>};
 }
 
 async function adminCards(): Promise<{id: string; customerId: string; mask: string}[]> {
   const r = await admin('/saved-cards');
-  return (r.json['customers'] as {cards: any[]}[]).flatMap((c) => c.cards);
+  return (
+    r.json['customers'] as {cards: {id: string; customerId: string; mask: string}[]}[]
+  ).flatMap((c) => c.cards);
 }
 
 /** The saved-card rows as the database holds them (read-only). */

@@ -10,7 +10,14 @@
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
-import {CHECKOUT_HEADER} from '../../../src/protocol/checkout.js';
+import {
+  CHECKOUT_HEADER,
+  type OrderResponse,
+  type SavedCardView,
+} from '../../../src/protocol/checkout.js';
+
+/** An order answer, or an error body (`error.field`). */
+type OrderJson = Partial<OrderResponse> & {error?: {field?: string; code?: string}};
 import {OrderResponseSchema} from '../../../src/protocol/schemas.js';
 import type {ResolvedOrder} from '../../../src/server/index.js';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
@@ -59,7 +66,7 @@ async function post(path: string, body: unknown, headers: Record<string, string>
   });
   const text = await res.text();
   answers.push(text);
-  return {status: res.status, json: JSON.parse(text) as Record<string, any>};
+  return {status: res.status, json: JSON.parse(text) as OrderJson};
 }
 
 const order = (orderRef: string, savedCards = true) => post('/order', {orderRef, savedCards});
@@ -122,7 +129,7 @@ describe('the order route', () => {
     assert.equal((await order('missing-1')).status, 404);
     const bad = await post('/order', {orderRef: 'ada-1', savedCards: 'yes'});
     assert.equal(bad.status, 400);
-    assert.equal(bad.json['error'].field, 'savedCards');
+    assert.equal(bad.json.error?.field, 'savedCards');
     const extra = await post('/order', {orderRef: 'ada-1', customerId: 'cust-bob'});
     assert.equal(extra.status, 400);
     const cross = await post('/order', {orderRef: 'ada-1'}, {Origin: 'https://evil.example'});
@@ -136,7 +143,7 @@ describe('saving a card', () => {
   test('with consent and an identified customer: mask and expiry, never the token', async () => {
     const id = await savedCardOf('ada');
     const r = await order('ada-view');
-    const view = (r.json['savedCards'] as any[]).find((s) => s.id === id);
+    const view = (r.json['savedCards'] as SavedCardView[]).find((s) => s.id === id)!;
     assert.deepEqual(Object.keys(view).sort(), ['expMonth', 'expYear', 'expired', 'id', 'mask']);
     assert.equal(view.mask, '424242******4242');
     assert.equal(view.expMonth, 12);
@@ -206,7 +213,7 @@ describe('paying with a saved card', () => {
     assert.equal(bobs.status, 404);
     const r = await post('/saved-cards/remove', {orderRef: 'ada-rm', savedCardId: id});
     assert.equal(r.status, 200);
-    assert.ok(!(r.json['savedCards'] as any[]).some((s) => s.id === id));
+    assert.ok(!(r.json['savedCards'] as SavedCardView[]).some((s) => s.id === id));
     assert.equal((await c.app.store.getSavedCard(id))?.token, '');
     const from = sent.length;
     const paid = await paySaved('ada-removed', id);
@@ -227,7 +234,7 @@ describe('paying with a saved card', () => {
         headers: {...PAY_HEADERS, Origin: later.url},
         body: JSON.stringify({orderRef: 'ada-exp', savedCards: true}),
       });
-      const view = ((await res.json()).savedCards as any[]).find((s) => s.id === id);
+      const view = ((await res.json()) as OrderResponse).savedCards!.find((s) => s.id === id)!;
       assert.equal(view.expired, true);
       const {card: _card, ...rest} = payBody('ada-exp', `a-${n++}`);
       const paid = await payHttp(later.url, {...rest, savedCardId: id});
@@ -258,14 +265,14 @@ describe('paying with a saved card', () => {
       savedCardId: 'sc_000000000000000000000000',
     });
     assert.equal(both.status, 400);
-    assert.equal((both.json['error'] as any).field, 'savedCardId');
+    assert.equal((both.json['error'] as {field?: string}).field, 'savedCardId');
     const {card: _card, ...rest} = payBody('ada-nocard', `a-${n++}`);
     const lone = await payHttp(c.url, {...rest, saveCard: true});
     assert.equal(lone.status, 400);
     const neither = await payHttp(c.url, {...rest});
-    assert.equal((neither.json['error'] as any).field, 'card');
+    assert.equal((neither.json['error'] as {field?: string}).field, 'card');
     const badId = await payHttp(c.url, {...rest, savedCardId: 'tok_123'});
-    assert.equal((badId.json['error'] as any).field, 'savedCardId');
+    assert.equal((badId.json['error'] as {field?: string}).field, 'savedCardId');
   });
 });
 

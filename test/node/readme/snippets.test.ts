@@ -34,7 +34,14 @@ const snippet = (name: string) => readFileSync(path.join(SNIPPETS, name), 'utf8'
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const INSTALL = installedBy(snippet('install-server.sh'));
 /** The snippets that run on the merchant's server. */
-const SERVER_SNIPPETS = ['orders.ts', 'checkout.ts', 'server.ts', 'next-route.ts', 'gateway.ts'];
+const SERVER_SNIPPETS = [
+  'orders.ts',
+  'checkout.ts',
+  'server.ts',
+  'next-route.ts',
+  'gateway.ts',
+  'saved-cards.ts',
+];
 const TSX = import.meta.resolve('tsx');
 
 /** A pay request as `<pg-card-form>` sends it with no customer fields: its default. */
