@@ -91,6 +91,10 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @csspart button - The pay button.
  * @csspart status - The outcome line (a polite live region, always present).
  * @csspart check - The "Check again" button, when the status check of a payment still processing ran out of time.
+ * @csspart saved-cards - The saved-card choice (`offer-save-card`): a fieldset of radios.
+ * @csspart saved-card - Each saved card's row (brand mark, masked number, expiry).
+ * @csspart saved-card-remove - Each saved card's Remove button (asks for confirmation).
+ * @csspart save-card - The "Save this card for next time" box and its label.
  * @csspart three-ds-dialog - The 3-D Secure challenge dialog (iframe mode).
  * @csspart three-ds-frame - The 3-D Secure challenge iframe.
  *
