@@ -3,12 +3,14 @@
  * `order-details` or `offer-save-card`): the total the server charges — shown on the Pay
  * button over the `amount` and `currency` attributes, which stay the fallback until the
  * answer arrives or when none comes — and, with the saved-card offer on, the customer's
- * saved cards (opaque ids: the token never reaches the browser). It holds the customer's
- * choice (a saved card or a new one, and the consent to save). The choice's markup and
- * removal are a module of their own (`saved-cards/saved-cards-view.ts`), loaded only when
- * there are saved cards to show or a card can be saved. That module imports nothing: this
- * controller hands it Lit's `html`, the card rules and the brand marks, so it loads like a
- * locale table.
+ * saved cards (opaque ids: the token never reaches the browser). This controller holds the
+ * answer and the customer's choice (a saved card or a new one, and the consent to save);
+ * the work is in two modules loaded on demand, each importing nothing at run time (they
+ * get Lit, the card rules, the brand marks and the protocol's constants from `KIT`, so
+ * they load like the locale tables and cost the bundle nothing): the order request
+ * (`saved-cards/order-request.ts`), and the saved-card choice's markup and removal
+ * (`saved-cards/saved-cards-view.ts`), loaded only when there are saved cards to show or
+ * a card can be saved.
  */
 import {html, nothing, type ReactiveController, type ReactiveControllerHost} from 'lit';
 import {
@@ -18,8 +20,8 @@ import {
   type OrderResponse,
 } from '../protocol/checkout.js';
 import type {CheckoutMessages} from '../i18n/messages.js';
-import {brandMark} from './brand-marks.js';
 import {normaliseNumber} from '../validation/card.js';
+import {brandMark} from './brand-marks.js';
 import {siblingRoute} from './three-ds-handoff.js';
 
 /** The form as this controller sees it. */
@@ -31,35 +33,21 @@ export interface OrderDetailsHost extends ReactiveControllerHost, HTMLElement {
   disabled: boolean;
 }
 
-/** What the lazy view module is given to render with. */
-export const VIEW_KIT = {html, nothing, brandMark, normaliseNumber, post: postCheckout};
-
-/** POSTs `body` to the companion's `route` beside the pay route; its order answer, or undefined. */
-async function postCheckout(
-  endpoint: string,
-  route: string,
-  body: unknown,
-): Promise<OrderResponse | undefined> {
-  try {
-    const res = await fetch(siblingRoute(endpoint, route), {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-      },
-      body: JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-    });
-    const json = res.ok ? ((await res.json()) as OrderResponse) : undefined;
-    return typeof json?.amount === 'string' ? json : undefined;
-  } catch {
-    return undefined;
-  }
-}
+/** What the modules loaded on demand are given. */
+export const KIT = {
+  html,
+  nothing,
+  brandMark,
+  normaliseNumber,
+  siblingRoute,
+  routes: CHECKOUT_ROUTES,
+  header: [CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION] as const,
+  view: () => import('./saved-cards/saved-cards-view.js'),
+};
 
 export class OrderDetails implements ReactiveController {
   readonly host: OrderDetailsHost;
+  readonly kit = KIT;
   /** The server's answer for the current order. */
   details: OrderResponse | undefined;
   /** The saved card to pay with; `''`: a new card. */
@@ -70,6 +58,7 @@ export class OrderDetails implements ReactiveController {
   removing = '';
   /** A short notice of the choice (a card removed), read out politely. */
   notice = '';
+  requests: typeof import('./saved-cards/order-request.js') | undefined;
   view: typeof import('./saved-cards/saved-cards-view.js') | undefined;
   #asked = '';
 
@@ -83,28 +72,11 @@ export class OrderDetails implements ReactiveController {
     const key = `${endpoint} ${orderRef} ${offerSaveCard}`;
     if (!(orderDetails || offerSaveCard) || !endpoint || !orderRef || key === this.#asked) return;
     this.#asked = key;
-    void this.show(
-      postCheckout(endpoint, CHECKOUT_ROUTES.order, {orderRef, savedCards: offerSaveCard}),
-    );
-  }
-
-  /** Takes the server's answer: the first card that can pay is chosen, one click from paying. */
-  async show(answer: Promise<OrderResponse | undefined>): Promise<void> {
-    const details = await answer;
-    if (details?.orderRef !== this.host.orderRef) return;
-    this.details = details;
-    const cards = details.savedCards;
-    if (!cards?.some((c) => c.id === this.selected && !c.expired)) {
-      this.selected = cards?.find((c) => !c.expired)?.id ?? '';
-    }
-    if (cards && (cards.length > 0 || this.host.offerSaveCard)) {
-      this.view ??= await import('./saved-cards/saved-cards-view.js');
-    }
-    this.host.requestUpdate();
+    void import('./saved-cards/order-request.js').then((m) => (this.requests = m).ask(this));
   }
 
   /** The saved-card choice (`choice`, above the card fields) or the consent box (`offer`). */
   render(t: CheckoutMessages, part: 'choice' | 'offer') {
-    return this.view ? this.view[part](this, t, VIEW_KIT) : nothing;
+    return this.view ? this.view[part](this, t) : nothing;
   }
 }

@@ -115,7 +115,6 @@ export interface CheckoutMessages {
   savedCardExpired: string;
   removeCard: string;
   removeCardConfirm: string;
-  removeCardYes: string;
   savedCardRemoved: string;
   // Saved-card refusals (`PayFailureReason`: saved_card_unknown, _removed, _expired).
   savedCardUnknown: string;

@@ -267,6 +267,6 @@ describe('<pg-card-form> order details and saved cards', () => {
     await until(() => radios(el).length === 2);
     buttonOf(el).click();
     await until(() => el.state === 'failure');
-    expect(statusOf(el)).to.equal('This saved card has expired. Use another card.');
+    expect(statusOf(el)).to.equal('This card has expired.');
   });
 });

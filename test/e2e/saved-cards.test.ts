@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type {Browser, Page} from 'playwright';
+import {FINGERPRINT} from '../node/checkout/helpers.js';
 import {
   ADMIN_TOKEN,
   BASE,
@@ -137,7 +138,7 @@ const saveBox = (page: Page) => page.locator('pg-card-form input[name="pg-save-c
 /** POSTs a pay request from the page, as a tampering customer would. */
 function payFromPage(page: Page, orderRef: string, savedCardId: string) {
   return page.evaluate(
-    async ([orderRef, savedCardId]) => {
+    async ([orderRef, savedCardId, fingerprint]) => {
       const res = await fetch('/api/checkout/pay', {
         method: 'POST',
         headers: {'Content-Type': 'application/json', 'X-PG-Checkout': '1'},
@@ -145,21 +146,12 @@ function payFromPage(page: Page, orderRef: string, savedCardId: string) {
           orderRef,
           attemptId: `tamper-${Math.random().toString(16).slice(2)}`,
           savedCardId,
-          fingerprint: {
-            browserColorDepth: '24',
-            browserScreenHeight: '800',
-            browserScreenWidth: '1000',
-            browserJavaEnabled: 'false',
-            browserLanguage: 'en-US',
-            browserTimeZone: 'UTC',
-            browserTimeZoneOffset: '0',
-            browserUserAgent: navigator.userAgent,
-          },
+          fingerprint,
         }),
       });
       return (await res.json()) as {outcome: string; reason?: string};
     },
-    [orderRef, savedCardId] as const,
+    [orderRef, savedCardId, FINGERPRINT] as const,
   );
 }
 

@@ -6,14 +6,11 @@
  * box (never ticked by default). Native radios and a `<fieldset>` with its `<legend>`
  * give the keyboard (arrow keys, Space, Enter pays) and screen readers what they expect.
  * This module imports nothing at run time: Lit's `html`, the card rules and the brand
- * marks come with the call, so the chunk loads like a locale table.
+ * marks come with the controller (`kit`), so the chunk loads like a locale table.
  */
 import type {CheckoutMessages} from '../../i18n/messages.js';
 import type {SavedCardView} from '../../protocol/checkout.js';
-import {CHECKOUT_ROUTES} from '../../protocol/checkout.js';
-import type {OrderDetails, VIEW_KIT} from '../order-details.js';
-
-type Kit = typeof VIEW_KIT;
+import type {OrderDetails} from '../order-details.js';
 
 const STYLES = `
 .saved{border:0;margin:0 0 var(--pg-spacing,12px);padding:0;min-width:0}
@@ -62,18 +59,10 @@ function askRemove(c: OrderDetails, id: string, focus: string): void {
 }
 
 /** Removes a saved card (after the customer confirmed) and shows the list without it. */
-async function remove(c: OrderDetails, id: string, t: CheckoutMessages, kit: Kit): Promise<void> {
-  const {endpoint, orderRef} = c.host;
-  const answer = await kit.post(endpoint, CHECKOUT_ROUTES.removeSavedCard, {
-    orderRef,
-    savedCardId: id,
-  });
+async function remove(c: OrderDetails, id: string, t: CheckoutMessages): Promise<void> {
+  const removed = await c.requests!.remove(c, id);
   c.removing = '';
-  if (answer) {
-    if (c.selected === id) c.selected = '';
-    c.notice = t.savedCardRemoved;
-    await c.show(Promise.resolve(answer));
-  }
+  if (removed) c.notice = t.savedCardRemoved;
   c.host.requestUpdate();
   void c.host.updateComplete.then(() =>
     (
@@ -83,11 +72,11 @@ async function remove(c: OrderDetails, id: string, t: CheckoutMessages, kit: Kit
   );
 }
 
-function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) {
-  const {html, nothing, brandMark} = kit;
+function card(c: OrderDetails, t: CheckoutMessages, s: SavedCardView) {
+  const {html, nothing, brandMark} = c.kit;
   const date = `${String(s.expMonth).padStart(2, '0')}/${String(s.expYear % 100).padStart(2, '0')}`;
   // The brand from the mask's first digits, by the rules that read a number typed in.
-  const brand = kit.normaliseNumber(s.mask.slice(0, 6)).brand;
+  const brand = c.kit.normaliseNumber(s.mask.slice(0, 6)).brand;
   const label = `${brand?.niceType ?? ''} ${last4(s)}`.trim();
   return html`<div class="saved__row" part="saved-card">
       <label class="saved__card ${s.expired ? 'saved__card--expired' : ''}">
@@ -131,9 +120,9 @@ function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) 
               id="confirm-remove"
               type="button"
               class="saved__link"
-              @click=${() => void remove(c, s.id, t, kit)}
+              @click=${() => void remove(c, s.id, t)}
             >
-              ${t.removeCardYes}
+              ${t.removeCard}
             </button>
             <button
               type="button"
@@ -148,8 +137,8 @@ function card(c: OrderDetails, t: CheckoutMessages, kit: Kit, s: SavedCardView) 
 }
 
 /** The radio group of saved cards and "Use a new card" (nothing without saved cards). */
-export function choice(c: OrderDetails, t: CheckoutMessages, kit: Kit) {
-  const {html, nothing} = kit;
+export function choice(c: OrderDetails, t: CheckoutMessages) {
+  const {html, nothing} = c.kit;
   const cards = c.details?.savedCards ?? [];
   // The last card removed: the notice stays, and the new card's fields show.
   if (cards.length === 0) {
@@ -158,7 +147,7 @@ export function choice(c: OrderDetails, t: CheckoutMessages, kit: Kit) {
   adoptStyles(c);
   return html`<fieldset class="saved" part="saved-cards">
     <legend class="saved__legend">${t.savedCards}</legend>
-    ${cards.map((s) => card(c, t, kit, s))}
+    ${cards.map((s) => card(c, t, s))}
     <div class="saved__row">
       <label class="saved__card">
         <input
@@ -180,10 +169,10 @@ export function choice(c: OrderDetails, t: CheckoutMessages, kit: Kit) {
  * "Save this card for next time", unticked until the customer ticks it: for a new card,
  * with the offer on and a customer the server identified (it listed their cards).
  */
-export function offer(c: OrderDetails, t: CheckoutMessages, kit: Kit) {
-  if (!c.host.offerSaveCard || !c.details?.savedCards || c.selected) return kit.nothing;
+export function offer(c: OrderDetails, t: CheckoutMessages) {
+  if (!c.host.offerSaveCard || !c.details?.savedCards || c.selected) return c.kit.nothing;
   adoptStyles(c);
-  return kit.html`<label class="save-offer" part="save-card">
+  return c.kit.html`<label class="save-offer" part="save-card">
     <input
       type="checkbox"
       name="pg-save-card"

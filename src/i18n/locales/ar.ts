@@ -69,7 +69,6 @@ export const ar: CheckoutMessages = {
   savedCardExpired: 'منتهية الصلاحية',
   removeCard: 'إزالة',
   removeCardConfirm: 'هل تريد إزالة هذه البطاقة من بطاقاتك المحفوظة؟',
-  removeCardYes: 'إزالة البطاقة',
   savedCardRemoved: 'تمت إزالة البطاقة.',
   savedCardUnknown: 'لا يمكن استخدام هذه البطاقة المحفوظة. اختر بطاقة أخرى أو استخدم بطاقة جديدة.',
   savedCardGone: 'تمت إزالة هذه البطاقة. اختر بطاقة أخرى أو استخدم بطاقة جديدة.',

@@ -69,7 +69,6 @@ export const cs: CheckoutMessages = {
   savedCardExpired: 'Platnost vypršela',
   removeCard: 'Odebrat',
   removeCardConfirm: 'Odebrat tuto kartu z uložených karet?',
-  removeCardYes: 'Odebrat kartu',
   savedCardRemoved: 'Karta odebrána.',
   savedCardUnknown: 'Tuto uloženou kartu nelze použít. Vyberte jinou nebo použijte novou kartu.',
   savedCardGone: 'Tato karta byla odebrána. Vyberte jinou nebo použijte novou kartu.',

@@ -74,7 +74,6 @@ export const de: CheckoutMessages = {
   savedCardExpired: 'Abgelaufen',
   removeCard: 'Entfernen',
   removeCardConfirm: 'Diese Karte aus Ihren gespeicherten Karten entfernen?',
-  removeCardYes: 'Karte entfernen',
   savedCardRemoved: 'Karte entfernt.',
   savedCardUnknown:
     'Diese gespeicherte Karte ist nicht verwendbar. Wählen Sie eine andere oder eine neue Karte.',

@@ -68,9 +68,8 @@ export const en: CheckoutMessages = {
   savedCardExpired: 'Expired',
   removeCard: 'Remove',
   removeCardConfirm: 'Remove this card?',
-  removeCardYes: 'Remove card',
   savedCardRemoved: 'Card removed.',
-  savedCardUnknown: 'This saved card cannot be used. Use another card.',
-  savedCardGone: 'This card was removed. Use another card.',
-  savedCardTokenExpired: 'This saved card has expired. Use another card.',
+  savedCardUnknown: 'This card cannot be used.',
+  savedCardGone: 'This card was removed.',
+  savedCardTokenExpired: 'This card has expired.',
 };

@@ -71,7 +71,6 @@ export const es: CheckoutMessages = {
   savedCardExpired: 'Caducada',
   removeCard: 'Eliminar',
   removeCardConfirm: '¿Eliminar esta tarjeta de tus tarjetas guardadas?',
-  removeCardYes: 'Eliminar tarjeta',
   savedCardRemoved: 'Tarjeta eliminada.',
   savedCardUnknown: 'No se puede usar esta tarjeta guardada. Elige otra o usa una tarjeta nueva.',
   savedCardGone: 'Esta tarjeta se eliminó. Elige otra o usa una tarjeta nueva.',

@@ -73,7 +73,6 @@ export const fr: CheckoutMessages = {
   savedCardExpired: 'Expirée',
   removeCard: 'Supprimer',
   removeCardConfirm: 'Supprimer cette carte de vos cartes enregistrées ?',
-  removeCardYes: 'Supprimer la carte',
   savedCardRemoved: 'Carte supprimée.',
   savedCardUnknown:
     'Cette carte enregistrée ne peut pas être utilisée. Choisissez-en une autre ou une nouvelle carte.',

@@ -71,7 +71,6 @@ export const it: CheckoutMessages = {
   savedCardExpired: 'Scaduta',
   removeCard: 'Rimuovi',
   removeCardConfirm: 'Rimuovere questa carta dalle carte salvate?',
-  removeCardYes: 'Rimuovi carta',
   savedCardRemoved: 'Carta rimossa.',
   savedCardUnknown:
     "Questa carta salvata non può essere usata. Scegline un'altra o usa una nuova carta.",

@@ -71,7 +71,6 @@ export const pl: CheckoutMessages = {
   savedCardExpired: 'Wygasła',
   removeCard: 'Usuń',
   removeCardConfirm: 'Usunąć tę kartę z zapisanych kart?',
-  removeCardYes: 'Usuń kartę',
   savedCardRemoved: 'Karta usunięta.',
   savedCardUnknown: 'Tej zapisanej karty nie można użyć. Wybierz inną lub użyj nowej karty.',
   savedCardGone: 'Ta karta została usunięta. Wybierz inną lub użyj nowej karty.',

@@ -70,7 +70,6 @@ export const pt: CheckoutMessages = {
   savedCardExpired: 'Expirado',
   removeCard: 'Remover',
   removeCardConfirm: 'Remover este cartão dos cartões guardados?',
-  removeCardYes: 'Remover cartão',
   savedCardRemoved: 'Cartão removido.',
   savedCardUnknown: 'Este cartão guardado não pode ser usado. Escolha outro ou use um cartão novo.',
   savedCardGone: 'Este cartão foi removido. Escolha outro ou use um cartão novo.',

@@ -70,7 +70,6 @@ export const ro: CheckoutMessages = {
   savedCardExpired: 'Expirat',
   removeCard: 'Eliminați',
   removeCardConfirm: 'Eliminați acest card din cardurile salvate?',
-  removeCardYes: 'Eliminați cardul',
   savedCardRemoved: 'Card eliminat.',
   savedCardUnknown:
     'Acest card salvat nu poate fi folosit. Alegeți altul sau folosiți un card nou.',

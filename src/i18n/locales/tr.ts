@@ -69,7 +69,6 @@ export const tr: CheckoutMessages = {
   savedCardExpired: 'Süresi doldu',
   removeCard: 'Kaldır',
   removeCardConfirm: 'Bu kart kayıtlı kartlarınızdan kaldırılsın mı?',
-  removeCardYes: 'Kartı kaldır',
   savedCardRemoved: 'Kart kaldırıldı.',
   savedCardUnknown: 'Bu kayıtlı kart kullanılamıyor. Başka bir kart seçin veya yeni kart kullanın.',
   savedCardGone: 'Bu kart kaldırıldı. Başka bir kart seçin veya yeni kart kullanın.',

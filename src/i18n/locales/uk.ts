@@ -69,7 +69,6 @@ export const uk: CheckoutMessages = {
   savedCardExpired: 'Термін дії минув',
   removeCard: 'Видалити',
   removeCardConfirm: 'Видалити цю картку зі збережених?',
-  removeCardYes: 'Видалити картку',
   savedCardRemoved: 'Картку видалено.',
   savedCardUnknown: 'Цю збережену картку не можна використати. Оберіть іншу або нову картку.',
   savedCardGone: 'Цю картку видалено. Оберіть іншу або нову картку.',

@@ -24,6 +24,9 @@ import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   CARDS,
   PAY_HEADERS,
+  complete3ds,
+  eventually,
+  finalStatus,
   nextCvv,
   payBody,
   payHttp,
@@ -249,12 +252,12 @@ describe('paying with a saved card', () => {
     // its payment is approved through the sandbox's page.
     const r = await payCard('ada-3ds-first', {saveCard: true}, CARDS.threeDS);
     assert.equal(r.json['outcome'], '3ds_required');
-    const {complete3ds, finalStatus} = await import('./helpers.js');
     await complete3ds(String(r.json['userActionUrl']), 'approve');
     await finalStatus(c.url, 'ada-3ds-first');
-    const cards = await c.app.listSavedCards('cust-ada');
-    const threeDS = cards.find((s) => s.mask.startsWith('400000'));
-    assert.ok(threeDS, 'the card was saved after the challenge');
+    // Saved as the success is stored (from the webhook or the lookup, whichever came first).
+    const threeDS = await eventually(async () =>
+      (await c.app.listSavedCards('cust-ada')).find((s) => s.mask.startsWith('400000')),
+    );
     const again = await paySaved('ada-3ds-again', threeDS.id);
     assert.equal(again.json['outcome'], '3ds_required');
   });
