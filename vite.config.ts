@@ -250,7 +250,8 @@ function cdnBundle(hydrate = false): UserConfig {
           entryFileNames: fileName,
           // The modules loaded on demand, each one file that imports nothing, relative to
           // pg-checkout.js and never part of its budget: the locales (src/i18n/catalogue.ts)
-          // in locales/, the brand marks (src/card-form/lazy-brand-marks.ts) beside it.
+          // in locales/, the brand marks (src/card-form/lazy-brand-marks.ts) and the
+          // saved-card view (src/card-form/saved-cards/) beside it.
           chunkFileNames: (chunk) =>
             chunk.facadeModuleId?.includes('/src/i18n/locales/')
               ? 'locales/[name]-[hash].js'

@@ -35,6 +35,7 @@ export const ERROR_CODES = {
   'P-451': {status: 400, meaning: 'Refund refused: the amount exceeds what is left to refund'},
   'P-460': {status: 400, meaning: 'The currency is not the order currency'},
   'P-470': {status: 400, meaning: 'cc_token is not a card token of this project'},
+  'P-471': {status: 400, meaning: 'cc_token has expired (its cc_token_expiration has passed)'},
   'N-404': {status: 404, meaning: 'Unknown endpoint, order, operation, subscription or report'},
   'M-405': {status: 405, meaning: 'Wrong HTTP method for a known path'},
   'M-406': {

@@ -23,5 +23,6 @@ export function cardFormHtml(order: ShopOrder, checkoutBase: string): Promise<st
     amount: order.amount,
     currency: order.currency,
     lang: 'en',
+    offerSaveCard: true,
   });
 }

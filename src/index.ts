@@ -73,6 +73,8 @@ export {
   type CheckoutErrorCode,
   type ClientFingerprint,
   type CustomerInput,
+  type OrderRequest,
+  type OrderResponse,
   type PayFailure,
   type PayOutcomeKind,
   type PayProcessing,
@@ -81,5 +83,7 @@ export {
   type PaySuccess,
   type PayThreeDSRequired,
   type PaymentState,
+  type RemoveSavedCardRequest,
+  type SavedCardView,
   type StatusResponse,
 } from './protocol/checkout.js';

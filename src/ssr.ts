@@ -40,6 +40,10 @@ export interface CardFormHtmlOptions {
   customerEmail?: boolean;
   customerPhone?: boolean;
   acceptedBrands?: string;
+  /** Ask the companion for the order's total (`order-details`). */
+  orderDetails?: boolean;
+  /** Offer to save the card, and show the customer's saved cards (`offer-save-card`). */
+  offerSaveCard?: boolean;
   /** The element's `id`, for the page's own script. */
   id?: string;
 }
@@ -121,6 +125,8 @@ export async function renderCardForm(options: CardFormHtmlOptions): Promise<stri
     ?customer-name=${o.customerName}
     ?customer-email=${o.customerEmail}
     ?customer-phone=${o.customerPhone}
+    ?order-details=${o.orderDetails}
+    ?offer-save-card=${o.offerSaveCard}
   ></pg-card-form>`;
   return collectResult(render(template));
 }

@@ -1,7 +1,7 @@
 /**
  * The back office page's script (the build's entry for `admin.html`): orders with every
  * gateway transaction and the actions on them, the webhook log, subscriptions, transactions
- * over a period, registers, and the sandbox clock, one module each under `admin/`. This
+ * over a period, registers, saved cards, and the sandbox clock, one module each under `admin/`. This
  * module wires the panels' refresh buttons, loads them, and marks the page ready.
  * Everything goes through the server's `/admin/api` (`admin/api.ts`).
  */
@@ -10,6 +10,7 @@ import {getConfig} from './admin/api.js';
 import {loadOrders, openOrder, selectedOrder} from './admin/orders.js';
 import {setUpReports} from './admin/reports.js';
 import {setUpSandbox} from './admin/sandbox.js';
+import {loadSavedCards} from './admin/saved-cards.js';
 import {loadSubscriptions, setUpSubscriptions} from './admin/subscriptions.js';
 import {byId, errorText, whileBusy} from './admin/ui.js';
 import {loadWebhooks} from './admin/webhooks.js';
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
     orders: loadOrders,
     webhooks: loadWebhooks,
     subscriptions: loadSubscriptions,
+    'saved-cards': loadSavedCards,
   };
   for (const b of document.querySelectorAll<HTMLButtonElement>('[data-refresh]')) {
     b.addEventListener('click', () => {
@@ -36,7 +38,7 @@ async function main(): Promise<void> {
       );
     });
   }
-  await Promise.all([loadOrders(), loadWebhooks(), loadSubscriptions()]);
+  await Promise.all([loadOrders(), loadWebhooks(), loadSubscriptions(), loadSavedCards()]);
   const open = orderFromQuery();
   if (open) await openOrder(open, false);
   document.body.dataset['ready'] = 'true';

@@ -119,6 +119,6 @@ export function checkoutPay(
     orderId: txn.orderId,
     cardLast4: txn.card.last4,
   });
-  charge(s, txn, {viaToken: false, decline});
+  charge(s, txn, {viaToken: false, merchantInitiated: false, decline});
   return {result: txn.threeDS === 'challenge' ? 'challenge' : 'paid'};
 }

@@ -20,6 +20,8 @@ export interface SandboxPayment {
   statusCode: string;
   statusDescription: string;
   ccMask: string | null;
+  /** A direct payment's card: typed in (`card`: number, expiry, code) or a `cc_token`. */
+  paidWith: 'card' | 'token' | null;
   recurringId: string | null;
   subscriptionCharge: boolean;
   createdAt: string;
@@ -51,6 +53,8 @@ export function listPayments(s: EngineState): readonly SandboxPayment[] {
       statusCode: t.code.code,
       statusDescription: t.code.description,
       ccMask: t.card?.mask ?? null,
+      paidWith:
+        t.mode === 'hosted' || t.chargeOf !== undefined ? null : t.paidByToken ? 'token' : 'card',
       recurringId: (t.subscription ?? t.chargeOf)?.id ?? null,
       subscriptionCharge: t.chargeOf !== undefined,
       createdAt: s.ts(t.createdAt),

@@ -38,6 +38,8 @@ export type RequestFields = Record<string, unknown>;
 
 /** A primary transaction: a payment, or one charge of a subscription. */
 export interface Txn {
+  /** How a direct payment's card came: `cc_token` instead of card data (inspection). */
+  paidByToken?: boolean;
   paymentId: string;
   transactionId: string;
   orderId: string;

@@ -141,6 +141,12 @@ export function createPayment(
       token = req.cc_token.replace(/^rcr:/, '');
       card = s.tokens.get(token);
       if (!card) throw new SandboxError('P-470', 'cc_token: is not a card token of this project');
+      if (tokenExpiredAt(card, s.now())) {
+        throw new SandboxError(
+          'P-471',
+          'cc_token: has expired; the customer must enter the card again',
+        );
+      }
     } else if (req.cc_number !== undefined) {
       card = {
         mask: maskCard(req.cc_number),
@@ -168,6 +174,7 @@ export function createPayment(
     token,
     now,
   });
+  if (token !== undefined) txn.paidByToken = true;
   const split = splitFaults(faults);
   txn.webhookCopies = webhookCopies(split.webhook);
   s.orders.set(txn.orderId, txn);
@@ -193,8 +200,15 @@ export function createPayment(
     ...split.decline,
     ...s.o.faults.take('decline', {orderId: txn.orderId, cardLast4: card?.last4}),
   ];
-  charge(s, txn, {viaToken: token !== undefined, decline});
+  // A token sent with a direct request is the customer paying (one click): 3-D Secure
+  // applies as to the card typed in. Only subscription charges skip it (merchant-initiated).
+  charge(s, txn, {viaToken: token !== undefined, merchantInitiated: false, decline});
   return {record: creationRecord(s, txn), location: undefined};
+}
+
+/** True when a token of `card` can no longer pay at `now` (after its `cc_token_expiration`). */
+export function tokenExpiredAt(card: StoredCard, now: number): boolean {
+  return Date.UTC(card.expYear, card.expMonth, 0, 23, 59, 59) < now;
 }
 
 /**
@@ -212,7 +226,7 @@ function creationRecord(s: EngineState, txn: Txn): Record<string, unknown> {
 export function charge(
   s: EngineState,
   txn: Txn,
-  opts: {viaToken: boolean; decline: readonly Fault[]},
+  opts: {viaToken: boolean; merchantInitiated: boolean; decline: readonly Fault[]},
 ): void {
   const card = txn.card;
   const decline = opts.decline.find((f) => f.kind === 'decline');
@@ -228,7 +242,7 @@ export function charge(
   }
   switch (card?.outcome ?? 'success') {
     case 'three_ds':
-      if (opts.viaToken || txn.threeDS === 'external') succeed(s, txn);
+      if (opts.merchantInitiated || txn.threeDS === 'external') succeed(s, txn);
       else challenge(s, txn);
       return;
     case 'generic_decline':

@@ -96,7 +96,7 @@ function chargeSubscription(s: EngineState, sub: Subscription, retriesLeft: numb
     cardLast4: card?.last4,
     recurringId: sub.id,
   });
-  charge(s, txn, {viaToken: true, decline});
+  charge(s, txn, {viaToken: true, merchantInitiated: true, decline});
   if (txn.status === 'failure' && retriesLeft > 0) {
     const at = s.now() + sub.config.retry_interval_hours * 3600_000;
     sub.retry = s.o.clock.schedule(at, () => {

@@ -16,6 +16,7 @@ import {orderRecordRoute, ordersArea} from './orders.js';
 import {registersArea, transactionsArea} from './reports.js';
 import type {AdminSessions} from './sessions.js';
 import {signInRoutes} from './sign-in.js';
+import {savedCardsArea} from './saved-cards.js';
 import {subscriptionsArea} from './subscriptions.js';
 import {webhooksArea} from './webhooks.js';
 
@@ -43,6 +44,7 @@ export function backOffice(deps: AdminDeps): Hono {
   api.route('/transactions', transactionsArea(deps));
   api.route('/registers', registersArea(deps));
   api.route('/webhooks', webhooksArea(deps));
+  api.route('/saved-cards', savedCardsArea(deps));
   api.route('/', gatewayArea(deps));
 
   const admin = new Hono();

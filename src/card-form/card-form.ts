@@ -45,6 +45,7 @@ import {cardFormStyles} from './card-form.styles.js';
 import {brandRefusal} from './accepted-brands.js';
 import {payLabel} from './pay-label.js';
 import {loadBrandMarks} from './lazy-brand-marks.js';
+import {OrderDetails} from './order-details.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
   ChallengeWindowSize,
@@ -91,6 +92,10 @@ export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
  * @csspart button - The pay button.
  * @csspart status - The outcome line (a polite live region, always present).
  * @csspart check - The "Check again" button, when the status check of a payment still processing ran out of time.
+ * @csspart saved-cards - The saved-card choice (`offer-save-card`): a fieldset of radios.
+ * @csspart saved-card - Each saved card's row (brand mark, masked number, expiry).
+ * @csspart saved-card-remove - Each saved card's Remove button (asks for confirmation).
+ * @csspart save-card - The "Save this card for next time" box and its label.
  * @csspart three-ds-dialog - The 3-D Secure challenge dialog (iframe mode).
  * @csspart three-ds-frame - The 3-D Secure challenge iframe.
  *
@@ -167,6 +172,18 @@ export class PgCardForm extends LitElement {
   /** ISO 4217 currency of `amount` (`UAH`). */
   @property() currency = '';
 
+  /**
+   * Ask the companion's order route for the order's total: once it answers, its amount and
+   * currency are shown on the pay button instead of `amount` and `currency`.
+   */
+  @property({type: Boolean, attribute: 'order-details'}) orderDetails = false;
+
+  /**
+   * Offer "Save this card for next time" (never ticked by default) and the customer's saved
+   * cards, when the merchant's server identifies the customer (implies `order-details`).
+   */
+  @property({type: Boolean, attribute: 'offer-save-card'}) offerSaveCard = false;
+
   /** Colour scheme: `light`, `dark`, or unset/`auto` for the customer's `prefers-color-scheme`. */
   @property({reflect: true}) theme: 'auto' | 'light' | 'dark' | undefined;
 
@@ -184,6 +201,7 @@ export class PgCardForm extends LitElement {
 
   private readonly internals: ElementInternals;
   private readonly locale = new LocaleController(this);
+  private readonly order = new OrderDetails(this);
   private readonly payTask = new AsyncController<PayResult>(this);
   private readonly typing = new CardInputController(this, {
     input: (name) => this.input(name),
@@ -347,7 +365,11 @@ export class PgCardForm extends LitElement {
       email: this.customerEmail,
       phone: this.customerPhone,
     };
-    return CARD_FIELDS.filter((name) => optional[name] ?? true);
+    // A saved card pays without the card's fields.
+    const card = !this.order.selected;
+    return CARD_FIELDS.filter(
+      (name) => (optional[name] ?? true) && (card || !CARD_DATA_FIELDS.includes(name)),
+    );
   }
 
   // ---- typing -------------------------------------------------------------------
@@ -400,8 +422,12 @@ export class PgCardForm extends LitElement {
     this.dispatchEvent(submitEvent);
     if (submitEvent.defaultPrevented) return;
 
-    const request = payRequest(this.orderRef, attemptId, this.shownFields(), (name) =>
-      this.value(name),
+    const request = payRequest(
+      this.orderRef,
+      attemptId,
+      this.shownFields(),
+      (name) => this.value(name),
+      {savedCardId: this.order.selected, consent: this.order.consent},
     );
     this.phase = 'pending';
     this.statusMessage = t.paying;
@@ -413,7 +439,7 @@ export class PgCardForm extends LitElement {
       result = {outcome: 'error', code: 'network', message: '', retrySameAttempt: true};
     } finally {
       // The request object held the CVV: drop what we can reach.
-      request.card.cvv = '';
+      if (request.card) request.card.cvv = '';
     }
     if (!result) return; // aborted (element removed)
     if (!keepsCardData(result)) {
@@ -575,7 +601,12 @@ export class PgCardForm extends LitElement {
           ? t.paying
           : this.retryable
             ? t.retry
-            : payLabel(t, this.amount, this.currency, languageOf(this));
+            : payLabel(
+                t,
+                this.order.details?.amount ?? this.amount,
+                this.order.details?.currency ?? this.currency,
+                languageOf(this),
+              );
     const view: FieldsView = {t, errors: this.validity.errors, brand: this.typing.brand, busy};
     const statusKind =
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
@@ -600,16 +631,19 @@ export class PgCardForm extends LitElement {
           class="fieldset"
           ?disabled=${this.disabled || this.formDisabled || this.phase === 'success'}
         >
-          ${field('number', view)}
-          <div class="row">${field('expiry', view)} ${field('cvv', view)}</div>
-          ${this.holderName ? field('holder', view) : nothing}
+          ${this.order.render(t, 'choice')}
+          <div ?hidden=${!!this.order.selected}>
+            ${field('number', view)}
+            <div class="row">${field('expiry', view)} ${field('cvv', view)}</div>
+            ${this.holderName ? field('holder', view) : nothing}
+          </div>
           ${
             this.customerName
               ? html`<div class="row">${field('firstName', view)} ${field('lastName', view)}</div>`
               : nothing
           }
           ${this.customerEmail ? field('email', view) : nothing}
-          ${this.customerPhone ? field('phone', view) : nothing}
+          ${this.customerPhone ? field('phone', view) : nothing} ${this.order.render(t, 'offer')}
           <button
             part="button"
             class="button"

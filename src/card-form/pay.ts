@@ -49,13 +49,15 @@ export type PayResult = PayResponse | PayError;
 
 /**
  * The request for the form's `fields` (the card's, and the optional ones shown), each value
- * as the field rules normalise it: what the server and the gateway check.
+ * as the field rules normalise it: what the server and the gateway check. With a saved
+ * card chosen, its id instead of the card.
  */
 export function payRequest(
   orderRef: string,
   attemptId: string,
   fields: readonly CardField[],
   value: (name: CardField) => string,
+  choice: {savedCardId?: string | undefined; consent?: boolean} = {},
 ): PayRequest {
   const expiry = validateExpiry(value('expiry'));
   const card: CardInput = {
@@ -73,7 +75,10 @@ export function payRequest(
   return {
     orderRef,
     attemptId,
-    card,
+    // A saved card pays by its id (the server holds its token); consent only for a new card.
+    ...(choice.savedCardId
+      ? {savedCardId: choice.savedCardId}
+      : {card, ...(choice.consent ? {saveCard: true} : {})}),
     ...(Object.keys(customer).length > 0 ? {customer} : {}),
     fingerprint: collectBrowserFingerprint(),
   };

@@ -104,6 +104,22 @@ export interface CheckoutMessages {
   checkDetails: string;
   /** The status check ran out of time while the bank was still processing. */
   stillProcessing: string;
+  // Saved cards (`saved-cards/`): the choice above the card fields and the save offer.
+  /** The legend of the saved-card choice. */
+  savedCards: string;
+  useNewCard: string;
+  /** The consent box (never ticked by default). */
+  saveCard: string;
+  /** `{date}` is the card's `MM/YY`. */
+  savedCardExpires: string;
+  savedCardExpired: string;
+  removeCard: string;
+  removeCardConfirm: string;
+  savedCardRemoved: string;
+  // Saved-card refusals (`PayFailureReason`: saved_card_unknown, _removed, _expired).
+  savedCardUnknown: string;
+  savedCardGone: string;
+  savedCardTokenExpired: string;
 }
 
 export {en} from './locales/en.js';

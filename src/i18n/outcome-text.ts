@@ -19,6 +19,9 @@ const REASON_TEXT: Record<PayFailureReason, keyof CheckoutMessages> = {
   expired: 'paymentExpired',
   not_created: 'notCreated',
   not_confirmed: 'notConfirmed',
+  saved_card_unknown: 'savedCardUnknown',
+  saved_card_removed: 'savedCardGone',
+  saved_card_expired: 'savedCardTokenExpired',
 };
 
 /** The text of a failure with `reason` (absent or unknown: "Payment declined."). */

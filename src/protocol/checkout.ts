@@ -28,6 +28,17 @@ export const CHECKOUT_ROUTES = {
    * may be paid again at once. Answers a {@link StatusResponse}.
    */
   abandon: '/abandon',
+  /**
+   * POST {@link OrderRequest}: what the form may know of its order — the total the server
+   * charges and, with the saved-card offer on, the identified customer's saved cards.
+   * Answers an {@link OrderResponse}.
+   */
+  order: '/order',
+  /**
+   * POST {@link RemoveSavedCardRequest}: the customer removes one of their saved cards.
+   * Answers the order's {@link OrderResponse} without it.
+   */
+  removeSavedCard: '/saved-cards/remove',
 } as const;
 
 /** Storage key (sessionStorage) under which `<pg-3ds-redirect>` keeps the order reference. */
@@ -73,7 +84,7 @@ export interface CustomerInput {
   phone?: string;
 }
 
-/** Body of `POST {CHECKOUT_ROUTES.pay}`. */
+/** Body of `POST {CHECKOUT_ROUTES.pay}`: with `card` (typed in) or `savedCardId`, never both. */
 export interface PayRequest {
   /** The merchant's order reference; the server looks up what is charged. */
   orderRef: string;
@@ -82,9 +93,57 @@ export interface PayRequest {
    * Repeated submits with the same attempt id produce one gateway request.
    */
   attemptId: string;
-  card: CardInput;
+  card?: CardInput;
+  /** A saved card of the customer ({@link SavedCardView.id}): the server pays with its token. */
+  savedCardId?: string;
+  /**
+   * The customer ticked "Save this card for next time" (only with `card`). The server keeps
+   * the card's token only for a customer it identifies itself, never one the browser names.
+   */
+  saveCard?: boolean;
   customer?: CustomerInput;
   fingerprint: ClientFingerprint;
+}
+
+/** Body of `POST {CHECKOUT_ROUTES.order}`. */
+export interface OrderRequest {
+  orderRef: string;
+  /** The form offers saved cards (its `offer-save-card` attribute): list the customer's. */
+  savedCards?: boolean;
+}
+
+/**
+ * A saved card as the browser sees it: an opaque id, never the gateway's token. Expiry is
+ * the token's (the card's month): an expired card is shown but cannot pay. The form tells
+ * the brand from the mask's first digits, as it does for a number typed in.
+ */
+export interface SavedCardView {
+  id: string;
+  /** Masked number, e.g. `424242******4242`. */
+  mask: string;
+  expMonth: number;
+  expYear: number;
+  expired: boolean;
+}
+
+/** Body of the answer of `POST {CHECKOUT_ROUTES.order}` (and of saved-card removal). */
+export interface OrderResponse {
+  orderRef: string;
+  /** What the server charges: exact decimal text (`"1250.00"`). */
+  amount: string;
+  /** ISO 4217. */
+  currency: string;
+  /**
+   * With `savedCards` asked for: the identified customer's saved cards (maybe none). Absent
+   * when the server identifies no customer for the order: then no card can be saved.
+   */
+  savedCards?: SavedCardView[];
+}
+
+/** Body of `POST {CHECKOUT_ROUTES.removeSavedCard}`. */
+export interface RemoveSavedCardRequest {
+  orderRef: string;
+  savedCardId: string;
 }
 
 /** Body of `POST {CHECKOUT_ROUTES.abandon}`. */
@@ -133,6 +192,12 @@ export const PAY_FAILURE_REASONS = [
   'not_created',
   /** The outcome is not known: trying again (the same attempt) is safe, it cannot charge twice. */
   'not_confirmed',
+  /** No saved card of this customer has that id (another customer's, or none at all). */
+  'saved_card_unknown',
+  /** The saved card was removed. */
+  'saved_card_removed',
+  /** The saved card's token has expired: the customer pays with a card typed in. */
+  'saved_card_expired',
 ] as const;
 export type PayFailureReason = (typeof PAY_FAILURE_REASONS)[number];
 

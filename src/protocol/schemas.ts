@@ -23,8 +23,12 @@ import {
   type CardInput,
   type ClientFingerprint,
   type CustomerInput,
+  type OrderRequest,
+  type OrderResponse,
   type PayResponse,
   type PayRequest,
+  type RemoveSavedCardRequest,
+  type SavedCardView,
   type StatusResponse,
 } from './checkout.js';
 import {
@@ -168,14 +172,75 @@ export const ClientFingerprintSchema = z.strictObject({
   browserUserAgent: fingerprintValue(2048),
 }) satisfies z.ZodType<ClientFingerprint>;
 
-/** Body of `POST /pay`: strict, an unknown key is an error that names it. */
-export const PayRequestSchema = z.strictObject({
+/** Saved-card ids as the companion mints them: `sc_` and 24 lowercase hex digits. */
+export const SAVED_CARD_ID_PATTERN = /^sc_[0-9a-f]{24}$/;
+export const SavedCardIdSchema = z
+  .string({error: 'must be a saved card id'})
+  .regex(SAVED_CARD_ID_PATTERN, {message: 'must be a saved card id (sc_ and 24 hex digits)'});
+
+/**
+ * Body of `POST /pay`: strict, an unknown key is an error that names it. A card typed in
+ * (`card`, optionally `saveCard`) or a saved card (`savedCardId`), never both.
+ */
+export const PayRequestSchema = z
+  .strictObject({
+    orderRef: OrderRefSchema,
+    attemptId: AttemptIdSchema,
+    card: CardInputSchema.optional(),
+    savedCardId: SavedCardIdSchema.optional(),
+    saveCard: z.boolean({error: 'must be true or false'}).optional(),
+    customer: CustomerInputSchema.optional(),
+    fingerprint: ClientFingerprintSchema,
+  })
+  .superRefine((body, ctx) => {
+    if (body.card === undefined && body.savedCardId === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['card'],
+        message: 'is required: a payment carries card data or a savedCardId',
+      });
+    } else if (body.card !== undefined && body.savedCardId !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['savedCardId'],
+        message: 'must not be sent with card: pay with card data or a saved card',
+      });
+    } else if (body.saveCard !== undefined && body.card === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['saveCard'],
+        message: 'is only for a card typed in (with card)',
+      });
+    }
+  }) satisfies z.ZodType<PayRequest>;
+
+/** Body of `POST /order`. */
+export const OrderRequestSchema = z.strictObject({
   orderRef: OrderRefSchema,
-  attemptId: AttemptIdSchema,
-  card: CardInputSchema,
-  customer: CustomerInputSchema.optional(),
-  fingerprint: ClientFingerprintSchema,
-}) satisfies z.ZodType<PayRequest>;
+  savedCards: z.boolean({error: 'must be true or false'}).optional(),
+}) satisfies z.ZodType<OrderRequest>;
+
+/** Body of `POST /saved-cards/remove`. */
+export const RemoveSavedCardRequestSchema = z.strictObject({
+  orderRef: OrderRefSchema,
+  savedCardId: SavedCardIdSchema,
+}) satisfies z.ZodType<RemoveSavedCardRequest>;
+
+export const SavedCardViewSchema = z.strictObject({
+  id: z.string().regex(SAVED_CARD_ID_PATTERN),
+  mask: z.string(),
+  expMonth: z.number().int().min(1).max(12),
+  expYear: z.number().int(),
+  expired: z.boolean(),
+}) satisfies z.ZodType<SavedCardView>;
+
+/** Body of the answer of `POST /order`: no token field can pass (strict). */
+export const OrderResponseSchema = z.strictObject({
+  orderRef: z.string(),
+  amount: z.string(),
+  currency: z.string(),
+  savedCards: z.array(SavedCardViewSchema).optional(),
+}) satisfies z.ZodType<OrderResponse>;
 
 /** Body of `POST /abandon`. */
 export const AbandonRequestSchema = z.strictObject({
@@ -235,7 +300,16 @@ const fingerprintMatches: Equals<
 > = true;
 const payResponseMatches: Equals<z.output<typeof PayResponseSchema>, PayResponse> = true;
 const statusMatches: Equals<z.output<typeof StatusResponseSchema>, StatusResponse> = true;
+const orderRequestMatches: Equals<z.output<typeof OrderRequestSchema>, OrderRequest> = true;
+const orderResponseMatches: Equals<z.output<typeof OrderResponseSchema>, OrderResponse> = true;
+const removeMatches: Equals<
+  z.output<typeof RemoveSavedCardRequestSchema>,
+  RemoveSavedCardRequest
+> = true;
 void [
+  orderRequestMatches,
+  orderResponseMatches,
+  removeMatches,
   payRequestMatches,
   abandonMatches,
   cardMatches,

@@ -112,7 +112,7 @@ describe('pg-card-form: a cancelled 3-D Secure challenge', () => {
     expect(pays(stub), 'no new payment before the server wrote the old one off').to.have.length(1);
     answerAbandon!();
     await until(() => pays(stub!).length === 2, 3000, 'the second payment');
-    expect(pays(stub)[1]!.card.number).to.equal('5454545454545454');
+    expect(pays(stub)[1]!.card!.number).to.equal('5454545454545454');
     await until(() => frame() !== '', 3000, 'the new modal');
     expect(frame()).to.not.equal(first);
     expect(frame()).to.not.include('id=old');
@@ -198,7 +198,7 @@ describe('pg-card-form: "Try again" is one click', () => {
     // re-sends the create (same gateway order id) only for a new attempt of the order.
     expect(second!.attemptId).to.not.equal(first!.attemptId);
     expect(second!.card).to.deep.equal(first!.card);
-    expect(second!.card.cvv).to.equal(CVV);
+    expect(second!.card!.cvv).to.equal(CVV);
     expect(inputOf(el, 'cvv').value, 'cleared after the final answer').to.equal('');
   });
 
@@ -219,8 +219,8 @@ describe('pg-card-form: "Try again" is one click', () => {
       await until(() => el.state === 'success');
       const [first, second] = pays(stub);
       expect(second!.attemptId).to.equal(first!.attemptId);
-      expect(second!.card.cvv).to.equal(CVV);
-      expect(second!.card.number).to.equal(VISA);
+      expect(second!.card!.cvv).to.equal(CVV);
+      expect(second!.card!.number).to.equal(VISA);
       expect(inputOf(el, 'cvv').value).to.equal('');
     });
   }

@@ -4,9 +4,8 @@
  * accessible and typeable under the page's strict CSP; once the bundle runs, the card
  * typed before it is kept, and the payment goes through the sandbox to the result page.
  */
-import {after, before, test} from 'node:test';
+import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import type {Browser} from 'playwright';
 import {
   BASE,
   CARDS,
@@ -14,22 +13,16 @@ import {
   checkA11y,
   createOrder,
   finish,
-  launch,
   openPage,
   payButton,
+  sharedBrowser,
 } from './harness.js';
 
-let browser: Browser;
-before(async () => {
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-});
+const browser = sharedBrowser();
 
 test('server-rendered checkout: typed before hydration, paid after it', async () => {
   const orderRef = await createOrder('tea-sampler');
-  const w = await openPage(browser);
+  const w = await openPage(browser());
   const {page} = w;
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
@@ -64,7 +57,7 @@ test('server-rendered checkout: typed before hydration, paid after it', async ()
 });
 
 test('checkout of an unknown order: no card form is rendered, the page says so', async () => {
-  const w = await openPage(browser);
+  const w = await openPage(browser());
   await w.page.goto(`${BASE}/checkout?order=ord-000000000000`);
   await w.page.locator('#no-order').waitFor();
   assert.equal(await w.page.locator('pg-card-form').count(), 0);

@@ -26,7 +26,8 @@ function folderModules(pkgDir: string, module: string): string[] {
     if (seen.has(file)) return;
     const text = readFileSync(path.join(pkgDir, file), 'utf8');
     seen.set(file, text);
-    for (const m of text.matchAll(/from\s*["']\.\/([\w-]+\.js)["']/g)) {
+    // Static imports, and the element's own modules loaded on demand (`import('./x/y.js')`).
+    for (const m of text.matchAll(/(?:from\s*|import\(\s*)["']\.\/([\w/-]+\.js)["']/g)) {
       visit(path.join(path.dirname(file), m[1]!));
     }
   };

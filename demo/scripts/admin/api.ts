@@ -159,6 +159,17 @@ export interface OrderAction {
   key?: string;
 }
 
+/** A saved card as the back office sees it (never its token). */
+export interface SavedCard {
+  id: string;
+  customerId: string;
+  mask: string;
+  expMonth: number;
+  expYear: number;
+  expired: boolean;
+  createdAt: number;
+}
+
 // ---- calls -------------------------------------------------------------------------------
 
 export const getConfig = () => api<Config>(path('config'));
@@ -167,6 +178,10 @@ export const getOrder = (orderRef: string) => api<OrderDetail>(path('orders', or
 export const sendAction = (orderRef: string, action: OrderAction) =>
   api<unknown>(path('orders', orderRef, 'actions'), action);
 export const listWebhooks = () => api<{deliveries: Delivery[]}>(path('webhooks'));
+export const listSavedCards = () =>
+  api<{customers: {customerId: string; cards: SavedCard[]}[]}>(path('saved-cards'));
+export const removeSavedCard = (customerId: string, savedCardId: string) =>
+  api<{removed: boolean}>(path('saved-cards', 'remove'), {customerId, savedCardId});
 export const listSubscriptions = () => api<{subscriptions: Subscription[]}>(path('subscriptions'));
 export const subscriptionTransactions = (recurringId: string, query: URLSearchParams) =>
   api<{transactions: GatewayTxn[]}>(

@@ -67,4 +67,16 @@ export const de: CheckoutMessages = {
   rateLimited: 'Zu viele Versuche. Versuchen Sie es in {n} s erneut.',
   checkDetails: 'Prüfen Sie die Kartendaten und versuchen Sie es erneut.',
   stillProcessing: 'Ihre Bank bearbeitet die Zahlung noch. Prüfen Sie gleich noch einmal.',
+  savedCards: 'Gespeicherte Karten',
+  useNewCard: 'Neue Karte verwenden',
+  saveCard: 'Karte für das nächste Mal speichern',
+  savedCardExpires: 'Gültig bis {date}',
+  savedCardExpired: 'Abgelaufen',
+  removeCard: 'Entfernen',
+  removeCardConfirm: 'Diese Karte aus Ihren gespeicherten Karten entfernen?',
+  savedCardRemoved: 'Karte entfernt.',
+  savedCardUnknown:
+    'Diese gespeicherte Karte ist nicht verwendbar. Wählen Sie eine andere oder eine neue Karte.',
+  savedCardGone: 'Diese Karte wurde entfernt. Wählen Sie eine andere oder eine neue Karte.',
+  savedCardTokenExpired: 'Diese gespeicherte Karte ist abgelaufen. Verwenden Sie eine neue Karte.',
 };

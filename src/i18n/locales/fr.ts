@@ -66,4 +66,16 @@ export const fr: CheckoutMessages = {
   rateLimited: 'Trop de tentatives. Réessayez dans {n} s.',
   checkDetails: 'Vérifiez les données de la carte et réessayez.',
   stillProcessing: 'Votre banque traite encore le paiement. Vérifiez à nouveau dans un instant.',
+  savedCards: 'Cartes enregistrées',
+  useNewCard: 'Utiliser une nouvelle carte',
+  saveCard: 'Enregistrer cette carte pour la prochaine fois',
+  savedCardExpires: 'Expire le {date}',
+  savedCardExpired: 'Expirée',
+  removeCard: 'Supprimer',
+  removeCardConfirm: 'Supprimer cette carte de vos cartes enregistrées ?',
+  savedCardRemoved: 'Carte supprimée.',
+  savedCardUnknown:
+    'Cette carte enregistrée ne peut pas être utilisée. Choisissez-en une autre ou une nouvelle carte.',
+  savedCardGone: 'Cette carte a été supprimée. Choisissez-en une autre ou une nouvelle carte.',
+  savedCardTokenExpired: 'Cette carte enregistrée a expiré. Utilisez une nouvelle carte.',
 };

@@ -64,4 +64,16 @@ export const it: CheckoutMessages = {
   rateLimited: 'Troppi tentativi. Riprova tra {n} s.',
   checkDetails: 'Controlla i dati della carta e riprova.',
   stillProcessing: 'La tua banca sta ancora elaborando il pagamento. Controlla di nuovo tra poco.',
+  savedCards: 'Carte salvate',
+  useNewCard: 'Usa una nuova carta',
+  saveCard: 'Salva questa carta per la prossima volta',
+  savedCardExpires: 'Scade {date}',
+  savedCardExpired: 'Scaduta',
+  removeCard: 'Rimuovi',
+  removeCardConfirm: 'Rimuovere questa carta dalle carte salvate?',
+  savedCardRemoved: 'Carta rimossa.',
+  savedCardUnknown:
+    "Questa carta salvata non può essere usata. Scegline un'altra o usa una nuova carta.",
+  savedCardGone: "Questa carta è stata rimossa. Scegline un'altra o usa una nuova carta.",
+  savedCardTokenExpired: 'Questa carta salvata è scaduta. Usa una nuova carta.',
 };

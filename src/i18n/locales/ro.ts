@@ -63,4 +63,16 @@ export const ro: CheckoutMessages = {
   rateLimited: 'Prea multe încercări. Încearcă din nou peste {n} s.',
   checkDetails: 'Verifică datele cardului și încearcă din nou.',
   stillProcessing: 'Banca ta încă procesează plata. Verifică din nou în câteva momente.',
+  savedCards: 'Carduri salvate',
+  useNewCard: 'Folosiți un card nou',
+  saveCard: 'Salvați acest card pentru data viitoare',
+  savedCardExpires: 'Expiră {date}',
+  savedCardExpired: 'Expirat',
+  removeCard: 'Eliminați',
+  removeCardConfirm: 'Eliminați acest card din cardurile salvate?',
+  savedCardRemoved: 'Card eliminat.',
+  savedCardUnknown:
+    'Acest card salvat nu poate fi folosit. Alegeți altul sau folosiți un card nou.',
+  savedCardGone: 'Acest card a fost eliminat. Alegeți altul sau folosiți un card nou.',
+  savedCardTokenExpired: 'Acest card salvat a expirat. Folosiți un card nou.',
 };

@@ -15,7 +15,14 @@ import type * as z from 'zod';
 import type {CheckoutLogger} from './logger.js';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
 import type {StatusResponse} from '../../protocol/checkout.js';
-import {AbandonRequestSchema, OrderRefSchema, PayRequestSchema} from '../../protocol/schemas.js';
+import {
+  AbandonRequestSchema,
+  OrderRefSchema,
+  OrderRequestSchema,
+  PayRequestSchema,
+  RemoveSavedCardRequestSchema,
+} from '../../protocol/schemas.js';
+import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {
   CheckoutError,
@@ -76,6 +83,10 @@ export type CheckoutApp = Hono<Env> & {
   void(request: Omit<OperationRequest, 'amount'>): Promise<OperationResult>;
   /** Refunds a payment, fully or partly, exactly once per `key`; never more than was paid. */
   refund(request: OperationRequest): Promise<OperationResult>;
+  /** A customer's saved cards (every customer's when absent): never the tokens. */
+  listSavedCards(customerId?: string): Promise<SavedCardSummary[]>;
+  /** Removes a customer's saved card (its token is forgotten); false when they have no such card. */
+  removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
   /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
   flushOutbox(): Promise<void>;
   /** Waits for in-flight work. Does not close the store (its owner does). */
@@ -177,6 +188,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.use(CHECKOUT_ROUTES.pay, cors);
   app.use(CHECKOUT_ROUTES.status, cors);
   app.use(CHECKOUT_ROUTES.abandon, cors);
+  app.use(CHECKOUT_ROUTES.order, cors);
+  app.use(CHECKOUT_ROUTES.removeSavedCard, cors);
   const sameOrigin = sameOriginJson(o.allowedOriginList);
   const limit = limitBody(o.bodyLimitBytes);
 
@@ -238,6 +251,22 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.post(CHECKOUT_ROUTES.abandon, sameOrigin, limit, async function abandonRoute(c) {
     const body = await jsonBody(c, AbandonRequestSchema);
     return c.json(await service.abandon(body.orderRef, body.attemptId), 200, NO_STORE);
+  });
+
+  // What the form may know of its order: the total charged and the customer's saved cards
+  // (same-origin JSON, like the pay route: the customer is the one resolveOrder names).
+  app.post(CHECKOUT_ROUTES.order, sameOrigin, limit, async function orderRoute(c) {
+    const body = await jsonBody(c, OrderRequestSchema);
+    return c.json(await service.savedCards.orderInfo(body, c.req.raw), 200, NO_STORE);
+  });
+
+  app.post(CHECKOUT_ROUTES.removeSavedCard, sameOrigin, limit, async function removeCardRoute(c) {
+    const body = await jsonBody(c, RemoveSavedCardRequestSchema);
+    return c.json(
+      await service.savedCards.removeForOrder(body.orderRef, body.savedCardId, c.req.raw),
+      200,
+      NO_STORE,
+    );
   });
 
   /** A 303 to the return page for `orderRef` (relative when `returnPage` is a path). */
@@ -365,6 +394,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     capture: (request: OperationRequest) => service.operate('capture', request),
     void: (request: Omit<OperationRequest, 'amount'>) => service.operate('void', request),
     refund: (request: OperationRequest) => service.operate('refund', request),
+    listSavedCards: (customerId?: string) => service.savedCards.list(customerId),
+    removeSavedCard: (customerId: string, savedCardId: string) =>
+      service.savedCards.remove(customerId, savedCardId),
     flushOutbox: () => service.flushOutbox(),
     close: () => service.close(),
     store: o.store,

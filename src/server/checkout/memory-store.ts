@@ -28,6 +28,7 @@ import {
   type WebhookEventInput,
   type WebhookEventRecord,
 } from './store.js';
+import type {SavedCardRecord} from './saved-cards.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
 
@@ -335,6 +336,47 @@ export class MemoryPaymentStore implements PaymentStore {
         if (list.every((t) => t <= since)) this.velocity.delete(id);
     }
     return {ok: true};
+  }
+
+  private readonly savedCards = new Map<string, SavedCardRecord>();
+
+  async saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
+    this.check();
+    const live = [...this.savedCards.values()].find(
+      (c) => c.customerId === card.customerId && c.token === card.token && !c.deletedAt,
+    );
+    if (live) return copy(live);
+    if (!this.savedCards.has(card.id)) this.savedCards.set(card.id, copy(card));
+    return copy(this.savedCards.get(card.id)!);
+  }
+
+  async getSavedCard(id: string): Promise<SavedCardRecord | undefined> {
+    this.check();
+    const card = this.savedCards.get(id);
+    return card && copy(card);
+  }
+
+  async listSavedCards(customerId?: string): Promise<SavedCardRecord[]> {
+    this.check();
+    return [...this.savedCards.values()]
+      .filter((c) => !c.deletedAt && (customerId === undefined || c.customerId === customerId))
+      .sort((a, b) =>
+        customerId === undefined && a.customerId !== b.customerId
+          ? a.customerId < b.customerId
+            ? -1
+            : 1
+          : a.createdAt - b.createdAt,
+      )
+      .map(copy);
+  }
+
+  async deleteSavedCard(customerId: string, id: string, at: number): Promise<boolean> {
+    this.check();
+    const card = this.savedCards.get(id);
+    if (!card || card.customerId !== customerId || card.deletedAt) return false;
+    card.deletedAt = at;
+    card.token = '';
+    return true;
   }
 
   async ping(): Promise<boolean> {

@@ -34,8 +34,11 @@ import {
   rowToOperation,
   rowToOutbox,
   rowToRejected,
+  rowToSavedCard,
+  SAVED_CARD_COLUMNS,
   type AttemptKey,
 } from './store-rows.js';
+import type {SavedCardRecord} from './saved-cards.js';
 import {
   isLiveAttempt,
   StoreUnavailableError,
@@ -707,6 +710,59 @@ export class PostgresPaymentStore implements PaymentStore {
       }
       return {ok: true};
     });
+  }
+
+  /**
+   * Inserts the card unless the customer already has a live card with this token (the
+   * unique partial index decides, across instances); answers the live card either way.
+   */
+  async saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
+    const columns = Object.values(SAVED_CARD_COLUMNS);
+    const values = Object.keys(SAVED_CARD_COLUMNS).map(
+      (key) => card[key as keyof SavedCardRecord] ?? null,
+    );
+    return this.tx(async (c) => {
+      await c.query(
+        `INSERT INTO saved_cards (${columns.join(', ')})
+         VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+         ON CONFLICT DO NOTHING`,
+        values,
+      );
+      const row = (
+        await c.query<Row>(
+          'SELECT * FROM saved_cards WHERE customer_id = $1 AND token = $2 AND deleted_at IS NULL',
+          [card.customerId, card.token],
+        )
+      ).rows[0];
+      return rowToSavedCard(row!);
+    });
+  }
+
+  async getSavedCard(id: string): Promise<SavedCardRecord | undefined> {
+    const row = (await this.query('SELECT * FROM saved_cards WHERE id = $1', [id]))[0];
+    return row && rowToSavedCard(row);
+  }
+
+  async listSavedCards(customerId?: string): Promise<SavedCardRecord[]> {
+    const rows =
+      customerId === undefined
+        ? await this.query(
+            'SELECT * FROM saved_cards WHERE deleted_at IS NULL ORDER BY customer_id, created_at, seq',
+          )
+        : await this.query(
+            'SELECT * FROM saved_cards WHERE customer_id = $1 AND deleted_at IS NULL ORDER BY created_at, seq',
+            [customerId],
+          );
+    return rows.map(rowToSavedCard);
+  }
+
+  async deleteSavedCard(customerId: string, id: string, at: number): Promise<boolean> {
+    const rows = await this.query(
+      `UPDATE saved_cards SET deleted_at = $1, token = ''
+       WHERE customer_id = $2 AND id = $3 AND deleted_at IS NULL RETURNING id`,
+      [at, customerId, id],
+    );
+    return rows.length === 1;
   }
 
   async ping(): Promise<boolean> {

@@ -24,3 +24,14 @@ export function reasonOf(statusCode: string | undefined): PayFailureReason {
   const code = statusCode?.trim() ?? '';
   return Object.hasOwn(GATEWAY_REASONS, code) ? GATEWAY_REASONS[code]! : 'declined';
 }
+
+/** Why a saved card cannot pay: the reason the browser is told (its text is the form's). */
+export const SAVED_CARD_REFUSALS = {
+  /** No saved card of this order's customer has the id (another customer's, or none). */
+  unknown: 'saved_card_unknown',
+  /** The customer or the merchant removed the card. */
+  removed: 'saved_card_removed',
+  /** The token's expiry has passed. */
+  expired: 'saved_card_expired',
+} as const satisfies Readonly<Record<string, PayFailureReason>>;
+export type SavedCardRefusal = (typeof SAVED_CARD_REFUSALS)[keyof typeof SAVED_CARD_REFUSALS];

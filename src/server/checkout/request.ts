@@ -77,6 +77,7 @@ const CARD_FIELDS: Record<string, string> = {
   exp_month: 'card.expMonth',
   exp_year: 'card.expYear',
   card_cvv: 'card.cvv',
+  cc_token: 'savedCardId',
 };
 
 const CUSTOMER_FIELDS = {
@@ -151,11 +152,15 @@ function normaliseCustomer(gatewayKey: keyof typeof CUSTOMER_FIELDS, value: stri
   return value;
 }
 
-/** Assembles the direct request. Pure: validation is {@link validateDirectRequest}. */
+/**
+ * Assembles the direct request: with the browser's card data, or with `cardToken` (a saved
+ * card's, resolved by the server) instead. Pure: validation is {@link validateDirectRequest}.
+ */
 export function buildDirectRequest(
   body: PayRequest,
   order: ResolvedOrder,
   ctx: RequestContext,
+  cardToken?: string,
 ): BuiltRequest {
   const fromBrowser = new Set<string>();
   const known = order.customer ?? {};
@@ -171,10 +176,14 @@ export function buildDirectRequest(
   const request: DirectPaymentRequestInput = {
     ...orderFields(order, ctx),
     mode: 'direct',
-    cc_number: body.card.number,
-    exp_month: body.card.expMonth,
-    exp_year: body.card.expYear,
-    card_cvv: body.card.cvv,
+    ...(cardToken !== undefined
+      ? {cc_token: cardToken}
+      : {
+          cc_number: body.card?.number,
+          exp_month: body.card?.expMonth,
+          exp_year: body.card?.expYear,
+          card_cvv: body.card?.cvv,
+        }),
     customer_fname: customer('customer_fname') as string,
     customer_lname: customer('customer_lname') as string,
     customer_email: customer('customer_email') as string,

@@ -146,4 +146,23 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'saved cards (token, mask, token expiry; never the number or the code)',
+    sql: `
+      ALTER TABLE attempts ADD COLUMN save_card_for TEXT;
+      CREATE TABLE saved_cards (
+        id TEXT PRIMARY KEY,
+        customer_id TEXT NOT NULL,
+        token TEXT NOT NULL,
+        mask TEXT NOT NULL,
+        token_expires_at TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        deleted_at INTEGER
+      );
+      CREATE INDEX saved_cards_by_customer ON saved_cards(customer_id, created_at);
+      CREATE UNIQUE INDEX saved_cards_live_token ON saved_cards(customer_id, token)
+        WHERE deleted_at IS NULL;
+    `,
+  },
 ];

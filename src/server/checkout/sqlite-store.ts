@@ -61,7 +61,14 @@ import {
   rowToOutbox,
   type AttemptKey,
 } from './sqlite-schema.js';
-import {rowToEvent, rowToOperation, rowToRejected} from './store-rows.js';
+import {
+  SAVED_CARD_COLUMNS,
+  rowToEvent,
+  rowToOperation,
+  rowToRejected,
+  rowToSavedCard,
+} from './store-rows.js';
+import type {SavedCardRecord} from './saved-cards.js';
 
 /** A write waiting for the group commit. */
 interface QueuedWrite {
@@ -314,6 +321,26 @@ export class SqlitePaymentStore implements PaymentStore {
         'INSERT INTO attempt_velocity (scope, key, at) VALUES (?, ?, ?)',
       ),
       velocityPrune: this.db.prepare('DELETE FROM attempt_velocity WHERE at <= ?'),
+      insertSavedCard: this.db.prepare(
+        `INSERT OR IGNORE INTO saved_cards (${Object.values(SAVED_CARD_COLUMNS).join(', ')})
+         VALUES (${Object.values(SAVED_CARD_COLUMNS)
+           .map((c) => '@' + c)
+           .join(', ')})`,
+      ),
+      liveSavedCardByToken: this.db.prepare(
+        'SELECT * FROM saved_cards WHERE customer_id = ? AND token = ? AND deleted_at IS NULL',
+      ),
+      savedCardById: this.db.prepare('SELECT * FROM saved_cards WHERE id = ?'),
+      savedCardsOf: this.db.prepare(
+        'SELECT * FROM saved_cards WHERE customer_id = ? AND deleted_at IS NULL ORDER BY created_at, rowid',
+      ),
+      allSavedCards: this.db.prepare(
+        'SELECT * FROM saved_cards WHERE deleted_at IS NULL ORDER BY customer_id, created_at, rowid',
+      ),
+      deleteSavedCard: this.db.prepare(
+        `UPDATE saved_cards SET deleted_at = ?, token = ''
+         WHERE customer_id = ? AND id = ? AND deleted_at IS NULL`,
+      ),
     };
   }
 
@@ -743,6 +770,40 @@ export class SqlitePaymentStore implements PaymentStore {
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
     return this.enqueue(() => this.reserveOne(keys, now, windowMs), false);
+  }
+
+  /** In one step of the group commit: a live card of the customer with this token wins. */
+  saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
+    return this.enqueue(() => {
+      const params: Record<string, unknown> = {};
+      for (const [key, column] of Object.entries(SAVED_CARD_COLUMNS)) {
+        params[column] = card[key as keyof SavedCardRecord] ?? null;
+      }
+      this.stmts.insertSavedCard.run(params);
+      const row = this.stmts.liveSavedCardByToken.get(card.customerId, card.token);
+      return rowToSavedCard(row as Record<string, unknown>);
+    }, true);
+  }
+
+  async getSavedCard(id: string): Promise<SavedCardRecord | undefined> {
+    const row = this.stmts.savedCardById.get(id) as Record<string, unknown> | undefined;
+    return row && rowToSavedCard(row);
+  }
+
+  async listSavedCards(customerId?: string): Promise<SavedCardRecord[]> {
+    const rows = (
+      customerId === undefined
+        ? this.stmts.allSavedCards.all()
+        : this.stmts.savedCardsOf.all(customerId)
+    ) as Record<string, unknown>[];
+    return rows.map(rowToSavedCard);
+  }
+
+  deleteSavedCard(customerId: string, id: string, at: number): Promise<boolean> {
+    return this.enqueue(
+      () => this.stmts.deleteSavedCard.run(at, customerId, id).changes === 1,
+      true,
+    );
   }
 
   async ping(): Promise<boolean> {

@@ -13,6 +13,7 @@ import type {
   StoredOperation,
   WebhookEventRecord,
 } from './store.js';
+import type {SavedCardRecord} from './saved-cards.js';
 
 /** Intent fields and their columns. */
 export const INTENT_COLUMNS = {
@@ -72,6 +73,7 @@ export const ATTEMPT_COLUMNS = {
   createCount: 'create_count',
   writtenOff: 'written_off',
   writtenOffAt: 'written_off_at',
+  saveCardFor: 'save_card_for',
 } as const satisfies Record<keyof AttemptRecord, string>;
 
 export type AttemptKey = keyof typeof ATTEMPT_COLUMNS;
@@ -142,4 +144,24 @@ export function rowToRejected(r: Record<string, unknown>): RejectedWebhookRecord
     bodySha256: r['body_sha256'] as string,
     size: Number(r['size']),
   };
+}
+
+/** Saved-card fields and their columns. */
+export const SAVED_CARD_COLUMNS = {
+  id: 'id',
+  customerId: 'customer_id',
+  token: 'token',
+  mask: 'mask',
+  tokenExpiresAt: 'token_expires_at',
+  createdAt: 'created_at',
+  deletedAt: 'deleted_at',
+} as const satisfies Record<keyof SavedCardRecord, string>;
+
+export function rowToSavedCard(row: Record<string, unknown>): SavedCardRecord {
+  const out: Record<string, unknown> = {};
+  for (const [key, column] of Object.entries(SAVED_CARD_COLUMNS)) {
+    const v = row[column];
+    if (v !== null && v !== undefined) out[key] = v;
+  }
+  return out as unknown as SavedCardRecord;
 }

@@ -10,8 +10,10 @@
  * decision (for instance "an older status never overwrites a final one", see
  * `transition.ts`) and the write cannot be separated by another writer.
  *
- * Card numbers and CVVs are never given to the store: there is no field for them.
+ * Card numbers and CVVs are never given to the store: there is no field for them. Saved
+ * cards (`saved-cards.ts`) are kept here too.
  */
+import type {SavedCardStore} from './saved-cards.js';
 
 /** Internal attempt states: the gateway's statuses plus `creating` and `unknown`. */
 export const ATTEMPT_STATES = [
@@ -101,6 +103,11 @@ export interface AttemptRecord {
   /** Set when the attempt no longer blocks its order; it is still settled by lookups. */
   writtenOff?: WriteOffReason;
   writtenOffAt?: number;
+  /**
+   * The customer (as `resolveOrder` identified them) who asked to save this card: on
+   * success, the payment's token is kept as their saved card.
+   */
+  saveCardFor?: string;
 }
 
 /** Kinds of change reported through `onPaymentUpdate`. */
@@ -327,7 +334,7 @@ export class StoreUnavailableError extends Error {
 }
 
 /** Where the companion keeps its state. Every method is atomic. */
-export interface PaymentStore {
+export interface PaymentStore extends SavedCardStore {
   /**
    * Inserts a new attempt in state `creating`, unless an attempt with the same id exists
    * or the order already has a live attempt (creating, unknown, init, pending, success):

@@ -45,6 +45,8 @@ export type GatewayStatusInfo = Pick<
   status: 'init' | 'pending' | 'success' | 'failure';
   /** The record or payload as JSON. */
   raw: string;
+  /** The token's expiry (`cc_token_expiration`), for saving the card. */
+  cardTokenExpiration?: string;
 };
 
 /** What a payment record or webhook payload says, with `raw` its JSON as received. */
@@ -66,6 +68,7 @@ export function statusInfoFromRecord(
       paymentId: str('payment_id'),
       cardMask: str('cc_mask'),
       cardToken: str('cc_token'),
+      cardTokenExpiration: str('cc_token_expiration'),
       recurringId: typeof recurring?.id === 'string' ? recurring.id : undefined,
     }),
   };

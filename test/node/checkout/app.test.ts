@@ -191,7 +191,7 @@ describe('pay: building the direct request', () => {
     const gw = new StubGateway();
     const {app} = inProcessApp(new MemoryPaymentStore(), gw);
     const body = payBody('ord-3', 'att-3');
-    body.card.expYear = 2001;
+    body.card!.expYear = 2001;
     const res = await pay(app, body);
     const text = await res.text();
     assert.equal(res.status, 400);
@@ -574,7 +574,7 @@ describe('pay route security', () => {
       },
     });
     const bad = payBody('rl-o', 'att-o1');
-    bad.card.number = '4242424242424241';
+    bad.card!.number = '4242424242424241';
     assert.equal((await pay(app, bad)).status, 400);
     assert.equal((await pay(app, payBody('rl-o', 'att-o2', CARDS.decline))).status, 200);
     const res = await pay(app, payBody('rl-o', 'att-o3'));

@@ -48,7 +48,7 @@ describe('request log', () => {
     const res = await pay(app, payBody('log-2', 'att-log-2', badNumber, '917'));
     assert.equal(res.status, 400);
     const expired = payBody('log-3', 'att-log-3', UNUSED_CARD, '918');
-    expired.card.expYear = new Date().getFullYear() - 1;
+    expired.card!.expYear = new Date().getFullYear() - 1;
     assert.equal((await pay(app, expired)).status, 400);
     // A key of the body's own choosing that looks like a card number.
     const extraKey = {...payBody('log-4', 'att-log-4', UNUSED_CARD, '919'), [UNUSED_CARD]: 1};

@@ -42,6 +42,7 @@ const SERVER_SNIPPETS = [
   'gateway.ts',
   'ssr-page.ts',
   'store.ts',
+  'saved-cards.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 

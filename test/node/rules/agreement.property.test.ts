@@ -93,20 +93,20 @@ interface TextField {
 const FIELDS: Record<TextField['name'], TextField> = {
   number: {
     name: 'number',
-    put: (b, v) => void (b.card.number = v as string),
-    get: (b) => b.card.number,
+    put: (b, v) => void (b.card!.number = v as string),
+    get: (b) => b.card!.number,
     gateway: {key: 'cc_number', normalise: normaliseCardNumber},
   },
   cvv: {
     name: 'cvv',
-    put: (b, v) => void (b.card.cvv = v as string),
-    get: (b) => b.card.cvv,
+    put: (b, v) => void (b.card!.cvv = v as string),
+    get: (b) => b.card!.cvv,
     gateway: {key: 'card_cvv', normalise: normaliseCvv},
   },
   holder: {
     name: 'holder',
-    put: (b, v) => void (b.card.holder = v as string),
-    get: (b) => b.card.holder,
+    put: (b, v) => void (b.card!.holder = v as string),
+    get: (b) => b.card!.holder,
   },
   firstName: {
     name: 'firstName',
@@ -422,8 +422,8 @@ describe('the issue’s four examples', () => {
 /** The three verdicts on an expiry month and year, at the pinned clock. */
 function expiryVerdicts(month: number, year: number) {
   const body = payBody();
-  body.card.expMonth = month;
-  body.card.expYear = year;
+  body.card!.expMonth = month;
+  body.card!.expYear = year;
   const protocol = PayRequestSchema.safeParse(body).success;
   const gateway = DirectPaymentRequest.safeParse({
     ...directRequest(),

@@ -94,6 +94,15 @@ describe('test cards', () => {
   });
 });
 
+/** A direct request paying with `cc_token` instead of card data. */
+const byToken = (cc_token: string) => ({
+  cc_number: undefined,
+  exp_month: undefined,
+  exp_year: undefined,
+  card_cvv: undefined,
+  cc_token,
+});
+
 describe('card tokens', () => {
   test('a token from a successful payment charges the same card, with or without rcr:', async () => {
     const first = await pay({cc_number: '5454545454545454'});
@@ -124,6 +133,59 @@ describe('card tokens', () => {
     assert.equal(res.status, 400);
     assert.match(res.text, /cc_token/);
     assert.match(res.text, /P-470/);
+  });
+
+  test('a token carries its expiry: the last second of the card month', async () => {
+    const year = new Date().getUTCFullYear() + 2;
+    const r = await pay({cc_number: '4242424242424242', exp_month: 2, exp_year: year});
+    assert.equal(r.cc_token_expiration, `${year}-02-${year % 4 === 0 ? 29 : 28}T23:59:59`);
+  });
+
+  test('the 3-D Secure card is challenged again when it pays by token', async () => {
+    const first = await pay({
+      cc_number: '4000000000003220',
+      three_d_secure: {
+        cavv: 'AAAB',
+        eci: '05',
+        ds_transaction_id: 'ds-t',
+        status: 'Y',
+        version: '2.2.0',
+      },
+    });
+    assert.equal(first.status, 'success');
+    const again = await pay(byToken(first.cc_token!));
+    assert.equal(again.status, 'pending');
+    assert.equal(again.status_code, '2122');
+    assert.ok(again.user_action_url);
+  });
+});
+
+describe('expired tokens', () => {
+  test('a token is refused with 400 P-471 once its expiry has passed on the sandbox clock', async () => {
+    const now = new Date();
+    const s = await startTestSandbox({clock: {manual: true, start: now}});
+    try {
+      const month = now.getUTCMonth() + 1;
+      const res = await s.client.createPayment(
+        directRequest({
+          cc_number: '4242424242424242',
+          exp_month: month,
+          exp_year: now.getUTCFullYear(),
+        }),
+      );
+      const token = PaymentRecord.parse((res as {record: unknown}).record).cc_token!;
+      const ok = await s.client.createPayment(directRequest(byToken(token)));
+      assert.equal(PaymentRecord.parse((ok as {record: unknown}).record).status, 'success');
+      await s.sandbox.clock.advance(32 * 24 * 3600 * 1000);
+      const late = await raw(s.sandbox, 'POST', '/api/v1/payment', {
+        body: wireBody(s.sandbox, byToken(token)),
+      });
+      assert.equal(late.status, 400);
+      assert.match(late.text, /P-471/);
+      assert.match(late.text, /cc_token/);
+    } finally {
+      await s.close();
+    }
   });
 });
 

@@ -2,7 +2,7 @@
  * Every change to a stored attempt goes through here: the mutation (a pure function of
  * `transition.ts`) runs in the store's transaction together with its outbox entry, the
  * outbox is kicked afterwards, and a new success starts the order's duplicate-charge
- * check. Without an `onPaymentUpdate` hook nobody is notified, so no outbox entry is
+ * check and, when the customer asked, the keeping of its card. Without an `onPaymentUpdate` hook nobody is notified, so no outbox entry is
  * written at all.
  */
 import type {
@@ -29,6 +29,8 @@ export interface AttemptWritesDeps {
   now: () => number;
   /** Called when an attempt of `orderRef` has just become `success`. */
   succeeded: (orderRef: string) => void;
+  /** Keeps the card of a successful attempt whose customer asked to save it. */
+  keepCard: (attempt: AttemptRecord, info: GatewayStatusInfo) => Promise<void>;
 }
 
 export class AttemptWrites {
@@ -60,12 +62,23 @@ export class AttemptWrites {
     source: StatusSource,
     event?: WebhookEventInput,
   ): Promise<UpdateAttemptResult> {
+    let before: AttemptRecord['state'] | undefined;
     const r = await this.write(
       key,
-      (c) => applyGatewayStatus(c, info, this.#d.now(), source),
+      (c) => {
+        before = c.state;
+        return applyGatewayStatus(c, info, this.#d.now(), source);
+      },
       event,
     );
-    if (r.changed && r.attempt?.state === 'success') this.#d.succeeded(r.attempt.orderRef);
+    if (r.changed && r.attempt?.state === 'success') {
+      this.#d.succeeded(r.attempt.orderRef);
+      // Only as the attempt becomes a success: a later report of it (after the customer
+      // removed the card) must not save the card again.
+      if (before !== 'success' && r.attempt.saveCardFor !== undefined) {
+        await this.#d.keepCard(r.attempt, info);
+      }
+    }
     return r;
   }
 

@@ -61,6 +61,8 @@ export interface PreparedCreate {
   method: AttemptRecord['method'];
   amount: string;
   currency: string;
+  /** The customer who asked to save the card (see `saved-cards.ts`). */
+  saveCardFor?: string | undefined;
 }
 
 /** What differs between a direct and a hosted attempt. */
@@ -145,6 +147,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       updatedAt: now,
       createSentAt: now,
       createCount: 1,
+      ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
     await spec.beforeCreate?.();
     const inserted = await store.insertAttempt(attempt);

@@ -18,6 +18,7 @@ import {
   validateDirectRequest,
   validateHostedRequest,
 } from '../request.js';
+import type {SavedCardRecord} from '../saved-cards.js';
 import type {AttemptRecord} from '../store.js';
 import {statusInfoFromRecord} from '../transition.js';
 import {answerFor, hostedAnswer} from './answers.js';
@@ -31,6 +32,12 @@ import {
 } from './config.js';
 import {SingleFlight, type OrderLocks} from './locks.js';
 import type {Reconciler} from './reconcile.js';
+import {
+  SavedCardRefused,
+  saveCardFor,
+  savedCardRefusedAnswer,
+  savedCardToken,
+} from './saved-cards.js';
 
 export type PayConfig = Pick<
   ServiceConfig,
@@ -131,18 +138,47 @@ export class Payments extends ServicePart<PaymentsDeps> {
     // Under the order lock: another attempt may have settled the order meanwhile.
     const again = await this.cfg.store.getAttempt(body.attemptId);
     if (again) return this.#answerKnown(again, body);
+    const saved =
+      body.savedCardId === undefined
+        ? undefined
+        : await this.cfg.store.getSavedCard(body.savedCardId);
+    try {
+      return await this.#payDirectWith(body, ctx, saved);
+    } catch (error) {
+      if (error instanceof SavedCardRefused) {
+        this.log.warn({orderRef, reason: error.reason}, 'saved card refused');
+        return {response: savedCardRefusedAnswer(orderRef, error)};
+      }
+      throw error;
+    }
+  }
+
+  async #payDirectWith(
+    body: PayRequest,
+    ctx: PayContext,
+    saved: SavedCardRecord | undefined,
+  ): Promise<PayResult> {
+    const {orderRef} = body;
     const outcome = await this.d.attempts.run({
       mode: 'direct',
       orderRef,
       request: ctx.request,
       newAttemptId: () => body.attemptId,
       prepare: (order, gatewayOrderId) => {
-        const built = buildDirectRequest(body, order, {
-          ...this.#orderContext(orderRef, gatewayOrderId),
-          customerIp: ctx.ip,
-          acceptHeader: ctx.accept,
-          userAgent: ctx.userAgent,
-        });
+        // A saved card pays only for the order's own customer (from resolveOrder).
+        const token =
+          body.savedCardId === undefined ? undefined : savedCardToken(saved, order, this.cfg.now());
+        const built = buildDirectRequest(
+          body,
+          order,
+          {
+            ...this.#orderContext(orderRef, gatewayOrderId),
+            customerIp: ctx.ip,
+            acceptHeader: ctx.accept,
+            userAgent: ctx.userAgent,
+          },
+          token,
+        );
         const valid = validateDirectRequest(built);
         if (!valid.ok) {
           if (valid.blame === 'browser') {
@@ -158,10 +194,15 @@ export class Payments extends ServicePart<PaymentsDeps> {
           method: built.request.method,
           amount: valid.amountText,
           currency: built.request.currency,
+          saveCardFor: saveCardFor(body, order),
         };
       },
       beforeCreate: () =>
-        this.cfg.velocity.reserve({ip: ctx.ip, orderRef, cardNumber: body.card.number}),
+        this.cfg.velocity.reserve({
+          ip: ctx.ip,
+          orderRef,
+          ...(body.card ? {cardNumber: body.card.number} : {}),
+        }),
       statusInfo: (result) =>
         result.kind === 'direct'
           ? statusInfoFromRecord(result.record, JSON.stringify(result.record))

@@ -33,6 +33,7 @@ import {CreatesInFlight, OrderLocks} from './locks.js';
 import {Outbox} from './outbox.js';
 import {Payments} from './pay.js';
 import {Reconciler} from './reconcile.js';
+import {SavedCards} from './saved-cards.js';
 import {Sweeper} from './sweep.js';
 import {Webhooks} from './webhooks.js';
 
@@ -52,6 +53,8 @@ export class PaymentService {
   #started = false;
   /** The card-testing limits (the pay route counts invalid card data with it too). */
   readonly velocity: AttemptVelocity;
+  /** Saved cards: the order route, the saved-card check, keeping and removing cards. */
+  readonly savedCards: SavedCards;
 
   constructor(config: ServiceConfig) {
     const cfg = config;
@@ -67,6 +70,8 @@ export class PaymentService {
       instance: cfg.instance,
       closed: () => background.closed,
     });
+    const savedCards = new SavedCards({cfg});
+    this.savedCards = savedCards;
     const locks = new OrderLocks();
     const creates = new CreatesInFlight();
     const gateway = cfg.gateway;
@@ -91,6 +96,7 @@ export class PaymentService {
       outbox,
       now: cfg.now,
       succeeded: (orderRef) => background.run(this.checkDuplicates(orderRef)),
+      keepCard: (attempt, info) => savedCards.keep(attempt, info),
     });
     const reconciler = new Reconciler({cfg, writes, locks, creates, background});
     this.#background = background;

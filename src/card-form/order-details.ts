@@ -1,0 +1,83 @@
+/**
+ * What `<pg-card-form>` learns from the companion about its order (`POST /order`, with
+ * `order-details` or `offer-save-card`): the total the server charges — shown on the Pay
+ * button over the `amount` and `currency` attributes, which stay the fallback until the
+ * answer arrives or when none comes — and, with the saved-card offer on, the customer's
+ * saved cards (opaque ids: the token never reaches the browser). This controller holds the
+ * answer and the customer's choice (a saved card or a new one, and the consent to save);
+ * the work is in two modules loaded on demand, each importing nothing at run time (they
+ * get Lit, the card rules, the brand marks and the protocol's constants from `KIT`, so
+ * they load like the locale tables and cost the bundle nothing): the order request
+ * (`saved-cards/order-request.ts`), and the saved-card choice's markup and removal
+ * (`saved-cards/saved-cards-view.ts`), loaded only when there are saved cards to show or
+ * a card can be saved.
+ */
+import {html, nothing, type ReactiveController, type ReactiveControllerHost} from 'lit';
+import {
+  CHECKOUT_HEADER,
+  CHECKOUT_PROTOCOL_VERSION,
+  CHECKOUT_ROUTES,
+  type OrderResponse,
+} from '../protocol/checkout.js';
+import type {CheckoutMessages} from '../i18n/messages.js';
+import {normaliseNumber} from '../validation/card.js';
+import {brandMark, loadBrandMarks} from './lazy-brand-marks.js';
+import {siblingRoute} from './three-ds-handoff.js';
+
+/** The form as this controller sees it. */
+export interface OrderDetailsHost extends ReactiveControllerHost, HTMLElement {
+  endpoint: string;
+  orderRef: string;
+  orderDetails: boolean;
+  offerSaveCard: boolean;
+  disabled: boolean;
+}
+
+/** What the modules loaded on demand are given. */
+export const KIT = {
+  html,
+  nothing,
+  brandMark,
+  loadBrandMarks,
+  normaliseNumber,
+  siblingRoute,
+  routes: CHECKOUT_ROUTES,
+  header: [CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION] as const,
+  view: () => import('./saved-cards/saved-cards-view.js'),
+};
+
+export class OrderDetails implements ReactiveController {
+  readonly host: OrderDetailsHost;
+  readonly kit = KIT;
+  /** The server's answer for the current order. */
+  details: OrderResponse | undefined;
+  /** The saved card to pay with; `''`: a new card. */
+  selected = '';
+  /** The customer ticked "Save this card for next time". */
+  consent = false;
+  /** The saved card whose removal awaits confirmation. */
+  removing = '';
+  /** A short notice of the choice (a card removed), read out politely. */
+  notice = '';
+  requests: typeof import('./saved-cards/order-request.js') | undefined;
+  view: typeof import('./saved-cards/saved-cards-view.js') | undefined;
+  #asked = '';
+
+  constructor(host: OrderDetailsHost) {
+    this.host = host;
+    host.addController(this);
+  }
+
+  hostUpdated(): void {
+    const {endpoint, orderRef, orderDetails, offerSaveCard} = this.host;
+    const key = `${endpoint} ${orderRef} ${offerSaveCard}`;
+    if (!(orderDetails || offerSaveCard) || !endpoint || !orderRef || key === this.#asked) return;
+    this.#asked = key;
+    void import('./saved-cards/order-request.js').then((m) => (this.requests = m).ask(this));
+  }
+
+  /** The saved-card choice (`choice`, above the card fields) or the consent box (`offer`). */
+  render(t: CheckoutMessages, part: 'choice' | 'offer') {
+    return this.view ? this.view[part](this, t) : nothing;
+  }
+}

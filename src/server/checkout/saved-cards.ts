@@ -1,0 +1,98 @@
+/**
+ * Saved cards: what the companion keeps per card a customer chose to save, the store
+ * methods that keep it (part of every `PaymentStore`), and the pure rules around it —
+ * minting the opaque id, reading the gateway's token expiry, and what the browser may see
+ * of a saved card (never the token). The payment store holds one row per saved card:
+ * customer id, opaque id, the gateway's token, mask, token expiry, created and deleted
+ * times. (The brand is the browser's to tell from the mask, with the form's card rules:
+ * the server carries no card-validator.) Card numbers and security codes are never stored: there is no field
+ * for them. A removed card keeps its row (for the record) but loses its token.
+ */
+import {randomBytes} from 'node:crypto';
+import type {SavedCardView} from '../../protocol/checkout.js';
+
+/** One saved card of one customer. */
+export interface SavedCardRecord {
+  /** Opaque id the browser sees (`sc_` + 24 hex digits); unique. */
+  id: string;
+  /** The merchant's customer id (`resolveOrder`'s `customer.id`). */
+  customerId: string;
+  /** The gateway's `cc_token`; `''` once the card is removed. */
+  token: string;
+  /** Masked number as the gateway gave it (`424242******4242`). */
+  mask: string;
+  /** The gateway's `cc_token_expiration`, as sent (`2028-12-31T23:59:59`). */
+  tokenExpiresAt: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+  /** Epoch milliseconds; set once the card is removed. */
+  deletedAt?: number;
+}
+
+/** The saved-card part of the payment store. Every method is atomic. */
+export interface SavedCardStore {
+  /**
+   * Stores `card`, unless its customer already has a live (not removed) card with the same
+   * token: then nothing is written and that card is returned (saving is idempotent, so a
+   * webhook and a lookup reporting the same payment save it once).
+   */
+  saveCard(card: SavedCardRecord): Promise<SavedCardRecord>;
+  /** The card with this id, removed or not, whoever's it is. */
+  getSavedCard(id: string): Promise<SavedCardRecord | undefined>;
+  /** Live cards of `customerId` (every customer's when absent), oldest first. */
+  listSavedCards(customerId?: string): Promise<SavedCardRecord[]>;
+  /**
+   * Removes the customer's card: sets `deletedAt` and forgets the token. False when the
+   * customer has no live card with this id (another customer's card is never touched).
+   */
+  deleteSavedCard(customerId: string, id: string, at: number): Promise<boolean>;
+}
+
+/** A new opaque saved-card id. */
+export function newSavedCardId(): string {
+  return `sc_${randomBytes(12).toString('hex')}`;
+}
+
+const EXPIRY = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
+
+/**
+ * The token's expiry as epoch ms, reading the gateway's local time as UTC (a few hours'
+ * difference at the end of a month; the card's own month is what counts), or `undefined`
+ * when the text is not a timestamp.
+ */
+export function tokenExpiryMs(text: string): number | undefined {
+  const m = EXPIRY.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '23', mi = '59', s = '59'] = m;
+  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +s);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** True when the token can no longer pay at `now` (an unreadable expiry counts as expired). */
+export function tokenExpired(card: Pick<SavedCardRecord, 'tokenExpiresAt'>, now: number): boolean {
+  const at = tokenExpiryMs(card.tokenExpiresAt);
+  return at === undefined || at < now;
+}
+
+/** What the browser sees of a saved card: never the token. */
+export function savedCardView(card: SavedCardRecord, now: number): SavedCardView {
+  const m = EXPIRY.exec(card.tokenExpiresAt);
+  return {
+    id: card.id,
+    mask: card.mask,
+    expMonth: m ? +m[2]! : 1,
+    expYear: m ? +m[1]! : 2000,
+    expired: tokenExpired(card, now),
+  };
+}
+
+/** What the merchant's API and back office see of a saved card: never the token either. */
+export interface SavedCardSummary extends SavedCardView {
+  customerId: string;
+  /** Epoch milliseconds. */
+  createdAt: number;
+}
+
+export function savedCardSummary(card: SavedCardRecord, now: number): SavedCardSummary {
+  return {...savedCardView(card, now), customerId: card.customerId, createdAt: card.createdAt};
+}

@@ -1,0 +1,169 @@
+/**
+ * Saved cards in the payment service: what the order route tells the form (the total the
+ * server charges and the identified customer's saved cards), the check that lets a saved
+ * card pay (this order's customer, not removed, token not expired), keeping a card after a
+ * payment the customer consented to save, and the merchant's list and remove. The customer
+ * is always the one `resolveOrder` names for the order, never one the browser names; the
+ * token never leaves the server.
+ */
+import type {
+  OrderRequest,
+  OrderResponse,
+  PayFailure,
+  PayRequest,
+} from '../../../protocol/checkout.js';
+import {amountText} from '../../gateway/primitives.js';
+import {CheckoutNotFoundError} from '../errors.js';
+import {SAVED_CARD_REFUSALS, type SavedCardRefusal} from '../reasons.js';
+import type {ResolvedOrder} from '../request.js';
+import {
+  newSavedCardId,
+  savedCardSummary,
+  savedCardView,
+  tokenExpired,
+  type SavedCardRecord,
+  type SavedCardSummary,
+} from '../saved-cards.js';
+import type {AttemptRecord} from '../store.js';
+import type {GatewayStatusInfo} from '../transition.js';
+import {ServicePart, type ServiceConfig} from './config.js';
+
+export type SavedCardsConfig = Pick<ServiceConfig, 'store' | 'resolveOrder' | 'logger' | 'now'>;
+
+/** A saved card refused for a payment: answered as a failure with its reason. */
+export class SavedCardRefused extends Error {
+  readonly reason: SavedCardRefusal;
+  constructor(reason: SavedCardRefusal) {
+    super(`the saved card cannot pay: ${reason}`);
+    this.name = 'SavedCardRefused';
+    this.reason = reason;
+  }
+}
+
+/** The failure answer of a refused saved card (nothing was sent to the gateway). */
+export function savedCardRefusedAnswer(orderRef: string, error: SavedCardRefused): PayFailure {
+  return {
+    outcome: 'failure',
+    orderRef,
+    code: error.reason,
+    reason: error.reason,
+    message: error.message,
+  };
+}
+
+/** The customer id `resolveOrder` gave for the order, if any. */
+export function customerOf(order: ResolvedOrder): string | undefined {
+  const id = order.customer?.id?.trim();
+  return id ? id : undefined;
+}
+
+/**
+ * The token of `card` for paying `order`, or a {@link SavedCardRefused}: another customer's
+ * card reads as unknown (its existence is not revealed).
+ */
+export function savedCardToken(
+  card: SavedCardRecord | undefined,
+  order: ResolvedOrder,
+  now: number,
+): string {
+  const customer = customerOf(order);
+  if (!card || customer === undefined || card.customerId !== customer) {
+    throw new SavedCardRefused(SAVED_CARD_REFUSALS.unknown);
+  }
+  if (card.deletedAt !== undefined || card.token === '') {
+    throw new SavedCardRefused(SAVED_CARD_REFUSALS.removed);
+  }
+  if (tokenExpired(card, now)) throw new SavedCardRefused(SAVED_CARD_REFUSALS.expired);
+  return card.token;
+}
+
+/** The customer to save the card for: only with consent, only one the server identifies. */
+export function saveCardFor(body: PayRequest, order: ResolvedOrder): string | undefined {
+  return body.saveCard === true && body.card !== undefined ? customerOf(order) : undefined;
+}
+
+export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
+  /** The order route's answer. */
+  async orderInfo(body: OrderRequest, request: Request): Promise<OrderResponse> {
+    const order = await this.cfg.resolveOrder(body.orderRef, request);
+    if (!order) throw new CheckoutNotFoundError('unknown order');
+    const customer = customerOf(order);
+    const now = this.cfg.now();
+    const cards =
+      body.savedCards === true && customer !== undefined
+        ? (await this.cfg.store.listSavedCards(customer)).map((c) => savedCardView(c, now))
+        : undefined;
+    return {
+      orderRef: body.orderRef,
+      amount: amountText(order.amount) ?? String(order.amount),
+      currency: order.currency,
+      ...(cards ? {savedCards: cards} : {}),
+    };
+  }
+
+  /** The customer of `orderRef` removes one of their cards; answers the order's new list. */
+  async removeForOrder(
+    orderRef: string,
+    savedCardId: string,
+    request: Request,
+  ): Promise<OrderResponse> {
+    const order = await this.cfg.resolveOrder(orderRef, request);
+    if (!order) throw new CheckoutNotFoundError('unknown order');
+    const customer = customerOf(order);
+    if (customer === undefined || !(await this.remove(customer, savedCardId))) {
+      throw new CheckoutNotFoundError('savedCardId: no saved card of this customer has this id');
+    }
+    return this.orderInfo({orderRef, savedCards: true}, request);
+  }
+
+  /** The merchant's list: a customer's live cards (every customer's when absent). */
+  async list(customerId?: string): Promise<SavedCardSummary[]> {
+    const now = this.cfg.now();
+    return (await this.cfg.store.listSavedCards(customerId)).map((c) => savedCardSummary(c, now));
+  }
+
+  /** The merchant removes a customer's card; false when the customer has no such card. */
+  async remove(customerId: string, savedCardId: string): Promise<boolean> {
+    const removed = await this.cfg.store.deleteSavedCard(customerId, savedCardId, this.cfg.now());
+    if (removed) this.log.info({savedCardId}, 'saved card removed');
+    return removed;
+  }
+
+  /**
+   * After a successful payment whose customer consented: keeps the card's token, mask,
+   * and token expiry. A payment without a token is logged and not saved.
+   */
+  async keep(attempt: AttemptRecord, info: GatewayStatusInfo): Promise<void> {
+    const customerId = attempt.saveCardFor;
+    if (customerId === undefined) return;
+    const token = info.cardToken ?? attempt.cardToken;
+    const mask = info.cardMask ?? attempt.cardMask;
+    if (!token || !mask || !info.cardTokenExpiration) {
+      this.log.warn(
+        {orderRef: attempt.orderRef, gatewayOrderId: attempt.gatewayOrderId},
+        'the payment record has no card token to save',
+      );
+      return;
+    }
+    try {
+      const saved = await this.cfg.store.saveCard({
+        id: newSavedCardId(),
+        customerId,
+        token,
+        mask,
+        tokenExpiresAt: info.cardTokenExpiration,
+        createdAt: this.cfg.now(),
+      });
+      this.log.info(
+        {orderRef: attempt.orderRef, savedCardId: saved.id},
+        'card saved for the customer',
+      );
+    } catch (error) {
+      // The payment stands; only the saving failed.
+      this.log.error(
+        {orderRef: attempt.orderRef, error: (error as Error).name},
+        'the card could not be saved',
+      );
+    }
+  }
+}
