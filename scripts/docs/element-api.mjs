@@ -77,7 +77,8 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
       cell(f.description),
     ]);
   const methods = members
-    .filter((m) => m.kind === 'method')
+    // Lifecycle callbacks (formResetCallback, …) are the browser's to call, not yours.
+    .filter((m) => m.kind === 'method' && !/Callback$/.test(m.name))
     .map((m) => [
       code(
         `${m.name}(${(m.parameters ?? []).map((p) => `${p.name}${p.optional || p.default ? '?' : ''}`).join(', ')})`,
@@ -107,7 +108,7 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
       table(['Attribute', 'Property', 'Type', 'Default', 'Description'], attributes),
       'None.',
     ),
-    section('Properties', table(['Property', 'Type', '', 'Description'], properties), 'None besides the attributes.'),
+    section('Properties', table(['Property', 'Type', 'Access', 'Description'], properties), 'None besides the attributes.'),
     section('Methods', table(['Method', 'Returns', 'Description'], methods), 'None.'),
     section('Events', table(['Event', 'Class', 'Description'], events), 'None.'),
     section('CSS parts', table(['Part', 'Description'], parts), 'None.'),

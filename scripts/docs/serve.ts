@@ -38,7 +38,7 @@ export async function serveBuiltSite(port = 0, dir = SITE_DIR): Promise<ServedSi
   }
   let backend: DocsBackend | undefined;
   const app = new Hono();
-  app.all('/checkout/*', (c) => backend!.app.fetch(c.req.raw));
+  app.all('/checkout/*', (c) => backend!.app.fetch(c.req.raw, c.env));
   const rel = path.relative(process.cwd(), dir) || '.';
   app.use('*', serveStatic({root: rel}));
   // Clean URLs, as a static host serves VitePress's pages: /guides/x → /guides/x.html.
