@@ -48,7 +48,8 @@ function table(head, rows) {
   ].join('\n');
 }
 
-const isPublic = (m) => !m.privacy && !m.static && !m.name.startsWith('_') && !m.name.startsWith('#');
+const isPublic = (m) =>
+  !m.privacy && !m.static && !m.name.startsWith('_') && !m.name.startsWith('#');
 
 /** The Markdown of one element's API: attributes, properties, methods, events, parts, properties. */
 export function elementApiMarkdown(tag, elements = manifestElements()) {
@@ -108,15 +109,15 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
       table(['Attribute', 'Property', 'Type', 'Default', 'Description'], attributes),
       'None.',
     ),
-    section('Properties', table(['Property', 'Type', 'Access', 'Description'], properties), 'None besides the attributes.'),
+    section(
+      'Properties',
+      table(['Property', 'Type', 'Access', 'Description'], properties),
+      'None besides the attributes.',
+    ),
     section('Methods', table(['Method', 'Returns', 'Description'], methods), 'None.'),
     section('Events', table(['Event', 'Class', 'Description'], events), 'None.'),
     section('CSS parts', table(['Part', 'Description'], parts), 'None.'),
-    section(
-      'CSS custom properties',
-      table(['Property', 'Default', 'Description'], props),
-      'None.',
-    ),
+    section('CSS custom properties', table(['Property', 'Default', 'Description'], props), 'None.'),
   ].join('\n');
 }
 

@@ -37,7 +37,8 @@ export async function writeServerReference(out = REFERENCE_DIR) {
     gitRevision: 'main',
   });
   const project = await app.convert();
-  if (!project || app.logger.hasErrors()) throw new Error('TypeDoc could not read the declarations');
+  if (!project || app.logger.hasErrors())
+    throw new Error('TypeDoc could not read the declarations');
   await app.generateOutputs(project);
   if (app.logger.hasErrors()) throw new Error('TypeDoc could not write the reference');
   return out;

@@ -36,9 +36,10 @@ export async function serveBuiltSite(port = 0, dir = SITE_DIR): Promise<ServedSi
   if (!existsSync(path.join(dir, 'index.html'))) {
     throw new Error(`${path.relative(root, dir)} has no site: run npm run build:docs first`);
   }
-  let backend: DocsBackend | undefined;
+  // The companion's publicUrl is this server's address, known once it listens.
+  const started: {backend?: DocsBackend} = {};
   const app = new Hono();
-  app.all('/checkout/*', (c) => backend!.app.fetch(c.req.raw, c.env));
+  app.all('/checkout/*', (c) => started.backend!.app.fetch(c.req.raw, c.env));
   const rel = path.relative(process.cwd(), dir) || '.';
   app.use('*', serveStatic({root: rel}));
   // Clean URLs, as a static host serves VitePress's pages: /guides/x → /guides/x.html.
@@ -46,13 +47,14 @@ export async function serveBuiltSite(port = 0, dir = SITE_DIR): Promise<ServedSi
   app.notFound((c) => c.text('not found', 404));
   const server = await listen(app.fetch, port);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  backend = await startDocsBackend(url);
+  const backend = await startDocsBackend(url);
+  started.backend = backend;
   return {
     url,
     backend,
     async close() {
       await new Promise((resolve) => server.close(resolve));
-      await backend!.close();
+      await backend.close();
     },
   };
 }

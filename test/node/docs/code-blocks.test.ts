@@ -10,8 +10,21 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {readFileSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
-import {installedBy, merchantProject, typecheck, type MerchantProject} from '../readme/merchant-project.js';
-import {blockFile, codeBlocks, docPages, missingIncludes, readPage, DOCS, type CodeBlock} from './code-blocks.js';
+import {
+  installedBy,
+  merchantProject,
+  typecheck,
+  type MerchantProject,
+} from '../readme/merchant-project.js';
+import {
+  blockFile,
+  codeBlocks,
+  docPages,
+  missingIncludes,
+  readPage,
+  DOCS,
+  type CodeBlock,
+} from './code-blocks.js';
 
 /** What the guides tell a reader to install: the server line, and React's for the frameworks guide. */
 const INSTALL = [
@@ -36,7 +49,13 @@ function writeProject(project: MerchantProject, blocks: CodeBlock[]): void {
   });
   const config = (side: 'server' | 'browser') =>
     side === 'server'
-      ? {...COMPILER, module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node']}
+      ? {
+          ...COMPILER,
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          lib: ['ES2023'],
+          types: ['node'],
+        }
       : {
           ...COMPILER,
           module: 'ESNext',
@@ -71,7 +90,10 @@ describe("the site's code blocks", () => {
   });
 
   test('every file a page includes exists', () => {
-    assert.deepEqual(pages.flatMap((page) => missingIncludes(page, readPage(page))), []);
+    assert.deepEqual(
+      pages.flatMap((page) => missingIncludes(page, readPage(page))),
+      [],
+    );
   });
 
   test('every server block type-checks against pg-checkout as installed', () => {
@@ -112,7 +134,10 @@ describe("the site's code blocks", () => {
     );
     const result = typecheck(project.dir, 'tsconfig.bad.json');
     assert.equal(result.ok, false);
-    assert.match(result.output, new RegExp(`${name.replace(/\./g, '\\.')}\\(\\d+,\\d+\\): error TS`));
+    assert.match(
+      result.output,
+      new RegExp(`${name.replace(/\./g, '\\.')}\\(\\d+,\\d+\\): error TS`),
+    );
     assert.match(text, /^\/\/ guides\/bad\.md:3\n/);
   });
 });

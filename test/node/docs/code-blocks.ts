@@ -28,7 +28,8 @@ export function docPages(): string[] {
     .sort();
 }
 
-const SERVER_IMPORT = /from ['"](?:pg-checkout\/(?:server|sandbox)|hono|@hono\/[\w-]+|node:[\w/]+|\.\/checkout\.js)['"]/;
+const SERVER_IMPORT =
+  /from ['"](?:pg-checkout\/(?:server|sandbox)|hono|@hono\/[\w-]+|node:[\w/]+|\.\/checkout\.js)['"]/;
 
 /** The code blocks of one page's Markdown. */
 export function codeBlocks(page: string, markdown: string): CodeBlock[] {

@@ -15,7 +15,11 @@ const run = promisify(execFile);
 
 /** What the site is built from: the package build must be there (CI builds before it tests). */
 export function requireBuiltPackage(): void {
-  for (const file of ['dist/cdn/pg-checkout.js', 'dist/server/index.d.ts', 'custom-elements.json']) {
+  for (const file of [
+    'dist/cdn/pg-checkout.js',
+    'dist/server/index.d.ts',
+    'custom-elements.json',
+  ]) {
     if (!existsSync(path.join(ROOT, file))) {
       throw new Error(`${file} is missing: run npm run build before the documentation tests`);
     }
@@ -53,10 +57,13 @@ export function builtPages(dir: string): string[] {
 /** The file a site path is served from, as a static host with clean URLs finds it. */
 export function fileOf(dir: string, sitePath: string): string | undefined {
   const clean = decodeURIComponent(sitePath).replace(/^\/+/, '');
-  const candidates = clean === '' || clean.endsWith('/')
-    ? [`${clean}index.html`]
-    : [clean, `${clean}.html`, `${clean}/index.html`];
-  return candidates.map((c) => path.join(dir, c)).find((f) => existsSync(f) && !f.endsWith(path.sep));
+  const candidates =
+    clean === '' || clean.endsWith('/')
+      ? [`${clean}index.html`]
+      : [clean, `${clean}.html`, `${clean}/index.html`];
+  return candidates
+    .map((c) => path.join(dir, c))
+    .find((f) => existsSync(f) && !f.endsWith(path.sep));
 }
 
 const ids = new Map<string, Set<string>>();
@@ -72,7 +79,12 @@ function idsOf(file: string): Set<string> {
 }
 
 const decodeEntities = (s: string) =>
-  s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'");
+  s
+    .replace(/&amp;/g, '&')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'");
 
 /**
  * Every link (`href`, `src`) of every page that stays on the site and does not resolve: a
