@@ -27,7 +27,13 @@ const cdnPlugin = {
   name: 'pg-docs-cdn',
   configureServer(server: {
     middlewares: {
-      use(fn: (req: {url?: string}, res: import('node:http').ServerResponse, next: () => void) => void): void;
+      use(
+        fn: (
+          req: {url?: string},
+          res: import('node:http').ServerResponse,
+          next: () => void,
+        ) => void,
+      ): void;
     };
   }) {
     server.middlewares.use((req, res, next) => {
@@ -50,7 +56,10 @@ function referenceSidebar(): DefaultTheme.SidebarItem[] {
     ['type-aliases', 'Types'],
     ['variables', 'Constants'],
   ];
-  const items: DefaultTheme.SidebarItem[] = [{text: 'Overview', link: '/reference/server/'}];
+  const items: DefaultTheme.SidebarItem[] = [
+    {text: 'Routes, errors, client', link: '/reference/http'},
+    {text: 'pg-checkout/server', link: '/reference/server/'},
+  ];
   for (const [dir, text] of groups) {
     const full = path.join(REFERENCE, dir);
     if (!existsSync(full)) continue;
@@ -112,9 +121,7 @@ export default defineConfig({
   vite: {
     plugins: [cdnPlugin],
     build: {chunkSizeWarningLimit: 2048}, // the local search index is one chunk
-    server: process.env.PG_DOCS_BACKEND
-      ? {proxy: {'/checkout': process.env.PG_DOCS_BACKEND}}
-      : {},
+    server: process.env.PG_DOCS_BACKEND ? {proxy: {'/checkout': process.env.PG_DOCS_BACKEND}} : {},
   },
   buildEnd(site) {
     requireCdn();
@@ -133,7 +140,13 @@ export default defineConfig({
       '/': [
         {text: 'Guides', items: guides},
         {text: 'Elements', items: elements},
-        {text: 'Reference', items: [{text: 'pg-checkout/server', link: '/reference/server/'}]},
+        {
+          text: 'Reference',
+          items: [
+            {text: 'Routes, errors, client', link: '/reference/http'},
+            {text: 'pg-checkout/server', link: '/reference/server/'},
+          ],
+        },
       ],
     },
   },

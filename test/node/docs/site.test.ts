@@ -95,6 +95,7 @@ describe('the documentation site', () => {
       ...GUIDES.map((g) => `/guides/${g}.html`),
       ...Object.values(ELEMENTS).map((e) => `/elements/${e}.html`),
       '/reference/server/index.html',
+      '/reference/http.html',
     ]) {
       assert.ok(pages.includes(p), `${p} is not built`);
     }
