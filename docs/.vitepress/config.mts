@@ -87,6 +87,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   {text: 'The sandbox', link: '/guides/sandbox'},
   {text: 'Going live', link: '/guides/going-live'},
   {text: 'Security and PCI DSS', link: '/guides/security'},
+  {text: 'The demo shop', link: '/guides/demo'},
 ];
 
 const elements: DefaultTheme.SidebarItem[] = [

@@ -80,6 +80,7 @@ const GUIDES = [
   'sandbox',
   'going-live',
   'security',
+  'demo',
 ];
 const ELEMENTS = {
   'pg-card-form': 'card-form',
