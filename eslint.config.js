@@ -4,7 +4,20 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  {ignores: ['dist/**', 'node_modules/**', 'data/**', 'test-results/**', 'custom-elements.json']},
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'data/**',
+      'test-results/**',
+      'custom-elements.json',
+      // The documentation site's build output, VitePress's cache and the generated reference.
+      'docs/.vitepress/dist/**',
+      'docs/.vitepress/cache/**',
+      'docs/.vitepress/.temp/**',
+      'docs/reference/server/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -25,6 +38,7 @@ export default tseslint.config(
       'sandbox/cli.ts',
       'server-example/**',
       'docs/snippets/**',
+      'docs/.vitepress/**',
       'bench/**',
       'web-test-runner.config.mjs',
     ],

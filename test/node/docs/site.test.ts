@@ -1,0 +1,343 @@
+/**
+ * The documentation site (docs/, VitePress), built once for this file: it builds, every
+ * page a reader can reach is there, the generated parts hold what their sources hold
+ * (each element's API from custom-elements.json, the server reference from the
+ * declarations), every internal link and anchor resolves, every page is axe clean in
+ * Chromium, search finds the guides, and every live example runs the built element — the
+ * card form's paying the gateway sandbox through the companion, as written on the page.
+ */
+import {after, before, describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {createRequire} from 'node:module';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import type {Browser, Page} from 'playwright';
+import {launchChromium} from '../../../scripts/chromium.mjs';
+import {elementApiMarkdown, manifestElements} from '../../../scripts/docs/element-api.mjs';
+import {serveBuiltSite, type ServedSite} from '../../../scripts/docs/serve.js';
+import {publicSurface} from '../api/public-surface.js';
+import {ROOT, buildSite, builtPages, fileOf, internalLinkProblems} from './site.js';
+
+const WAIT = 30_000;
+const axeSource = readFileSync(
+  createRequire(import.meta.url).resolve('axe-core/axe.min.js'),
+  'utf8',
+);
+
+let site: {dir: string; remove(): void};
+let served: ServedSite;
+let browser: Browser;
+
+before(async () => {
+  site = await buildSite();
+  served = await serveBuiltSite(0, site.dir);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  await served?.close();
+  site?.remove();
+});
+
+const html = (sitePath: string) => readFileSync(fileOf(site.dir, sitePath)!, 'utf8');
+
+/** A page of the served site, with console errors and page errors collected. */
+async function open(
+  sitePath: string,
+): Promise<{page: Page; problems: string[]; close(): Promise<void>}> {
+  const context = await browser.newContext({viewport: {width: 1200, height: 900}, locale: 'en-US'});
+  context.setDefaultTimeout(WAIT);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error on ${page.url()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+  await page.goto(served.url + sitePath);
+  return {page, problems, close: () => context.close()};
+}
+
+async function axe(page: Page): Promise<string[]> {
+  return (await page.evaluate(`(async () => {
+    if (!window.axe) { ${axeSource}\n }
+    const result = await window.axe.run(document, {resultTypes: ['violations']});
+    return result.violations.map((v) => v.id + ': ' + v.help + ' — ' +
+      v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', '));
+  })()`)) as string[];
+}
+
+const GUIDES = [
+  'first-payment',
+  '3d-secure',
+  'hosted-mode',
+  'subscriptions',
+  'webhooks',
+  'csp-and-sri',
+  'theming-and-languages',
+  'frameworks',
+  'sandbox',
+  'going-live',
+  'security',
+  'demo',
+];
+const ELEMENTS = {
+  'pg-card-form': 'card-form',
+  'pg-3ds-redirect': '3ds-redirect',
+  'pg-fingerprint': 'fingerprint',
+};
+
+describe('the documentation site', () => {
+  test('builds every guide, element page and the server reference, and the home page leads to them', () => {
+    const pages = builtPages(site.dir);
+    for (const p of [
+      '/index.html',
+      ...GUIDES.map((g) => `/guides/${g}.html`),
+      ...Object.values(ELEMENTS).map((e) => `/elements/${e}.html`),
+      '/reference/server/index.html',
+      '/reference/http.html',
+    ]) {
+      assert.ok(pages.includes(p), `${p} is not built`);
+    }
+    const home = html('/');
+    for (const link of [
+      '/guides/first-payment',
+      '/guides/theming-and-languages',
+      '/guides/going-live',
+    ]) {
+      assert.ok(home.includes(`href="${link}`), `the home page does not link ${link}`);
+    }
+    // The snippets and examples are sources, not pages.
+    assert.ok(!pages.some((p) => /^\/(snippets|examples|screenshots)\//.test(p)), pages.join(' '));
+  });
+
+  test("each element's page lists every attribute, event, part and custom property of custom-elements.json", () => {
+    const elements = manifestElements();
+    assert.deepEqual([...elements.keys()].sort(), Object.keys(ELEMENTS).sort());
+    for (const [tag, slug] of Object.entries(ELEMENTS)) {
+      const d = elements.get(tag)!;
+      const page = html(`/elements/${slug}.html`);
+      const names = [
+        ...(d.attributes ?? []).map((a: {name: string}) => a.name),
+        ...(d.events ?? []).map((e: {name: string}) => e.name),
+        ...(d.cssParts ?? []).map((p: {name: string}) => p.name),
+        ...(d.cssProperties ?? []).map((p: {name: string}) => p.name),
+      ];
+      assert.ok(names.length > 0, tag);
+      for (const name of names) {
+        assert.ok(page.includes(`<code>${name}</code>`), `<${tag}>'s page lacks ${name}`);
+      }
+      assert.ok(!page.includes('element-api:'), `<${tag}>'s placeholder was left in the page`);
+    }
+  });
+
+  test('the API tables change with the manifest, and an unknown element is refused by name', () => {
+    const elements = manifestElements();
+    const d = elements.get('pg-fingerprint')!;
+    const changed = new Map(elements);
+    changed.set('pg-fingerprint', {
+      ...d,
+      attributes: [...d.attributes, {name: 'added-attribute', description: 'A | pipe {{ x }}'}],
+    });
+    const md = elementApiMarkdown('pg-fingerprint', changed);
+    assert.match(md, /\| `added-attribute` \|/);
+    assert.match(md, /A \\\| pipe &#123;&#123; x }}/, 'pipes and mustaches are escaped');
+    assert.throws(() => elementApiMarkdown('pg-nothing', elements), /declares no <pg-nothing>/);
+  });
+
+  test('the server reference has a page for every export of pg-checkout/server', () => {
+    const exported = publicSurface(ROOT)['pg-checkout/server'].map((e) => e.split(':')[1]!);
+    const index = html('/reference/server/');
+    const missing = exported.filter(
+      (name) => !new RegExp(`href="[^"]*/${name}(\\.html)?"`).test(index),
+    );
+    assert.deepEqual(missing, [], 'exports without a reference page');
+    // The error codes are in it, from the declarations: the gateway client's and the companion's.
+    const gatewayCodes = html('/reference/server/variables/GATEWAY_ERROR_CODES');
+    for (const code of ['outcome_unknown', 'webhook_signature', 'conflict']) {
+      assert.ok(gatewayCodes.includes(code), `GATEWAY_ERROR_CODES lacks ${code}`);
+    }
+    const checkoutCodes = html('/reference/server/classes/CheckoutError');
+    for (const code of ['order_not_payable', 'rate_limited', 'operation_refused']) {
+      assert.ok(checkoutCodes.includes(code), `CheckoutError lacks ${code}`);
+    }
+  });
+
+  test('every internal link and anchor of every page resolves', () => {
+    const {problems, checked} = internalLinkProblems(site.dir);
+    assert.deepEqual(problems, []);
+    assert.ok(checked > 1000, `only ${checked} links checked`);
+  });
+
+  test('the link check names a missing page and a missing anchor', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pg-links-'));
+    try {
+      mkdirSync(path.join(dir, 'guides'));
+      writeFileSync(path.join(dir, 'guides/a.html'), '<h2 id="here">Here</h2>');
+      writeFileSync(
+        path.join(dir, 'index.html'),
+        '<a href="/guides/a#here">ok</a><a href="/guides/a.html#gone">x</a><a href="./nope">y</a>' +
+          '<a href="https://example.com/x">away</a><pre><a href="/in-code">code</a></pre>',
+      );
+      const {problems, checked} = internalLinkProblems(dir);
+      assert.equal(checked, 3);
+      assert.deepEqual(problems, [
+        '/index.html: /guides/a.html#gone → guides/a.html has no #gone',
+        '/index.html: ./nope → no such page or file',
+      ]);
+    } finally {
+      rmSync(dir, {recursive: true, force: true});
+    }
+  });
+
+  test('every written page, and one generated reference page of each kind, is axe clean in Chromium', async () => {
+    const context = await browser.newContext({viewport: {width: 1200, height: 900}});
+    context.setDefaultTimeout(WAIT);
+    const page = await context.newPage();
+    const violations: string[] = [];
+    // The reference's ~120 pages come from one TypeDoc template per kind: one of each is
+    // checked, so the run stays short on a shared machine.
+    const kinds = new Set<string>();
+    const pages = builtPages(site.dir).filter((p) => {
+      const kind = /^\/reference\/server\/([^/]+)\//.exec(p)?.[1];
+      if (!kind) return true;
+      if (kinds.has(kind)) return false;
+      kinds.add(kind);
+      return true;
+    });
+    assert.ok(pages.length >= 20 && kinds.size >= 4, pages.join(' '));
+    try {
+      for (const p of pages) {
+        await page.goto(served.url + p);
+        for (const v of await axe(page)) violations.push(`${p}: ${v}`);
+      }
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(violations, []);
+  });
+
+  test('search finds a guide by a word in its text', async () => {
+    const {page, close} = await open('/');
+    try {
+      await page.getByRole('button', {name: 'Search'}).click();
+      await page.getByRole('searchbox').fill('leniencies');
+      const hit = page.locator('.VPLocalSearchBox a[href*="/guides/sandbox"]').first();
+      await hit.waitFor();
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe('live examples run the built elements', () => {
+  test('the card form upgrades and pays ORDER-1001 with the sandbox, as the page shows', async () => {
+    const {page, problems, close} = await open('/elements/card-form.html');
+    try {
+      const example = page.locator('.live-example pg-card-form');
+      await example.locator('input[name="cc-number"]').waitFor();
+      assert.equal(await example.getAttribute('order-ref'), 'ORDER-1001');
+      assert.ok(await example.evaluate((el) => el.shadowRoot?.querySelector('form') !== null));
+      // The code beside it is the example's file.
+      const shown = await page
+        .locator('.live-example + div[class*="language-html"] code')
+        .innerText();
+      assert.equal(
+        `${shown.trim()}\n`,
+        readFileSync(path.join(ROOT, 'docs/examples/card-form.html'), 'utf8'),
+      );
+
+      const before = served.backend.sandbox.chargeCount();
+      await example.locator('input[name="cc-number"]').fill('4242424242424242');
+      await example.locator('input[name="cc-exp"]').fill('1234');
+      await example.locator('input[name="cc-csc"]').fill('123');
+      await example.locator('input[name="cc-name"]').fill('Olena Kovalenko');
+      const outcome = example.evaluate(
+        (el) =>
+          new Promise<string>((resolve) => {
+            el.addEventListener('pg-success', (e) =>
+              resolve(`success ${(e as CustomEvent).detail.orderRef}`),
+            );
+            for (const type of ['pg-failure', 'pg-error']) {
+              el.addEventListener(type, (e) =>
+                resolve(`${type} ${(e as CustomEvent).detail.code}`),
+              );
+            }
+            setTimeout(() => resolve('no outcome in 30 s'), 30_000);
+          }),
+      );
+      await example.locator('[part~="button"]').click();
+      assert.equal(await outcome, 'success ORDER-1001');
+      assert.equal(served.backend.sandbox.chargeCount(), before + 1);
+      const paid = served.backend.sandbox
+        .payments()
+        .filter((p) => p.orderId.startsWith('ORDER-1001-'));
+      assert.deepEqual(
+        paid.map((p) => p.status),
+        ['success'],
+      );
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  test('the 3-D Secure element upgrades and asks the companion about the order in the query, never believing the URL', async () => {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(WAIT);
+    const page = await context.newPage();
+    try {
+      // ORDER-1002 was never paid, whatever the query says.
+      const asked = page.waitForResponse((r) =>
+        r.url().includes('/checkout/status?order=ORDER-1002'),
+      );
+      await page.goto(`${served.url}/elements/3ds-redirect.html?order=ORDER-1002&status=success`);
+      const example = page.locator('.live-example pg-3ds-redirect');
+      await example.locator('[part~="status"]').waitFor({state: 'attached'});
+      const answer = (await (await asked).json()) as {orderRef: string; state: string};
+      assert.equal(answer.orderRef, 'ORDER-1002');
+      assert.notEqual(answer.state, 'success');
+      assert.notEqual(
+        await example.evaluate((el) => (el as HTMLElement & {state: string}).state),
+        'success',
+      );
+    } finally {
+      await context.close();
+    }
+  });
+
+  test('the fingerprint element upgrades and puts the browser data into its form', async () => {
+    const {page, problems, close} = await open('/elements/fingerprint.html');
+    try {
+      const example = page.locator('.live-example pg-fingerprint');
+      await page.waitForFunction(() => customElements.get('pg-fingerprint') !== undefined);
+      assert.ok(await example.evaluate((el) => el.shadowRoot !== null));
+      await page.locator('.live-example button[type="submit"]').click();
+      const submitted = JSON.parse(await page.locator('.fingerprint-submitted').innerText());
+      assert.equal(submitted.browserLanguage, 'en-US');
+      assert.equal(typeof submitted.browserScreenWidth, 'string');
+      assert.equal(new URL(page.url()).pathname, '/elements/fingerprint.html');
+      assert.deepEqual(problems, []);
+    } finally {
+      await close();
+    }
+  });
+
+  test("the theming example's custom properties and parts reach the form's shadow root", async () => {
+    const {page, close} = await open('/guides/theming-and-languages.html');
+    try {
+      const button = page.locator('.live-example pg-card-form [part~="button"]');
+      await button.waitFor();
+      assert.equal(
+        await button.evaluate((b) => getComputedStyle(b).backgroundColor),
+        'rgb(11, 122, 59)',
+      );
+      const brand = page.locator('.live-example pg-card-form [part~="brand"]');
+      if (await brand.count())
+        assert.equal(await brand.first().evaluate((b) => getComputedStyle(b).display), 'none');
+    } finally {
+      await close();
+    }
+  });
+});
