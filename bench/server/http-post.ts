@@ -1,0 +1,58 @@
+/**
+ * The load generator's HTTP client: `node:http` with one keep-alive agent and no cap on
+ * sockets, so an open loop is never held back by a connection pool (a stalled server gets
+ * a new connection per request, as it would from many browsers).
+ */
+import http from 'node:http';
+
+export interface PostTarget {
+  /** e.g. `http://127.0.0.1:8080/api/checkout/pay`. */
+  url: string;
+  headers: Record<string, string>;
+  /** Status the server must answer with. */
+  status: number;
+  /** Text the answer's body must contain, when given (e.g. `"outcome":"success"`). */
+  bodyIncludes?: string;
+  /** Per-request limit; the request fails after it. */
+  timeoutMs?: number;
+}
+
+const agent = new http.Agent({keepAlive: true, maxSockets: Infinity});
+
+/** Posts `body`; resolves `true` when the answer is the expected one, `false` otherwise. */
+export function post(target: PostTarget, body: Buffer): Promise<boolean> {
+  const url = new URL(target.url);
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {...target.headers, 'Content-Length': String(body.length)},
+        timeout: target.timeoutMs ?? 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const good =
+            res.statusCode === target.status &&
+            (target.bodyIncludes === undefined ||
+              Buffer.concat(chunks).toString('utf8').includes(target.bodyIncludes));
+          resolve(good);
+        });
+        res.on('error', () => resolve(false));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve(false));
+    req.end(body);
+  });
+}
+
+/** Closes the agent's idle sockets. */
+export function closeConnections(): void {
+  agent.destroy();
+}
