@@ -91,20 +91,7 @@ export async function startSystem(variant: Variant): Promise<System> {
     rmSync(dir, {recursive: true, force: true});
   };
   try {
-    const sandbox = await startChild({
-      started,
-      name: 'sandbox',
-      script: 'sandbox/cli.ts',
-      args: [
-        '--port=0',
-        `--pos-id=${CREDENTIALS.posId}`,
-        `--api-key=${CREDENTIALS.apiKey}`,
-        `--api-secret=${CREDENTIALS.apiSecret}`,
-        `--endpoints-key=${CREDENTIALS.endpointsKey}`,
-      ],
-      logFile: path.join(dir, 'sandbox.log'),
-      readyPattern: /listening on (http:\/\/\S+)/,
-    });
+    const sandbox = await startSandbox(started, dir);
     const sandboxUrl = sandbox.ready[1]!;
     const proxy = await startProxy(started, 'proxy', [sandboxUrl], dir);
 
@@ -160,6 +147,24 @@ export async function startSystem(variant: Variant): Promise<System> {
     await cleanUp();
     throw err;
   }
+}
+
+/** The gateway sandbox's CLI, with the benchmark's credentials, on a free port. */
+export function startSandbox(started: Child[], dir: string): Promise<Child> {
+  return startChild({
+    started,
+    name: 'sandbox',
+    script: 'sandbox/cli.ts',
+    args: [
+      '--port=0',
+      `--pos-id=${CREDENTIALS.posId}`,
+      `--api-key=${CREDENTIALS.apiKey}`,
+      `--api-secret=${CREDENTIALS.apiSecret}`,
+      `--endpoints-key=${CREDENTIALS.endpointsKey}`,
+    ],
+    logFile: path.join(dir, 'sandbox.log'),
+    readyPattern: /listening on (http:\/\/\S+)/,
+  });
 }
 
 /** A `proxy-process.ts` with `targets` (none: a bare 200 endpoint). */
