@@ -75,6 +75,15 @@ async function appStep(load: LoadProcess, sys: System, rate: number, ms = STEP_M
   });
 }
 
+/** CPU ms per second that the processes spend unloaded, over one second. */
+async function idleCpu(pids: number[]): Promise<number> {
+  await pause(1000);
+  const cpu = () => pids.reduce((t, pid) => t + cpuMs(pid), 0);
+  const before = cpu();
+  await pause(1000);
+  return cpu() - before;
+}
+
 const holds = (s: Step) =>
   s.p99Ms < P99_LIMIT_MS && s.errors <= s.scheduled * 0.01 && s.achievedRate >= s.rate * 0.95;
 
@@ -93,7 +102,8 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
   try {
     // Warm-up (connections, JIT, the database's pages), not reported.
     await proxyStep(load, sys, 100, 2000);
-    await appStep(load, sys, 100, 2000);
+    await appStep(load, sys, 100, 3000);
+    const idleCpuMsPerSecond = await idleCpu(sys.appPids);
 
     const rates = [];
     for (const [i, rate] of FIXED_RATES.entries()) {
@@ -149,6 +159,8 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
       variant,
       instances: sys.appPids.length,
       stepSeconds: STEP_MS / 1000,
+      /** CPU the app spends per second with no load (timers, sweeps): part of every figure. */
+      appIdleCpuMsPerSecond: idleCpuMsPerSecond,
       rates,
       higherSteps: higher,
       maxRateP99Under100: best,

@@ -64,7 +64,7 @@ export default async function webhookIngestBench() {
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-bench-webhooks-'));
   const dataDir = path.join(dir, 'app');
   mkdirSync(dataDir);
-  const warmUp = 300;
+  const warmUp = 600;
   const perStep = (rate: number) => Math.round((rate * STEP_MS) / 1000);
 
   // One pending attempt per webhook, written into the app's SQLite file (by a connection
@@ -103,6 +103,7 @@ export default async function webhookIngestBench() {
   let best = 0;
   let okTotal = 0;
   let stored = 0;
+  let idleCpuMsPerSecond = 0;
   let applied = 0;
   try {
     const sandbox = await startSandbox(started, dir);
@@ -126,6 +127,10 @@ export default async function webhookIngestBench() {
     };
 
     okTotal += (await step(app.pid, appTarget, await bodies(warmUp), 200)).ok;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const idleBefore = cpuMs(app.pid);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    idleCpuMsPerSecond = cpuMs(app.pid) - idleBefore;
     let worst: number | undefined;
     for (const rate of RATES) {
       const n = perStep(rate);
@@ -179,6 +184,8 @@ export default async function webhookIngestBench() {
   }
   return {
     stepSeconds: STEP_MS / 1000,
+    /** CPU the app spends per second with no load (timers, sweeps): part of every figure. */
+    appIdleCpuMsPerSecond: idleCpuMsPerSecond,
     steps,
     maxRateP99Under100: best,
     /** Webhooks answered 200 by the app, events in its store, attempts they moved. */
