@@ -18,6 +18,7 @@
  * sets the length of a step. Orders are created through the shop's API before each step,
  * untimed.
  */
+import {loadavg} from 'node:os';
 import {cpuMs, startLoadProcess, type LoadProcess} from './server/children.js';
 import type {LoadStep} from './server/load-process.js';
 import type {OpenLoopResult} from './server/open-loop.js';
@@ -92,12 +93,14 @@ const brief = (s: Step) => ({
   p99Ms: s.p99Ms,
   maxMs: s.maxMs,
   errors: s.errors,
+  ...(s.errors ? {errorKinds: s.errorKinds} : {}),
   achievedRate: s.achievedRate,
   cpuMsPerRequest: s.cpuMsPerRequest,
   sendLagP99Ms: s.sendLagP99Ms,
 });
 
 async function benchVariant(load: LoadProcess, variant: Variant) {
+  const loadBefore = loadavg()[0]!;
   const sys = await startSystem(variant);
   try {
     // Warm-up (connections, JIT, the database's pages), not reported.
@@ -159,6 +162,8 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
       variant,
       instances: sys.appPids.length,
       stepSeconds: STEP_MS / 1000,
+      /** The machine's 1-minute load average before and after: above 2 (its cores), noise. */
+      machineLoad: [round(loadBefore), round(loadavg()[0]!)],
       /** CPU the app spends per second with no load (timers, sweeps): part of every figure. */
       appIdleCpuMsPerSecond: idleCpuMsPerSecond,
       rates,

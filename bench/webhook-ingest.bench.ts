@@ -14,7 +14,7 @@
  * must be 0. SQLite only (the attempts are seeded through its store).
  */
 import {mkdirSync, mkdtempSync, rmSync} from 'node:fs';
-import {tmpdir} from 'node:os';
+import {loadavg, tmpdir} from 'node:os';
 import path from 'node:path';
 import {SqlitePaymentStore, encodeWebhookData, signWebhook} from '../src/server/index.js';
 import {cpuMs, freePort, startLoadProcess, type Child} from './server/children.js';
@@ -61,6 +61,7 @@ const holds = (r: Result) =>
   r.p99Ms < P99_LIMIT_MS && r.errors <= r.scheduled * 0.01 && r.achievedRate >= r.rate * 0.95;
 
 export default async function webhookIngestBench() {
+  const loadBefore = loadavg()[0]!;
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-bench-webhooks-'));
   const dataDir = path.join(dir, 'app');
   mkdirSync(dataDir);
@@ -144,6 +145,7 @@ export default async function webhookIngestBench() {
         p99Ms: a.p99Ms,
         maxMs: a.maxMs,
         errors: a.errors,
+        ...(a.errors ? {errorKinds: a.errorKinds} : {}),
         achievedRate: a.achievedRate,
         cpuMsPerWebhook: a.cpuMsPerRequest,
         addedP50Ms: round(a.p50Ms - bareResult.p50Ms),
@@ -166,6 +168,7 @@ export default async function webhookIngestBench() {
         p50Ms: a.p50Ms,
         p99Ms: a.p99Ms,
         errors: a.errors,
+        ...(a.errors ? {errorKinds: a.errorKinds} : {}),
         achievedRate: a.achievedRate,
         cpuMsPerWebhook: a.cpuMsPerRequest,
         holds: holds(a),
@@ -184,6 +187,8 @@ export default async function webhookIngestBench() {
   }
   return {
     stepSeconds: STEP_MS / 1000,
+    /** The machine's 1-minute load average before and after: above 2 (its cores), noise. */
+    machineLoad: [round(loadBefore), round(loadavg()[0]!)],
     /** CPU the app spends per second with no load (timers, sweeps): part of every figure. */
     appIdleCpuMsPerSecond: idleCpuMsPerSecond,
     steps,

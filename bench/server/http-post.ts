@@ -19,8 +19,11 @@ export interface PostTarget {
 
 const agent = new http.Agent({keepAlive: true, maxSockets: Infinity});
 
-/** Posts `body`; resolves `true` when the answer is the expected one, `false` otherwise. */
-export function post(target: PostTarget, body: Buffer): Promise<boolean> {
+/**
+ * Posts `body`; resolves `true` when the answer is the expected one, else what was wrong
+ * with it (`status 503`, `unexpected body`, `timeout`, `ECONNRESET`).
+ */
+export function post(target: PostTarget, body: Buffer): Promise<true | string> {
   const url = new URL(target.url);
   return new Promise((resolve) => {
     const req = http.request(
@@ -37,17 +40,18 @@ export function post(target: PostTarget, body: Buffer): Promise<boolean> {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
-          const good =
-            res.statusCode === target.status &&
-            (target.bodyIncludes === undefined ||
-              Buffer.concat(chunks).toString('utf8').includes(target.bodyIncludes));
-          resolve(good);
+          if (res.statusCode !== target.status) return resolve(`status ${res.statusCode}`);
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (target.bodyIncludes !== undefined && !text.includes(target.bodyIncludes)) {
+            return resolve('unexpected body');
+          }
+          resolve(true);
         });
-        res.on('error', () => resolve(false));
+        res.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
       },
     );
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve(false));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     req.end(body);
   });
 }

@@ -28,8 +28,11 @@ export interface OpenLoopOptions {
   rate: number;
   /** How long requests are sent for; `rate * durationMs / 1000` requests in all. */
   durationMs: number;
-  /** Sends request `i`; resolves `true` when it was answered as expected. */
-  send: (i: number) => Promise<boolean>;
+  /**
+   * Sends request `i`; resolves `true` when it was answered as expected, else `false` or
+   * what went wrong (`status 500`, `timeout`): counted in `errorKinds`.
+   */
+  send: (i: number) => Promise<boolean | string>;
   /** Requests still unanswered this long after the last one was due count as errors. */
   drainMs?: number;
   clock?: Clock;
@@ -45,6 +48,8 @@ export interface OpenLoopResult {
   errors: number;
   /** Requests not answered within `drainMs` after the last was due (counted in `errors`). */
   unanswered: number;
+  /** The errors by what went wrong (`unanswered` among them). */
+  errorKinds: Record<string, number>;
   /** Answered requests (ok or not) per second from the first due time to the last answer. */
   achievedRate: number;
   /** Latency from the scheduled send time to the answer (unanswered: to the end of the drain). */
@@ -69,6 +74,8 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const lags: number[] = [];
   let ok = 0;
   let answered = 0;
+  const errorKinds: Record<string, number> = {};
+  const countError = (kind: string) => (errorKinds[kind] = (errorKinds[kind] ?? 0) + 1);
   let lastAnswer = 0;
   /** Due time of each request not answered yet, by index. */
   const open = new Map<number, number>();
@@ -81,15 +88,16 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     open.set(i, due);
     const answer = o
       .send(i)
-      .catch(() => false)
-      .then((good) => {
+      .catch((err: unknown) => `thrown: ${(err as Error)?.message ?? String(err)}`)
+      .then((outcome) => {
         if (closed) return; // answered after the drain: already counted as unanswered
         const t = clock.now();
         open.delete(i);
         latencies.push(t - due);
         answered++;
         lastAnswer = Math.max(lastAnswer, t);
-        if (good) ok++;
+        if (outcome === true) ok++;
+        else countError(outcome === false ? 'failed' : outcome);
       });
     pending.push(answer);
   };
@@ -112,6 +120,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const drainEnd = clock.now();
   const unanswered = open.size;
   for (const due of open.values()) latencies.push(drainEnd - due);
+  if (unanswered) errorKinds['unanswered'] = unanswered;
 
   latencies.sort((a, b) => a - b);
   lags.sort((a, b) => a - b);
@@ -127,6 +136,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     maxMs: round(latencies.at(-1) ?? NaN),
     sendLagP99Ms: round(percentile(lags, 0.99)),
     unanswered,
+    errorKinds,
     latencies,
   };
 }

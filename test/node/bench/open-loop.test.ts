@@ -162,9 +162,51 @@ describe('open-loop load generator', () => {
     assert.equal(result.ok, 2);
     assert.equal(result.errors, 3);
     assert.equal(result.unanswered, 1);
+    assert.deepEqual(result.errorKinds, {
+      failed: 1,
+      'thrown: connection reset': 1,
+      unanswered: 1,
+    });
     // Request 1 was due at 100 and still open when the drain ended at 1400.
     assert.equal(result.maxMs, 1300);
     assert.equal(result.latencies.length, 5);
+  });
+
+  test('answers other than the expected one are errors, by status or body', async () => {
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/busy') res.writeHead(503).end();
+        else res.writeHead(200).end('{"outcome":"failure"}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const clock = new FakeClock();
+    try {
+      const running = runOpenLoop({
+        rate: 10,
+        durationMs: 400,
+        send: (i) =>
+          post(
+            {
+              url: `${base}/${i % 2 ? 'busy' : 'pay'}`,
+              headers: {},
+              status: 200,
+              bodyIncludes: '"outcome":"success"',
+            },
+            Buffer.from('{}'),
+          ),
+        clock,
+      });
+      for (let t = 0; t <= 300; t += 100) await clock.advanceTo(t);
+      const result = await running;
+      assert.equal(result.ok, 0);
+      assert.deepEqual(result.errorKinds, {'status 503': 2, 'unexpected body': 2});
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   test('refuses a rate or duration that is not positive', async () => {
