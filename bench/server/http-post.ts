@@ -1,7 +1,10 @@
 /**
- * The load generator's HTTP client: `node:http` with one keep-alive agent and no cap on
+ * The load generator's HTTP client: `node:http` with a keep-alive agent and no cap on
  * sockets, so an open loop is never held back by a connection pool (a stalled server gets
- * a new connection per request, as it would from many browsers).
+ * a new connection per request, as it would from many browsers). `closeConnections()`
+ * between steps starts the next one on fresh connections: a socket left idle longer than
+ * the server's keep-alive timeout (5 s in Node) may be closed by the server just as it is
+ * reused, which the client would see as a reset.
  */
 import http from 'node:http';
 
@@ -17,7 +20,8 @@ export interface PostTarget {
   timeoutMs?: number;
 }
 
-const agent = new http.Agent({keepAlive: true, maxSockets: Infinity});
+const newAgent = () => new http.Agent({keepAlive: true, maxSockets: Infinity});
+let agent = newAgent();
 
 /**
  * Posts `body`; resolves `true` when the answer is the expected one, else what was wrong
@@ -56,7 +60,8 @@ export function post(target: PostTarget, body: Buffer): Promise<true | string> {
   });
 }
 
-/** Closes the agent's idle sockets. */
+/** Closes every connection (a request still open fails); later posts open new ones. */
 export function closeConnections(): void {
   agent.destroy();
+  agent = newAgent();
 }

@@ -32,6 +32,8 @@ for await (const line of lines) {
       send: (i) => post(step.target, bodies[i]!),
       ...(step.drainMs === undefined ? {} : {drainMs: step.drainMs}),
     });
+    // What is still open after the drain must not weigh on the next step.
+    closeConnections();
     const {latencies: _raw, ...figures} = result;
     process.stdout.write(JSON.stringify(figures) + '\n');
   } catch (err) {

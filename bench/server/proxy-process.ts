@@ -17,7 +17,9 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 
 const targets = process.argv.slice(2).map((t) => new URL(t));
-const agent = new http.Agent({keepAlive: true, maxSockets: Infinity});
+// Idle upstream connections are dropped after 4 s, before the upstream's own keep-alive
+// timeout (5 s in Node) could close one just as it is reused (a reset, answered 502).
+const agent = new http.Agent({keepAlive: true, maxSockets: Infinity, timeout: 4000});
 let next = 0;
 
 function answer200(req: http.IncomingMessage, res: http.ServerResponse) {
