@@ -51,6 +51,8 @@ export async function startChild(o: {
   name: string;
   script: string;
   args?: string[];
+  /** Options for node itself, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
   env?: Record<string, string>;
   logFile: string;
   readyPattern: RegExp;
@@ -58,7 +60,8 @@ export async function startChild(o: {
 }): Promise<Child> {
   hookExit();
   const fd = openSync(o.logFile, 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', o.script, ...(o.args ?? [])], {
+  const argv = [...(o.nodeArgs ?? []), '--import', 'tsx', o.script, ...(o.args ?? [])];
+  const child = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: {...process.env, ...o.env},
     stdio: ['ignore', fd, fd],

@@ -186,7 +186,10 @@ export function startProxy(
   });
 }
 
-/** One `server-example/main.ts` on the sandbox, its limits raised for one load address. */
+/**
+ * One `server-example/main.ts` on the sandbox, its limits raised for one load address;
+ * `BENCH_APP_NODE_ARGS` adds options for node (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
+ */
 export async function startApp(
   started: Child[],
   o: {
@@ -198,10 +201,12 @@ export async function startApp(
     databaseUrl?: string;
   },
 ): Promise<Child> {
+  const nodeArgs = process.env['BENCH_APP_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
   const app = await startChild({
     started,
     name: 'server-example',
     script: 'server-example/main.ts',
+    nodeArgs,
     env: {
       PORT: String(o.port),
       PUBLIC_URL: o.publicUrl,
