@@ -84,10 +84,9 @@ export async function startChild(o: {
       return started;
     }
     if (exited || Date.now() > deadline) {
+      const why = exited ?? 'did not start in time';
       await stop();
-      throw new Error(
-        `${o.name} ${exited ?? 'did not start in time'}; its log ends:\n${text.slice(-2000)}`,
-      );
+      throw new Error(`${o.name} (pid ${child.pid}) ${why}; its log ends:\n${text.slice(-2000)}`);
     }
     await new Promise((r) => setTimeout(r, 50));
   }
