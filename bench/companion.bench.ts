@@ -164,8 +164,10 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
       stepSeconds: STEP_MS / 1000,
       /** The machine's 1-minute load average before and after: above 2 (its cores), noise. */
       machineLoad: [round(loadBefore), round(loadavg()[0]!)],
-      /** CPU the app spends per second after the warm-up and a 1 s pause: left-over work
-       (webhooks, queued requests) when the machine is busy; about 0 on a quiet one. */
+      /**
+       * CPU the app spends per second after the warm-up and a 1 s pause: left-over work
+       * (webhooks, queued requests) when the machine is busy; about 0 on a quiet one.
+       */
       appCpuMsPerSecondAfterWarmUp: idleCpuMsPerSecond,
       rates,
       higherSteps: higher,
