@@ -1,8 +1,9 @@
 /**
  * Benchmark harness for `npm run bench`. Every `bench/*.bench.ts` default-exports an async
  * function that returns one figures object (or several); each is printed as one JSON
- * line, `{"bench": "<file name>", ...figures}`. Benchmarks compare ratios measured side by
- * side in the same run, because this machine is shared and noisy.
+ * line, `{"bench": "<file name>", ...figures}`. Benchmarks compare against a baseline
+ * measured side by side in the same run (a ratio, or latency added over a bare hop),
+ * because this machine is shared and noisy.
  *
  * `npm run bench -- webhook` runs only the benchmarks whose file name contains "webhook".
  */

@@ -1,0 +1,67 @@
+/**
+ * The load generator's HTTP client: `node:http` with a keep-alive agent and no cap on
+ * sockets, so an open loop is never held back by a connection pool (a stalled server gets
+ * a new connection per request, as it would from many browsers). `closeConnections()`
+ * between steps starts the next one on fresh connections: a socket left idle longer than
+ * the server's keep-alive timeout (5 s in Node) may be closed by the server just as it is
+ * reused, which the client would see as a reset.
+ */
+import http from 'node:http';
+
+export interface PostTarget {
+  /** e.g. `http://127.0.0.1:8080/api/checkout/pay`. */
+  url: string;
+  headers: Record<string, string>;
+  /** Status the server must answer with. */
+  status: number;
+  /** Text the answer's body must contain, when given (e.g. `"outcome":"success"`). */
+  bodyIncludes?: string;
+  /** Per-request limit; the request fails after it. */
+  timeoutMs?: number;
+}
+
+const newAgent = () => new http.Agent({keepAlive: true, maxSockets: Infinity});
+let agent = newAgent();
+
+/**
+ * Posts `body`; resolves `true` when the answer is the expected one, else what was wrong
+ * with it (`status 503`, `unexpected body`, `timeout`, `ECONNRESET`).
+ */
+export function post(target: PostTarget, body: Buffer): Promise<true | string> {
+  const url = new URL(target.url);
+  return new Promise((resolve) => {
+    const req = http.request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method: 'POST',
+        headers: {...target.headers, 'Content-Length': String(body.length)},
+        timeout: target.timeoutMs ?? 30_000,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          if (res.statusCode !== target.status) return resolve(`status ${res.statusCode}`);
+          const text = Buffer.concat(chunks).toString('utf8');
+          if (target.bodyIncludes !== undefined && !text.includes(target.bodyIncludes)) {
+            return resolve('unexpected body');
+          }
+          resolve(true);
+        });
+        res.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
+    req.end(body);
+  });
+}
+
+/** Closes every connection (a request still open fails); later posts open new ones. */
+export function closeConnections(): void {
+  agent.destroy();
+  agent = newAgent();
+}
