@@ -59,9 +59,20 @@ test('GET /healthz answers 200 when the app and its store are ready', async () =
 });
 
 test('the checkout page has the card form, and the pages say when the bundle is not built', async () => {
-  const html = await (await fetch(`${base}/checkout`)).text();
+  const created = await fetch(`${base}/api/orders`, {
+    method: 'POST',
+    headers: {'Content-Type': 'application/json'},
+    body: JSON.stringify({productId: 'mug'}),
+  });
+  const {orderRef} = (await created.json()) as {orderRef: string};
+  const html = await (await fetch(`${base}/checkout?order=${orderRef}`)).text();
+  // Rendered on the server for the order, its fields in a declarative shadow root.
   assert.match(html, /<pg-card-form[^>]*\sendpoint="\/api\/checkout\/pay"/);
+  assert.match(html, new RegExp(`<pg-card-form[^>]*\\sorder-ref="${orderRef}"`));
+  assert.match(html, /<template shadowroot(mode)?="open"/);
   assert.match(html, /npm run build/);
+  // Without an order there is no form to render.
+  assert.doesNotMatch(await (await fetch(`${base}/checkout`)).text(), /<pg-card-form/);
   assert.match(await (await fetch(`${base}/`)).text(), /npm run build/);
   assert.match(
     await (await fetch(`${base}/thanks?order=x`)).text(),
