@@ -8,9 +8,11 @@
  * - `postgres-1`: one instance with `DATABASE_URL`;
  * - `postgres-2`: two instances on one PostgreSQL behind a round-robin proxy process.
  *
- * The PostgreSQL variants get a fresh schema per run (through the URL's `options`
- * parameter, `-c search_path=...`, which `pg` and `postgres` both pass to the server), on
+ * The PostgreSQL variants get a fresh schema per run (the example's `DATABASE_SCHEMA`), on
  * `PG_TEST_URL` (default `postgres://postgres@127.0.0.1:5432/test`), dropped afterwards.
+ * The instances of `postgres-2` share one `DATA_DIR`: the example shop's own tables
+ * (orders, throttles) are a SQLite file that processes on one machine share, as the
+ * multi-instance test's instances do; the payments are in PostgreSQL.
  * They are skipped, with the reason, while `server-example` does not read `DATABASE_URL`
  * or when PostgreSQL cannot be reached.
  *
@@ -99,9 +101,7 @@ export async function startSystem(variant: Variant): Promise<System> {
     if (variant !== 'sqlite') {
       schema = `bench_${randomBytes(4).toString('hex')}`;
       await createSchema(schema);
-      const url = new URL(PG_TEST_URL);
-      url.searchParams.set('options', `-c search_path=${schema}`);
-      databaseUrl = url.href;
+      databaseUrl = PG_TEST_URL;
     }
     const instances = variant === 'postgres-2' ? 2 : 1;
     const ports = await Promise.all(Array.from({length: instances}, () => freePort()));
@@ -116,9 +116,10 @@ export async function startSystem(variant: Variant): Promise<System> {
           port,
           publicUrl: publicUrl(port),
           sandboxUrl,
-          dataDir: path.join(dir, `app-${i}`),
+          dataDir: path.join(dir, databaseUrl ? 'app' : `app-${i}`),
           logFile: path.join(dir, `app-${i}.log`),
-          ...(databaseUrl ? {databaseUrl} : {}),
+          instanceId: `bench-${i}`,
+          ...(databaseUrl && schema ? {databaseUrl, schema} : {}),
         }),
       );
     }
@@ -198,7 +199,9 @@ export async function startApp(
     sandboxUrl: string;
     dataDir: string;
     logFile: string;
+    instanceId?: string;
     databaseUrl?: string;
+    schema?: string;
   },
 ): Promise<Child> {
   const nodeArgs = process.env['BENCH_APP_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
@@ -219,7 +222,8 @@ export async function startApp(
       ORDER_LIMIT: '1000000',
       PAY_ATTEMPTS_PER_IP: '1000000',
       PAY_ATTEMPTS_PER_CARD: '1000000',
-      ...(o.databaseUrl ? {DATABASE_URL: o.databaseUrl} : {}),
+      ...(o.instanceId ? {INSTANCE_ID: o.instanceId} : {}),
+      ...(o.databaseUrl ? {DATABASE_URL: o.databaseUrl, DATABASE_SCHEMA: o.schema ?? ''} : {}),
     },
     logFile: o.logFile,
     readyPattern: /Demo shop: (\S+)/,
