@@ -7,6 +7,7 @@
  * the pages' security headers, and new orders are counted per client address (see
  * `ExampleLimits`). `main.ts` starts it; tests start it in-process with their own config.
  */
+import {mkdirSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {Hono} from 'hono';
@@ -64,7 +65,9 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const store: PaymentStore = config.database
     ? new PostgresPaymentStore(config.database)
     : new SqlitePaymentStore(dbFile);
-  // The shop's own tables live in the SQLite file (beside the companion's, without `database`).
+  // The shop's own tables live in the SQLite file (beside the companion's, without
+  // `database`): its folder is made here too, as the SQLite store makes it for itself.
+  mkdirSync(config.dataDir, {recursive: true});
   const db = new Database(dbFile);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');

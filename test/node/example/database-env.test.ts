@@ -2,7 +2,8 @@
  * `server-example/main.ts` and its PostgreSQL settings, as a process: a setting that
  * needs `DATABASE_URL` without it, or a URL that is not `postgres://`, stops the app at
  * start-up naming the variable; with a database that cannot be reached the app still
- * serves, `/healthz` answers 503 and a pay request `503 store_unavailable`.
+ * serves, `/healthz` answers 503 and a pay request `503 store_unavailable`. `DATA_DIR`
+ * (the example shop's own tables) does not exist yet: the app makes it.
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,7 +22,7 @@ function start(env: Record<string, string>) {
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-example-db-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-example/main.ts'], {
     cwd: ROOT,
-    env: {...process.env, DATA_DIR: dir, ...env},
+    env: {...process.env, DATA_DIR: path.join(dir, 'not-made-yet'), ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
