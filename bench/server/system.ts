@@ -90,7 +90,9 @@ export async function startSystem(variant: Variant): Promise<System> {
   const cleanUp = async () => {
     await Promise.all(started.map((c) => c.stop()));
     if (schema) await dropSchema(schema);
-    rmSync(dir, {recursive: true, force: true});
+    // BENCH_KEEP_LOGS=1 keeps the processes' logs (the folder's path is printed).
+    if (process.env['BENCH_KEEP_LOGS']) console.error(`bench: logs kept in ${dir}`);
+    else rmSync(dir, {recursive: true, force: true});
   };
   try {
     const sandbox = await startSandbox(started, dir);

@@ -397,6 +397,45 @@ describe('onPaymentUpdate and the outbox', () => {
     assert.deepEqual(seen, ['ob-1:success'], 'not delivered twice');
   });
 
+  test('a store failing during delivery is logged and retried, never an unhandled rejection', async () => {
+    const gw = new StubGateway();
+    const store = new MemoryPaymentStore();
+    const markDelivered = store.markOutboxDelivered.bind(store);
+    const claim = store.claimOutbox.bind(store);
+    let down = true;
+    store.markOutboxDelivered = (id, at) =>
+      down ? Promise.reject(new Error('database unreachable')) : markDelivered(id, at);
+    store.claimOutbox = (...args) =>
+      down && seen.length > 0 ? Promise.reject(new Error('database unreachable')) : claim(...args);
+    const seen: string[] = [];
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      let now = Date.now();
+      const {app} = inProcessApp(store, gw, {
+        clock: () => now,
+        onPaymentUpdate: (u) => void seen.push(`${u.orderRef}:${u.state}`),
+      });
+      await pay(app, payBody('ob-3', 'att-ob3'));
+      await app.flushOutbox(); // delivered, but marking it fails
+      await app.flushOutbox(); // reading the outbox fails
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(unhandled, []);
+      assert.deepEqual(seen, ['ob-3:success']);
+      // The database is back; the claim has run out: delivered again (same updateId), then
+      // marked, and not again.
+      down = false;
+      now += 61_000;
+      await app.flushOutbox();
+      await app.flushOutbox();
+      assert.deepEqual(seen, ['ob-3:success', 'ob-3:success']);
+      assert.equal((await store.pendingOutbox()).length, 0);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   test('a crash between storing and calling re-delivers on start', async () => {
     const store = new MemoryPaymentStore();
     const gw = new StubGateway();

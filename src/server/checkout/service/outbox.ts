@@ -11,6 +11,9 @@ import type {CheckoutLogger} from '../logger.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import {errorSummary} from './background.js';
 
+/** How soon delivery is tried again after the store failed (unreachable, timed out). */
+const STORE_RETRY_MS = 5000;
+
 export interface OutboxDeps {
   store: PaymentStore;
   onPaymentUpdate: ((update: PaymentUpdate) => void | Promise<void>) | undefined;
@@ -39,9 +42,16 @@ export class Outbox {
       this.#again = true;
       return;
     }
-    this.#run = this.#drain().finally(() => {
-      this.#run = undefined;
-    });
+    this.#run = this.#drain()
+      // #drain handles the store's failures itself; this only keeps a bug in it from
+      // becoming an unhandled rejection, which would end the process.
+      .catch((error: unknown) => {
+        this.#d.logger.error({error: errorSummary(error)}, 'outbox delivery stopped: will retry');
+        this.#retryIn(STORE_RETRY_MS);
+      })
+      .finally(() => {
+        this.#run = undefined;
+      });
   }
 
   /** Resolves once the outbox is empty or a delivery failed (it is then retried later). */
@@ -65,7 +75,8 @@ export class Outbox {
       try {
         entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, 100);
       } catch (error) {
-        logger.error({error: errorSummary(error)}, 'reading the outbox failed');
+        logger.error({error: errorSummary(error)}, 'reading the outbox failed: will retry');
+        this.#retryIn(STORE_RETRY_MS);
         return;
       }
       for (const entry of entries) {
@@ -93,7 +104,18 @@ export class Outbox {
           this.#retryIn(delay);
           return;
         }
-        await store.markOutboxDelivered(entry.id, this.#d.now());
+        try {
+          await store.markOutboxDelivered(entry.id, this.#d.now());
+        } catch (error) {
+          // Delivered but not marked: once the claim runs out it is delivered again (the
+          // hook sees the same updateId), never lost.
+          logger.error(
+            {updateId: entry.update.updateId, error: errorSummary(error)},
+            'marking an update delivered failed: it may be delivered again',
+          );
+          this.#retryIn(STORE_RETRY_MS);
+          return;
+        }
       }
       if (entries.length === 0 && !this.#again) return;
     }
