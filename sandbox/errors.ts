@@ -1,6 +1,6 @@
 /**
  * The sandbox's error answers, in the live gateway's shape: `{message, args: {code}}`.
- * Every code is stable and documented (the README's sandbox section); messages name the field
+ * Every code is stable and documented (docs/reference/sandbox.md); messages name the field
  * and the rule, never a value, so card data can never leak through an error.
  */
 

@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 
-/** Faults and what they do; the README's sandbox fault table mirrors this. */
+/** Faults and what they do; the fault table of docs/reference/sandbox.md mirrors this. */
 export const FAULTS = {
   'delay=<ms>': 'Waits <ms> milliseconds (at most 60000) before handling the request.',
   '500': 'Answers 500 without doing anything.',

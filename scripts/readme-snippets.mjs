@@ -1,8 +1,11 @@
-// Keeps the README's copyable code blocks identical to the files they are kept in
-// (docs/snippets/, type-checked and run by test/node/readme/snippets.test.ts). A block
-// marked with `<!-- snippet: docs/snippets/checkout.ts -->` on the line before its fence
-// must hold exactly that file's text, byte for byte, in a fence of the file's language.
-// Every file of docs/snippets/ but its tsconfigs must be shown somewhere.
+// Keeps the copyable code blocks of the README and the documentation site identical to the
+// files they are kept in (docs/snippets/, type-checked and run by
+// test/node/readme/snippets.test.ts). The site shows a file with VitePress's include,
+// `<<< @/snippets/checkout.ts`, which is the file by construction. A block of a Markdown
+// file marked with `<!-- snippet: docs/snippets/checkout.ts -->` on the line before its
+// fence must hold exactly that file's text, byte for byte, in a fence of the file's
+// language. Every file of docs/snippets/ but its tsconfigs must be shown somewhere: included
+// by a page of the site, or in a marked block.
 //
 //   node scripts/readme-snippets.mjs            check; name each difference, exit 1 on any
 //   node scripts/readme-snippets.mjs --write    rewrite the marked blocks from the files
@@ -57,6 +60,31 @@ function markedBlocks(lines) {
   return {blocks, problems};
 }
 
+/** The hand-written pages of the site under `baseDir`/docs (not its build or generated reference). */
+function sitePages(baseDir) {
+  const docs = path.join(baseDir, 'docs');
+  if (!existsSync(docs)) return [];
+  return readdirSync(docs, {recursive: true})
+    .map((f) => String(f).split(path.sep).join('/'))
+    .filter(
+      (f) =>
+        f.endsWith('.md') && !f.startsWith('.vitepress/') && !f.startsWith('reference/server/'),
+    )
+    .map((f) => path.join(docs, f));
+}
+
+/** The snippet files (as `docs/snippets/<name>`) that the site's pages include with `<<< @/snippets/…`. */
+export function includedSnippets(baseDir = root) {
+  const included = new Set();
+  for (const page of sitePages(baseDir)) {
+    const text = readFileSync(page, 'utf8');
+    for (const m of text.matchAll(/^<<< @\/(snippets\/[^\s{#]+)/gm)) {
+      included.add(path.normalize(`docs/${m[1]}`));
+    }
+  }
+  return included;
+}
+
 /** The first line where `a` and `b` differ, 1-based. */
 function firstDifference(a, b) {
   const x = a.split('\n');
@@ -73,7 +101,7 @@ function firstDifference(a, b) {
 export function checkSnippets(readmeText, baseDir = root) {
   const lines = readmeText.split('\n');
   const {blocks, problems} = markedBlocks(lines);
-  const shown = new Set();
+  const shown = includedSnippets(baseDir);
   for (const block of blocks) {
     const full = path.join(baseDir, block.file);
     shown.add(path.normalize(block.file));
@@ -104,7 +132,7 @@ export function checkSnippets(readmeText, baseDir = root) {
       const file = path.join(SNIPPET_DIR, name);
       if (!/^tsconfig.*\.json$/.test(name) && !shown.has(file)) {
         problems.push(
-          `${file} is not shown in the README (mark its block with <!-- snippet: ${file} -->)`,
+          `${file} is shown nowhere: include it in a page of the site (<<< @/${file.slice(5)}) or mark a block with <!-- snippet: ${file} -->`,
         );
       }
     }

@@ -23,8 +23,7 @@ export interface ExampleConfig {
   dataDir: string;
   /**
    * The payments on PostgreSQL (`PostgresPaymentStore`) instead of SQLite in `dataDir`:
-   * several instances may then share them (see the README's "Running more than one
-   * instance").
+   * several instances may then share them (see docs/guides/several-instances.md).
    */
   database?: PostgresPaymentStoreOptions;
   /** This instance among several (the companion's `instance` option). */

@@ -56,10 +56,7 @@ function referenceSidebar(): DefaultTheme.SidebarItem[] {
     ['type-aliases', 'Types'],
     ['variables', 'Constants'],
   ];
-  const items: DefaultTheme.SidebarItem[] = [
-    {text: 'Routes, errors, client', link: '/reference/http'},
-    {text: 'pg-checkout/server', link: '/reference/server/'},
-  ];
+  const items: DefaultTheme.SidebarItem[] = [...reference];
   for (const [dir, text] of groups) {
     const full = path.join(REFERENCE, dir);
     if (!existsSync(full)) continue;
@@ -81,13 +78,28 @@ const guides: DefaultTheme.SidebarItem[] = [
   {text: 'Hosted mode', link: '/guides/hosted-mode'},
   {text: 'Subscriptions', link: '/guides/subscriptions'},
   {text: 'Webhooks', link: '/guides/webhooks'},
+  {text: 'Saved cards', link: '/guides/saved-cards'},
   {text: 'CSP and SRI', link: '/guides/csp-and-sri'},
   {text: 'Theming and languages', link: '/guides/theming-and-languages'},
   {text: 'React and other frameworks', link: '/guides/frameworks'},
+  {text: 'Server rendering', link: '/guides/server-rendering'},
+  {text: 'Never lose, never double', link: '/guides/reliability'},
+  {text: 'Several instances on PostgreSQL', link: '/guides/several-instances'},
   {text: 'The sandbox', link: '/guides/sandbox'},
   {text: 'Going live', link: '/guides/going-live'},
   {text: 'Security and PCI DSS', link: '/guides/security'},
   {text: 'The demo shop', link: '/guides/demo'},
+];
+
+const reference: DefaultTheme.SidebarItem[] = [
+  {text: 'Routes, errors, client', link: '/reference/http'},
+  {text: 'The sandbox', link: '/reference/sandbox'},
+  {text: 'pg-checkout/server', link: '/reference/server/'},
+];
+
+const contributing: DefaultTheme.SidebarItem[] = [
+  {text: 'Development and the tree', link: '/contributing/'},
+  {text: 'Benchmarks', link: '/contributing/benchmarks'},
 ];
 
 const elements: DefaultTheme.SidebarItem[] = [
@@ -135,19 +147,15 @@ export default defineConfig({
       {text: 'Guides', link: '/guides/first-payment'},
       {text: 'Elements', link: '/elements/card-form'},
       {text: 'Server reference', link: '/reference/server/'},
+      {text: 'Contributing', link: '/contributing/'},
     ],
     sidebar: {
       '/reference/': referenceSidebar(),
       '/': [
         {text: 'Guides', items: guides},
         {text: 'Elements', items: elements},
-        {
-          text: 'Reference',
-          items: [
-            {text: 'Routes, errors, client', link: '/reference/http'},
-            {text: 'pg-checkout/server', link: '/reference/server/'},
-          ],
-        },
+        {text: 'Reference', items: reference},
+        {text: 'Contributing', items: contributing},
       ],
     },
   },

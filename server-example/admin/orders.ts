@@ -137,7 +137,7 @@ export function ordersArea(deps: AreaDeps): Hono {
       let result: unknown;
       switch (body.action) {
         // Money moves through the companion: exactly once per key, serialised per order,
-        // never more than was paid or held (see the README's "Never lose, never double").
+        // never more than was paid or held (see docs/guides/reliability.md).
         case 'capture':
         case 'refund':
           result = await checkout[body.action]({

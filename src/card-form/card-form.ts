@@ -187,7 +187,7 @@ export class PgCardForm extends LitElement {
   /** Colour scheme: `light`, `dark`, or unset/`auto` for the customer's `prefers-color-scheme`. */
   @property({reflect: true}) theme: 'auto' | 'light' | 'dark' | undefined;
 
-  /** Overrides of the built-in texts in any language (README, "Languages"). */
+  /** Overrides of the built-in texts in any language (the guide "Theming and languages"). */
   @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
 
   @state() private phase: CardFormPhase = 'idle';

@@ -1,5 +1,5 @@
 /**
- * End-to-end check of the CDN bundle as the README tells merchants to load it: a page that
+ * End-to-end check of the CDN bundle as the CSP and SRI guide tells merchants to load it: a page that
  * loads only dist/cdn/pg-checkout.js, with its SRI hash, under a strict CSP (no
  * unsafe-inline, no unsafe-eval) with Trusted Types enforced, must show a working card form
  * and pay through it. Node starts a tiny static server; Playwright drives real Chromium.

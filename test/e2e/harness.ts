@@ -200,7 +200,7 @@ export async function login(page: Page): Promise<void> {
 
 /**
  * Where the suite saves its screenshots: `test-results/screenshots` on every run, and
- * `docs/screenshots` (the README's pictures) when `PG_UPDATE_SCREENSHOTS=1`, so an
+ * `docs/screenshots` (the site's pictures) when `PG_UPDATE_SCREENSHOTS=1`, so an
  * ordinary `npm test` leaves the tracked pictures alone.
  */
 const SHOTS = [

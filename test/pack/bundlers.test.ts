@@ -78,7 +78,7 @@ document.body.dataset.valid = String(validateNumber('4242424242424242').isValid)
 document.body.dataset.language = collectBrowserFingerprint().browserLanguage;
 `,
   },
-  // A page in Ukrainian, loaded on demand, with one text changed (README, "Languages").
+  // A page in Ukrainian, loaded on demand, with one text changed (docs/guides/theming-and-languages.md).
   locale: {
     file: 'main.js',
     lang: 'uk',

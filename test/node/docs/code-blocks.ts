@@ -2,8 +2,8 @@
  * The documentation's copyable code: every ```ts and ```tsx block of the hand-written pages
  * (docs/**.md, without the generated reference), unless its fence says `no-check`
  * (```ts no-check) — a fragment that is not meant to compile alone. Blocks included from
- * files (`<<< @/snippets/…`) are those files, checked where they live (the README's snippet
- * test, the frameworks tests); here only their existence is checked.
+ * files (`<<< @/snippets/…`) are those files, checked where they live (the snippets'
+ * test, test/node/readme/snippets.test.ts, and the frameworks tests); here only their existence is checked.
  */
 import {existsSync, readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';

@@ -16,8 +16,10 @@ import type {Browser, Page} from 'playwright';
 import {launchChromium} from '../../../scripts/chromium.mjs';
 import {elementApiMarkdown, manifestElements} from '../../../scripts/docs/element-api.mjs';
 import {serveBuiltSite, type ServedSite} from '../../../scripts/docs/serve.js';
+import {LENIENCY_RULES} from '../../../sandbox/profiles.js';
 import {publicSurface} from '../api/public-surface.js';
 import {ROOT, buildSite, builtPages, fileOf, internalLinkProblems} from './site.js';
+import {DOCS, docPages, readPage} from './code-blocks.js';
 
 const WAIT = 30_000;
 const axeSource = readFileSync(
@@ -74,9 +76,13 @@ const GUIDES = [
   'hosted-mode',
   'subscriptions',
   'webhooks',
+  'saved-cards',
   'csp-and-sri',
   'theming-and-languages',
   'frameworks',
+  'server-rendering',
+  'reliability',
+  'several-instances',
   'sandbox',
   'going-live',
   'security',
@@ -97,6 +103,9 @@ describe('the documentation site', () => {
       ...Object.values(ELEMENTS).map((e) => `/elements/${e}.html`),
       '/reference/server/index.html',
       '/reference/http.html',
+      '/reference/sandbox.html',
+      '/contributing/index.html',
+      '/contributing/benchmarks.html',
     ]) {
       assert.ok(pages.includes(p), `${p} is not built`);
     }
@@ -227,6 +236,66 @@ describe('the documentation site', () => {
       await hit.waitFor();
     } finally {
       await close();
+    }
+  });
+});
+
+describe('the pages that left the README', () => {
+  test('each page shows every file it includes, as the file is (single-sourced snippets)', async () => {
+    const includes = docPages().flatMap((page) =>
+      [...readPage(page).matchAll(/^<<< @\/(\S+?)\s*$/gm)].map((m) => ({page, file: m[1]!})),
+    );
+    assert.ok(includes.length >= 15, `only ${includes.length} includes`);
+    const context = await browser.newContext();
+    context.setDefaultTimeout(WAIT);
+    const tab = await context.newPage();
+    const missing: string[] = [];
+    try {
+      const byPage = new Map<string, string[]>();
+      for (const {page, file} of includes) byPage.set(page, [...(byPage.get(page) ?? []), file]);
+      for (const [page, files] of byPage) {
+        await tab.goto(`${served.url}/${page.replace(/\.md$/, '.html')}`);
+        const shown = await tab.locator('div[class*="language-"] pre code').allInnerTexts();
+        for (const file of files) {
+          const text = readFileSync(path.join(DOCS, file), 'utf8');
+          if (!shown.some((s) => `${s.trim()}\n` === text)) missing.push(`${page}: ${file}`);
+        }
+      }
+    } finally {
+      await context.close();
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  test('the contributing pages hold the build targets, the test suites and how benchmarks run', () => {
+    const contributing = html('/contributing/');
+    for (const text of [
+      'npm run test:node',
+      'npm run test:browser',
+      'npm run test:pack',
+      'npm run test:e2e',
+      'npm run lint',
+      'cdn-hydrate',
+      'dist/cdn/',
+      'vite.config.ts',
+      'src/protocol/',
+      'test/node/api/exports.test.ts',
+    ]) {
+      assert.ok(contributing.includes(text), `the contributing page lacks ${text}`);
+    }
+    const benchmarks = html('/contributing/benchmarks');
+    for (const text of ['npm run bench', 'BENCH_STEP_SECONDS', 'elements-size', 'companion']) {
+      assert.ok(benchmarks.includes(text), `the benchmarks page lacks ${text}`);
+    }
+  });
+
+  test('the sandbox reference holds the curl cookbook and every leniency rule the sandbox notes', () => {
+    const page = html('/reference/sandbox');
+    for (const example of ['direct c-1 4242424242424242', 'X-Sandbox-Fault']) {
+      assert.ok(page.includes(example), `the curl examples lack ${example}`);
+    }
+    for (const rule of Object.keys(LENIENCY_RULES)) {
+      assert.ok(page.includes(`<code>${rule}</code>`), `the leniency table lacks ${rule}`);
     }
   });
 });

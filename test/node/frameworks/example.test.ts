@@ -8,7 +8,7 @@
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {readFileSync, readdirSync} from 'node:fs';
+import {existsSync, readFileSync, readdirSync} from 'node:fs';
 import type http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import path from 'node:path';
@@ -101,10 +101,10 @@ describe('the React example (examples/react)', () => {
     );
   });
 
-  test('is what the README shows under "React and other frameworks"', () => {
-    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-    const checkout = readFileSync(path.join(ROOT, 'examples/react/src/Checkout.tsx'), 'utf8');
-    assert.ok(readme.includes(`\`\`\`tsx\n${checkout}\`\`\``), 'Checkout.tsx, verbatim');
+  test('is what the frameworks guide shows: Checkout.tsx included from its file', () => {
+    const guide = readFileSync(path.join(ROOT, 'docs/guides/frameworks.md'), 'utf8');
+    assert.match(guide, /^<<< @\/\.\.\/examples\/react\/src\/Checkout\.tsx$/m);
+    assert.ok(existsSync(path.join(ROOT, 'examples/react/src/Checkout.tsx')));
   });
 
   test('pays with 4242 4242 4242 4242 and shows what onPgSuccess received', async () => {

@@ -1,6 +1,7 @@
 /**
- * The README is executable: each block a merchant copies is a file of docs/snippets/,
- * shown byte for byte (scripts/readme-snippets.mjs), and here those files are put in a
+ * The documentation is executable: each block a merchant copies is a file of docs/snippets/,
+ * shown by a page of the site with VitePress's `<<< @/snippets/…` include (or, in a Markdown
+ * file, as a marked block byte for byte: scripts/readme-snippets.mjs), and here those files are put in a
  * merchant's project with pg-checkout installed from this package, type-checked with
  * `strict`, and run as written: the minimal setup (orders.ts, checkout.ts, server.ts)
  * takes a payment from the gateway sandbox over HTTP, the Next.js route handler takes one
@@ -10,12 +11,13 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn, type ChildProcess} from 'node:child_process';
 import {createHash, randomUUID} from 'node:crypto';
-import {mkdtempSync, readFileSync, writeFileSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
 import {createServer} from 'node:net';
 import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {checkSnippets} from '../../../scripts/readme-snippets.mjs';
+import {checkSnippets, includedSnippets} from '../../../scripts/readme-snippets.mjs';
 import {DEFAULT_CREDENTIALS, startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import type {GatewayClient} from '../../../src/server/index.js';
 import {CARDS, PAY_HEADERS, nextCvv, payBody} from '../checkout/helpers.js';
@@ -108,22 +110,43 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-describe('README snippets are the files', () => {
-  test('every marked README block is its file, byte for byte, and every snippet is shown', () => {
-    const {problems, blocks} = checkSnippets(README);
+describe('the snippets are the files the site shows', () => {
+  test('every snippet is included by a page of the site, and every marked README block is its file', () => {
+    const {problems} = checkSnippets(README);
     assert.deepEqual(problems, []);
-    assert.ok(blocks >= 8, `only ${blocks} marked blocks`);
+    const included = includedSnippets();
+    for (const name of SERVER_SNIPPETS) {
+      assert.ok(included.has(`docs/snippets/${name}`), `${name} is on no page of the site`);
+    }
+    for (const name of ['install-server.sh', 'try-sandbox.sh', 'page-npm.ts', 'page-cdn.html']) {
+      assert.ok(included.has(`docs/snippets/${name}`), `${name} is on no page of the site`);
+    }
   });
 
-  test('a block that drifts from its file is named, and --write puts the file back', () => {
-    const drifted = README.replace("posId: env('POS_ID'),", 'posId: process.env.POS_ID!,');
-    assert.notEqual(drifted, README);
-    const known = new Set(checkSnippets(README).problems);
-    const {problems, written} = checkSnippets(drifted);
-    const added = problems.filter((p) => !known.has(p));
-    assert.equal(added.length, 1, added.join('\n'));
-    assert.match(added[0]!, /differs from docs\/snippets\/(checkout|gateway)\.ts/);
-    assert.ok(written === README, '--write does not restore the README');
+  test('a snippet no page includes is named; a marked block that drifts is named, and --write puts the file back', () => {
+    const base = mkdtempSync(path.join(tmpdir(), 'pg-snippets-'));
+    try {
+      mkdirSync(path.join(base, 'docs/snippets'), {recursive: true});
+      mkdirSync(path.join(base, 'docs/guides'), {recursive: true});
+      for (const name of ['checkout.ts', 'gateway.ts']) {
+        writeFileSync(path.join(base, 'docs/snippets', name), snippet(name));
+      }
+      writeFileSync(path.join(base, 'docs/guides/a.md'), '# A\n\n<<< @/snippets/checkout.ts\n');
+      assert.deepEqual(checkSnippets('# Nothing marked\n', base).problems, [
+        'docs/snippets/gateway.ts is shown nowhere: include it in a page of the site (<<< @/snippets/gateway.ts) or mark a block with <!-- snippet: docs/snippets/gateway.ts -->',
+      ]);
+
+      const marked = `# A file\n\n<!-- snippet: docs/snippets/gateway.ts -->\n\`\`\`ts\n${snippet('gateway.ts')}\`\`\`\n`;
+      assert.deepEqual(checkSnippets(marked, base), {problems: [], blocks: 1, written: marked});
+      const drifted = marked.replace('new GatewayClient', 'new  GatewayClient');
+      assert.notEqual(drifted, marked);
+      const {problems, written} = checkSnippets(drifted, base);
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0]!, /differs from docs\/snippets\/gateway\.ts/);
+      assert.ok(written === marked, '--write does not restore the block');
+    } finally {
+      rmSync(base, {recursive: true, force: true});
+    }
   });
 
   test("the sandbox command sets every variable checkout.ts reads, at the sandbox's defaults", () => {
@@ -158,7 +181,7 @@ describe('README snippets are the files', () => {
   });
 });
 
-describe('README snippets in a merchant project', () => {
+describe('the snippets in a merchant project', () => {
   let project: MerchantProject;
   let sandbox: Sandbox;
   before(async () => {
