@@ -685,15 +685,18 @@ export class PostgresPaymentStore implements PaymentStore {
       ].sort();
       for (const l of locks) await this.lock(c, l);
       for (const k of keys) {
-        const rows = (
+        // The max-th newest reservation in the window, if there is one: the key is full,
+        // and a place frees when that one leaves the window. One row comes back, however
+        // many the window holds.
+        const nth = (
           await c.query<Row>(
             `SELECT at FROM attempt_velocity WHERE scope = $1 AND key = $2 AND at > $3
-             ORDER BY at DESC LIMIT $4`,
-            [k.scope, k.key, since, k.max],
+             ORDER BY at DESC OFFSET $4 LIMIT 1`,
+            [k.scope, k.key, since, k.max - 1],
           )
-        ).rows;
-        if (rows.length >= k.max) {
-          const at = Number(rows[k.max - 1]!['at']);
+        ).rows[0];
+        if (nth) {
+          const at = Number(nth['at']);
           return {ok: false, scope: k.scope, retryAfterMs: at + windowMs - now};
         }
       }
