@@ -33,6 +33,8 @@ export const CARD_FORM_PROPERTIES = {
   amount: 'amount',
   currency: 'currency',
   theme: 'theme',
+  orderDetails: 'order-details',
+  offerSaveCard: 'offer-save-card',
   messages: null,
 } as const satisfies PropertyTable<PgCardForm>;
 
