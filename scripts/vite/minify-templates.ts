@@ -8,7 +8,10 @@
  *   html: a run of whitespace that holds a line break is dropped between `>` and `<` (and
  *         at the very start and end of a template), elsewhere it becomes one space.
  *   css:  comments go, whitespace runs become one space, and the space around `{ } ; ,`
- *         and after `:` goes (a space before `:` is kept: `a :hover` differs from `a:hover`).
+ *         and after `:` goes (a space before `:` is kept: `a :hover` differs from `a:hover`),
+ *         so does the space around `>` (a child combinator or a range in a media query), and
+ *         the zero before a decimal point (`0.75rem` → `.75rem`). `+` and `-` keep their
+ *         spaces: `calc()` needs them.
  */
 import ts from 'typescript';
 import type {Plugin} from 'vite';
@@ -31,6 +34,8 @@ export function minifyCssText(text: string): string {
     .replace(/\s*([{};,])\s*/g, '$1')
     .replace(/:\s+/g, ':')
     .replace(/;}/g, '}')
+    .replace(/ ?> ?/g, '>')
+    .replace(/(^|[\s:,(])0\.(?=\d)/g, '$1.')
     .trim();
 }
 

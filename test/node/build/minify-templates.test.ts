@@ -41,6 +41,12 @@ describe('minifyCssText', () => {
   test('keeps the space before a colon, which is a descendant selector', () => {
     assert.equal(minifyCssText('a :hover { color : red ; }'), 'a :hover{color :red}');
   });
+  test('drops the space around a child combinator and a leading zero, not a calc operator', () => {
+    assert.equal(
+      minifyCssText('.row > .field { margin: 0.5rem calc(10.25px + 0.5em) -0.5em; }'),
+      '.row>.field{margin:.5rem calc(10.25px + .5em) -0.5em}',
+    );
+  });
 });
 
 describe('minifyHtmlText', () => {
