@@ -50,6 +50,13 @@ describe('minifyCssText', () => {
 });
 
 describe('minifyHtmlText', () => {
+  test('drops the quotes of a static one-word attribute, not before "/" nor around bindings', () => {
+    assert.equal(
+      minifyHtmlText('<b part="form" class="a b" id="x"/><i title="', true, false),
+      '<b part=form class="a b" id="x"/><i title="',
+    );
+    assert.equal(minifyHtmlText('<button type="button">', true, true), '<button type=button>');
+  });
   test('keeps a space between text and a tag, where it shows', () => {
     assert.equal(minifyHtmlText('Total:\n  <b>', true, false), 'Total: <b>');
   });
