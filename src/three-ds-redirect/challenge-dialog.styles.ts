@@ -8,7 +8,7 @@
  */
 const css = (strings: TemplateStringsArray): string => strings.raw.join('');
 
-export const challengeDialogCss = css`
+export const styles = css`
   .dialog {
     padding: 0;
     border: 1px solid var(--_pg-border);

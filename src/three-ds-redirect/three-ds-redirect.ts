@@ -32,7 +32,7 @@ let dialogCss: Promise<string | undefined> | undefined;
  */
 function loadDialogCss(): Promise<string | undefined> {
   dialogCss ??= import('./challenge-dialog.styles.js').then(
-    (module) => module.challengeDialogCss,
+    (module) => module.styles,
     () => {
       dialogCss = undefined;
       return undefined;
@@ -196,16 +196,20 @@ export class PgThreeDSRedirect extends LitElement {
     writePendingOrder(orderRef);
     this.errorMessage = '';
     this.canRetry = false;
-    if (this.mode === 'iframe' && (await this.styleDialog())) {
+    if (this.mode === 'iframe') {
       this.state = 'challenge';
-      this.frameUrl = url.href;
-      await this.updateComplete;
-      if (this.dialog && !this.dialog.open) this.dialog.showModal();
-    } else {
-      this.state = 'redirecting';
-      await this.updateComplete;
-      this.navigate(url.href);
+      if (await this.styleDialog()) {
+        // Closed or taken off the page while the styles loaded: no dialog to open.
+        if (this.state !== 'challenge' || !this.isConnected) return;
+        this.frameUrl = url.href;
+        await this.updateComplete;
+        if (this.dialog && !this.dialog.open) this.dialog.showModal();
+        return;
+      }
     }
+    this.state = 'redirecting';
+    await this.updateComplete;
+    this.navigate(url.href);
   }
 
   /**
