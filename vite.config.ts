@@ -14,7 +14,7 @@
  *   modules that define elements and bundlers can tree-shake the rest). What package.json
  *   declares (`lit`, and the optional peers) stays an import for the merchant's bundler;
  *   credit-card-type's CommonJS modules (the brand table card-validator reads) are built in
- *   as ES modules (dist/browser/vendor/), so no bundler needs a CommonJS plugin (plain Rollup
+ *   as ES modules (dist/browser/vendor/, rewritten by scripts/vite/credit-card-type-esm.ts), so no bundler needs a CommonJS plugin (plain Rollup
  *   has none) and a browser-only install downloads Lit alone. Any other package imported is a build error. The entries are the
  *   browser subpaths of package.json "exports" (`.`, `./fingerprint`, ...): each `import`
  *   target `./dist/browser/<name>.js` is built from `src/<name>.ts`. Two builds of the same
@@ -34,6 +34,7 @@
  */
 import {readFileSync, readdirSync, rmSync} from 'node:fs';
 import {defineConfig, type Plugin, type UserConfig} from 'vite';
+import {creditCardTypeEsm} from './scripts/vite/credit-card-type-esm.js';
 import {everyModuleMapped} from './scripts/vite/every-module-mapped.js';
 import {guardedEntries} from './scripts/vite/guarded-entries.js';
 import {minifyTemplatesPlugin} from './scripts/vite/minify-templates.js';
@@ -132,6 +133,7 @@ function browserLibrary(development: boolean): UserConfig {
   return {
     ...common,
     define: {__PG_DEV__: JSON.stringify(development)},
+    plugins: [creditCardTypeEsm()],
     build: {
       outDir: development ? 'dist/browser/development' : 'dist/browser',
       emptyOutDir: false,
@@ -223,6 +225,7 @@ function cdnBundle(hydrate = false): UserConfig {
     define: {__PG_DEV__: 'false'},
     resolve: {conditions: ['module', 'browser', 'production']},
     plugins: [
+      creditCardTypeEsm(),
       ...(hydrate ? [] : [minifyTemplatesPlugin()]),
       bareDynamicImports(),
       subresourceIntegrity({

@@ -150,6 +150,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       subscription,
       takeOrderPlace,
       checkoutBase: CHECKOUT_BASE,
+      orderStatus: (orderRef, request) => checkout.service.status(orderRef, request),
     }),
   );
   app.route(

@@ -61,13 +61,19 @@ export function assetRoutes(opts: {
   );
 
   // The modules the bundle loads on demand, next to it: the languages
-  // (`./locales/<code>-<hash>.js`) and the brand marks (`./brand-marks-<hash>.js`).
+  // (`./locales/<code>-<hash>.js`), the brand marks (`./brand-marks-<hash>.js`), the order
+  // request and the saved-card view (`./order-request-<hash>.js`,
+  // `./saved-cards-view-<hash>.js`) and the 3-D Secure dialog's styles
+  // (`./challenge-dialog.styles-<hash>.js`). Those names only: nothing else of dist/cdn.
   const besideBundle = serveStatic({
     root: opts.cdnDir,
     rewriteRequestPath: (p) => p.slice('/assets'.length),
   });
   assets.get('/assets/locales/*', besideBundle);
-  assets.get('/assets/:marks{brand-marks-[\\w-]+\\.js}', besideBundle);
+  assets.get(
+    '/assets/:chunk{(?:brand-marks|order-request|saved-cards-view|challenge-dialog\\.styles)-[\\w-]+\\.js}',
+    besideBundle,
+  );
 
   for (const file of ['styles.css', 'favicon.svg']) {
     assets.get(`/demo/${file}`, revalidate, serveStatic({path: path.join(opts.demoDir, file)}));

@@ -1,11 +1,13 @@
 /**
  * The shop's pages: the store (a plain form per product, so it works without script), the
- * checkout with `<pg-card-form>` rendered on the server, the result page with `<pg-3ds-redirect>`, and the CDN
+ * checkout with `<pg-card-form>` rendered on the server, the result page (a known success
+ * rendered on the server, else `<pg-3ds-redirect>` asking the status), and the CDN
  * page, which the server fills in (it has no script of its own). Rendered with
  * `hono/html` through `PageTemplates`, so every value is escaped.
  */
 import {Hono} from 'hono';
 import {html, raw} from 'hono/html';
+import type {StatusResponse} from '../src/protocol/checkout.js';
 import type {InitRecurringInput} from '../src/server/index.js';
 import type {Bundle} from './assets.js';
 import {cardFormHtml} from './card-form-html.js';
@@ -13,7 +15,7 @@ import {PRODUCTS, PRODUCT_IDS, describeSchedule} from './catalog.js';
 import type {TakeOrderPlace} from './order-limit.js';
 import {MISSING_BUILD_NOTE, sendPage, type PageTemplates, type Slot} from './pages.js';
 import {waitText} from './throttle.js';
-import {OrderBody, ShopOrderRef, type ShopOrders} from './shop.js';
+import {OrderBody, ShopOrderRef, type ShopOrder, type ShopOrders} from './shop.js';
 
 export interface StorefrontDeps {
   shop: ShopOrders;
@@ -23,6 +25,67 @@ export interface StorefrontDeps {
   takeOrderPlace: TakeOrderPlace;
   /** Where the companion is mounted. */
   checkoutBase: string;
+  /** The order's payment state, as the companion's status route answers it. */
+  orderStatus: (orderRef: string, request: Request) => Promise<StatusResponse>;
+}
+
+/**
+ * The result page's order summary, the heading, the links and what tells the outcome. A
+ * success the server already knows (a frictionless card, a webhook or the return from
+ * 3-D Secure came first) is the page itself, as a plain form's answer page would be: no
+ * script, no status request. Otherwise `<pg-3ds-redirect resolve>` and the page's script
+ * ask the status route and say the outcome when it is known.
+ */
+function resultSlots(
+  order: ShopOrder | undefined,
+  paid: boolean,
+  checkoutBase: string,
+): Record<string, Slot> {
+  const ref = order ? encodeURIComponent(order.orderRef) : '';
+  const summary = order
+    ? html`<dl class="summary-list" id="summary">
+        <div>
+          <dt>Order</dt>
+          <dd class="mono" data-field="orderRef">${order.orderRef}</dd>
+        </div>
+        <div>
+          <dt>Item</dt>
+          <dd data-field="description">${order.description}</dd>
+        </div>
+        <div>
+          <dt>Total</dt>
+          <dd data-field="total">${order.amount} ${order.currency}</dd>
+        </div>
+      </dl>`
+    : '';
+  const links = {
+    'retry-href': order ? `/checkout?order=${ref}` : '/',
+    'admin-href': order ? `/admin?order=${ref}` : '/admin',
+  };
+  if (paid) {
+    return {
+      ...links,
+      'title-prefix': 'Paid · ',
+      heading: 'Thank you: your payment went through',
+      summary,
+      scripts: '',
+      outcome: '',
+    };
+  }
+  return {
+    ...links,
+    heading: 'Payment result',
+    summary,
+    // The checkout's module (it hydrates, and renders what was not rendered on the server):
+    // already in the cache when the customer arrives from the checkout.
+    scripts: html`<script type="module" src="/assets/pg-checkout-hydrate.js"></script>
+      <script type="module" src="/demo/js/result.js"></script>`,
+    outcome: html`<pg-3ds-redirect
+      id="outcome"
+      resolve
+      status-endpoint="${checkoutBase}/status"
+    ></pg-3ds-redirect>`,
+  };
 }
 
 export function storefrontRoutes(deps: StorefrontDeps): Hono {
@@ -80,8 +143,15 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
     return sendPage(c, page('checkout', {'card-form': form}));
   });
 
-  shopPages.get('/thanks', function resultPage(c) {
-    return sendPage(c, page('result'));
+  // A success the server knows is shown at once; anything else is asked by the element.
+  shopPages.get('/thanks', async function resultPage(c) {
+    const ref = ShopOrderRef.safeParse(c.req.query('order'));
+    const order = ref.success ? shop.get(ref.data) : undefined;
+    const status = order
+      ? await deps.orderStatus(order.orderRef, c.req.raw).catch(() => undefined)
+      : undefined;
+    const paid = status?.state === 'success' && status.final;
+    return sendPage(c, page('result', resultSlots(order, paid, deps.checkoutBase)));
   });
 
   // The CDN page: nothing but the bundle's script tag with its SRI hash; the server fills in

@@ -1,21 +1,14 @@
 /**
- * The result page: `<pg-3ds-redirect resolve>` asks the server for the order's final
- * status (never trusting the address); this script only adds the order summary and
- * adjusts the heading once the outcome is known. Reloading the page only asks again.
+ * The result page when the server did not know the outcome yet (server-example's `/thanks`
+ * renders a known success itself, with no script): `<pg-3ds-redirect resolve>` asks the
+ * server for the order's final status (never trusting the address); this script only
+ * adjusts the heading once the outcome is known. The server filled in the order summary
+ * and the links. Reloading the page only asks again.
  */
-import {byId, fetchOrder, orderFromQuery, showSummary} from './dom.js';
+import {byId} from './dom.js';
 
-const orderRef = orderFromQuery();
 const outcome = byId('outcome');
 const title = byId('result-title');
-
-if (orderRef) {
-  byId<HTMLAnchorElement>('retry-link').href = `/checkout?order=${encodeURIComponent(orderRef)}`;
-  byId<HTMLAnchorElement>('admin-link').href = `/admin?order=${encodeURIComponent(orderRef)}`;
-  void fetchOrder(orderRef).then((order) => {
-    if (order) showSummary(byId('summary'), order);
-  });
-}
 
 outcome.addEventListener('pg-success', () => {
   title.textContent = 'Thank you: your payment went through';

@@ -6,22 +6,35 @@
  * regex), and only the literal text between `${...}` bindings is touched, never the bindings.
  *
  *   html: a run of whitespace that holds a line break is dropped between `>` and `<` (and
- *         at the very start and end of a template), elsewhere it becomes one space.
+ *         at the very start and end of a template), elsewhere it becomes one space; the
+ *         quotes around a static one-word attribute value go.
  *   css:  comments go, whitespace runs become one space, and the space around `{ } ; ,`
- *         and after `:` goes (a space before `:` is kept: `a :hover` differs from `a:hover`).
+ *         and after `:` goes (a space before `:` is kept: `a :hover` differs from `a:hover`),
+ *         so does the space around `>` (a child combinator or a range in a media query), and
+ *         the zero before a decimal point (`0.75rem` → `.75rem`). `+` and `-` keep their
+ *         spaces: `calc()` needs them.
  */
 import ts from 'typescript';
 import type {Plugin} from 'vite';
 
 /** Minifies one literal piece of an `html` template; `first`/`last`: it opens/closes the template. */
 export function minifyHtmlText(text: string, first: boolean, last: boolean): string {
-  return text.replace(/\s*\n\s*/g, (run: string, offset: number) => {
-    const before = offset === 0 ? (first ? '>' : '') : text[offset - 1];
-    const end = offset + run.length;
-    const after = end === text.length ? (last ? '<' : '') : text[end];
-    return before === '>' && after === '<' ? '' : ' ';
-  });
+  return text
+    .replace(/\s*\n\s*/g, (run: string, offset: number) => {
+      const before = offset === 0 ? (first ? '>' : '') : text[offset - 1];
+      const end = offset + run.length;
+      const after = end === text.length ? (last ? '<' : '') : text[end];
+      return before === '>' && after === '<' ? '' : ' ';
+    })
+    .replace(STATIC_QUOTED_ATTRIBUTE, '$1=$2');
 }
+
+/**
+ * A static attribute whose value is one word (`part="form"`, `type="button"`), followed by
+ * a space or the tag's end: HTML needs no quotes around it. Not before `/` (`fill="x"/>`
+ * would read `x/`), never a value with a binding (it does not end in the same piece).
+ */
+const STATIC_QUOTED_ATTRIBUTE = /(\s[a-z][\w-]*)="([\w-]+)"(?=[\s>])/g;
 
 /** Minifies one literal piece of a `css` template. */
 export function minifyCssText(text: string): string {
@@ -31,6 +44,8 @@ export function minifyCssText(text: string): string {
     .replace(/\s*([{};,])\s*/g, '$1')
     .replace(/:\s+/g, ':')
     .replace(/;}/g, '}')
+    .replace(/ ?> ?/g, '>')
+    .replace(/(^|[\s:,(])0\.(?=\d)/g, '$1.')
     .trim();
 }
 

@@ -44,7 +44,7 @@ import {ThreeDSHandoff, siblingRoute} from './three-ds-handoff.js';
 import {cardFormStyles} from './card-form.styles.js';
 import {brandRefusal} from './accepted-brands.js';
 import {payLabel} from './pay-label.js';
-import {loadBrandMarks} from './lazy-brand-marks.js';
+import {loadBrandMarks, prefetchBrandMarks} from './lazy-brand-marks.js';
 import {OrderDetails} from './order-details.js';
 import '../three-ds-redirect/three-ds-redirect.js';
 import type {
@@ -625,7 +625,7 @@ export class PgCardForm extends LitElement {
         @beforeinput=${(e: InputEvent) => this.typing.beforeInput(e)}
         @input=${this.onInput}
         @focusout=${this.onFocusOut}
-        @focusin=${loadBrandMarks}
+        @focusin=${prefetchBrandMarks}
       >
         <fieldset
           class="fieldset"

@@ -1,6 +1,6 @@
 /**
  * The brand marks (`brand-marks.ts`) on demand: imported the first time the form is focused
- * or a brand shows (typed, pasted or autofilled), so a page that only displays the form
+ * (in the task after the focus) or a brand shows (typed, pasted or autofilled), so a page that only displays the form
  * downloads none of them. From the CDN the module is a file beside `pg-checkout.js`, from
  * the script's own origin, which a CSP that allows the bundle allows; from npm, a chunk of
  * the merchant's bundle. The input keeps the mark's room either way (`.field--number`'s
@@ -29,6 +29,16 @@ export function loadBrandMarks(): Promise<boolean> {
     },
   );
   return loading;
+}
+
+/**
+ * On focus: starts loading the marks in a task of its own, so the focus itself (its
+ * style and layout, the focus ring) does not wait on the module request, which costs the
+ * main thread about as much as the focus does (bench/elements-interactive.bench.ts). A
+ * brand shows after a digit or two: the marks are still on their way well before.
+ */
+export function prefetchBrandMarks(): void {
+  if (!marks && !loading) setTimeout(loadBrandMarks);
 }
 
 /** The mark of `brand` once the marks are loaded; nothing before, or while no brand shows. */

@@ -128,32 +128,47 @@ export function keepsCardData(result: PayResult): boolean {
   );
 }
 
-/** POSTs `request` as JSON with the checkout header and classifies the answer. */
-export async function sendPay(
+/**
+ * POSTs `body` as JSON with the checkout header (the pay and abandon routes), given up
+ * after `ms` or when `signal` aborts.
+ */
+async function postJson(
   endpoint: string,
-  request: PayRequest,
+  body: unknown,
   signal: AbortSignal,
-): Promise<PayResult> {
-  const limit = timeoutSignal(signal, PAY_TIMEOUT_MS);
-  let response: Response;
+  ms: number,
+): Promise<Response> {
+  const limit = timeoutSignal(signal, ms);
   try {
-    response = await fetch(endpoint, {
+    return await fetch(endpoint, {
       method: 'POST',
       headers: {
         'Content-Type': 'application/json',
         Accept: 'application/json',
         [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
       },
-      body: JSON.stringify(request),
+      body: JSON.stringify(body),
       credentials: 'same-origin',
       cache: 'no-store',
       signal: limit.signal,
     });
+  } finally {
+    limit.done();
+  }
+}
+
+/** POSTs `request` as JSON with the checkout header and classifies the answer. */
+export async function sendPay(
+  endpoint: string,
+  request: PayRequest,
+  signal: AbortSignal,
+): Promise<PayResult> {
+  let response: Response;
+  try {
+    response = await postJson(endpoint, request, signal, PAY_TIMEOUT_MS);
   } catch {
     if (signal.aborted) throw signal.reason;
     return error('network', '');
-  } finally {
-    limit.done();
   }
   let body: unknown;
   try {
@@ -184,24 +199,9 @@ export async function sendAbandon(
   endpoint: string,
   body: {orderRef: string; attemptId: string},
 ): Promise<boolean> {
-  const limit = timeoutSignal(new AbortController().signal, 15_000);
   try {
-    const response = await fetch(endpoint, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
-        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-      },
-      body: JSON.stringify(body),
-      credentials: 'same-origin',
-      cache: 'no-store',
-      signal: limit.signal,
-    });
-    return response.ok;
+    return (await postJson(endpoint, body, new AbortController().signal, 15_000)).ok;
   } catch {
     return false;
-  } finally {
-    limit.done();
   }
 }

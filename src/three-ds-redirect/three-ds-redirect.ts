@@ -5,7 +5,7 @@
  * return page (`resolve`) and after an iframe challenge it asks the merchant's status route
  * for the final state, never trusting the query string, and shows and emits the outcome.
  */
-import {LitElement, html, nothing} from 'lit';
+import {LitElement, adoptStyles, html, nothing, unsafeCSS} from 'lit';
 import {property, query, state} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
 import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
@@ -23,6 +23,23 @@ import {failureText} from '../i18n/outcome-text.js';
 import {pollStatus, StatusError} from './poll-status.js';
 import {pageScriptsRan, readPendingOrder, writePendingOrder} from './return-page.js';
 import {threeDSRedirectStyles} from './three-ds-redirect.styles.js';
+
+let dialogCss: Promise<string | undefined> | undefined;
+
+/**
+ * The challenge dialog's styles (`challenge-dialog.styles.ts`), loaded once, the first time
+ * a challenge opens in a modal; undefined when the load failed (the next one tries again).
+ */
+function loadDialogCss(): Promise<string | undefined> {
+  dialogCss ??= import('./challenge-dialog.styles.js').then(
+    (module) => module.styles,
+    () => {
+      dialogCss = undefined;
+      return undefined;
+    },
+  );
+  return dialogCss;
+}
 
 /** How the challenge is shown. */
 export const THREE_DS_MODES = ['redirect', 'iframe'] as const;
@@ -181,14 +198,33 @@ export class PgThreeDSRedirect extends LitElement {
     this.canRetry = false;
     if (this.mode === 'iframe') {
       this.state = 'challenge';
-      this.frameUrl = url.href;
-      await this.updateComplete;
-      if (this.dialog && !this.dialog.open) this.dialog.showModal();
-    } else {
-      this.state = 'redirecting';
-      await this.updateComplete;
-      this.navigate(url.href);
+      if (await this.styleDialog()) {
+        // Closed or taken off the page while the styles loaded: no dialog to open.
+        if (this.state !== 'challenge' || !this.isConnected) return;
+        this.frameUrl = url.href;
+        await this.updateComplete;
+        if (this.dialog && !this.dialog.open) this.dialog.showModal();
+        return;
+      }
     }
+    this.state = 'redirecting';
+    await this.updateComplete;
+    this.navigate(url.href);
+  }
+
+  /**
+   * Gives the shadow root the dialog's styles before the first challenge in a modal; false
+   * when they could not be loaded: the challenge then opens as in redirect mode, a whole
+   * page, rather than in an unstyled dialog.
+   */
+  private async styleDialog(): Promise<boolean> {
+    const text = await loadDialogCss();
+    if (text === undefined) return false;
+    adoptStyles(this.renderRoot as ShadowRoot, [
+      ...PgThreeDSRedirect.elementStyles,
+      unsafeCSS(text),
+    ]);
+    return true;
   }
 
   /** On a return page: resolves the pending order (also what the `resolve` attribute does). */

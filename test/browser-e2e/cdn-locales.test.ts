@@ -1,8 +1,9 @@
 /**
  * The CDN bundle carries English only (every table's fallback): the other shipped locales,
  * Ukrainian included, are files of their own in dist/cdn/locales/, one per locale, so a
- * page pays for no language it does not use; the brand marks, needed only once the
- * customer starts, are a file beside it. So the bundle stays within its gzip budget
+ * page pays for no language it does not use; the brand marks (needed only once the
+ * customer starts), the saved-card modules and the 3-D Secure dialog's styles are files
+ * beside it. So the bundle stays within its gzip budget
  * (vite.config.ts).
  */
 import {describe, it} from 'node:test';
@@ -16,6 +17,10 @@ import {uk} from '../../src/i18n/locales/uk.js';
 
 const BUDGET_GZIP = 24 * 1024; // vite.config.ts, CDN_BUDGET_GZIP
 const bundle = readFileSync('dist/cdn/pg-checkout.js', 'utf8');
+
+/** The files beside it that a bundle imports on demand (`import(`./name-hash.js`)`). */
+const loadedBy = (code: string): string[] =>
+  [...code.matchAll(/import\(`\.\/([\w.-]+\.js)`\)/g)].map((m) => m[1]!);
 
 describe('the CDN bundle and its locales', () => {
   it('stays within its gzip budget', () => {
@@ -44,22 +49,36 @@ describe('the CDN bundle and its locales', () => {
     assert.ok(polish.includes(pl.threeDSCancelled));
   });
 
-  it('has the brand marks beside it, a module that imports nothing, and not inside', () => {
+  it('has the modules it loads on demand beside it, each importing nothing, and not inside', () => {
     const files = readdirSync('dist/cdn').filter((file) => statSync(`dist/cdn/${file}`).isFile());
-    const marks = files.filter((file) => file.startsWith('brand-marks-'));
-    assert.equal(marks.length, 1, files.join(', '));
-    const code = readFileSync(`dist/cdn/${marks[0]}`, 'utf8');
-    assert.doesNotMatch(code, /\bimport\b/, 'the marks import something (a second Lit?)');
-    assert.match(code, /lengthAdjust="spacingAndGlyphs"/);
-    assert.match(code, /#1a1f71/); // Visa's blue
-    assert.doesNotMatch(bundle, /lengthAdjust|#1a1f71/, 'the marks are in the bundle');
-    assert.ok(bundle.includes(`import(\`./${marks[0]}\`)`), 'the bundle does not load them');
-    // Beside pg-checkout.js, nothing else: the bundle, its hashes, the marks.
-    assert.deepEqual(files.sort(), [
-      marks[0],
-      'pg-checkout.integrity.json',
-      'pg-checkout.js',
-      'pg-checkout.js.sri',
+    const chunks = loadedBy(bundle);
+    assert.deepEqual(chunks.map((file) => file.replace(/-[\w-]{8}\.js$/, '')).sort(), [
+      'brand-marks',
+      'challenge-dialog.styles',
+      'order-request',
+      'saved-cards-view',
     ]);
+    for (const file of chunks) {
+      const code = readFileSync(`dist/cdn/${file}`, 'utf8');
+      assert.doesNotMatch(code, /\bimport\b/, `${file} imports something (a second Lit?)`);
+    }
+    const marks = readFileSync(`dist/cdn/${chunks.find((f) => f.startsWith('brand-marks-'))}`);
+    assert.match(String(marks), /lengthAdjust="?spacingAndGlyphs/);
+    assert.match(String(marks), /#1a1f71/); // Visa's blue
+    assert.doesNotMatch(bundle, /lengthAdjust|#1a1f71/, 'the marks are in the bundle');
+    assert.doesNotMatch(bundle, /dialog::backdrop/, "the 3-D Secure dialog's styles are in it");
+    // Beside pg-checkout.js, nothing else: the bundle, its hashes and its modules; the same
+    // for the hydrating bundle of server-rendered pages.
+    const hydrating = readFileSync('dist/cdn/pg-checkout-hydrate.js', 'utf8');
+    const expected = new Set([
+      ...chunks,
+      ...loadedBy(hydrating),
+      ...['pg-checkout', 'pg-checkout-hydrate'].flatMap((name) => [
+        `${name}.integrity.json`,
+        `${name}.js`,
+        `${name}.js.sri`,
+      ]),
+    ]);
+    assert.deepEqual(files.sort(), [...expected].sort());
   });
 });

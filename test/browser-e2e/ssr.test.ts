@@ -111,6 +111,12 @@ before(async () => {
       }
       const locale = /^\/locales\/([\w-]+\.js)$/.exec(url.pathname)?.[1];
       if (locale) return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
+      // The modules the bundle loads on demand, beside it (the brand marks on focus).
+      const chunk =
+        /^\/((?:brand-marks|order-request|saved-cards-view|challenge-dialog\.styles)-[\w-]+\.js)$/.exec(
+          url.pathname,
+        )?.[1];
+      if (chunk) return send(200, 'text/javascript', readFileSync(`dist/cdn/${chunk}`));
       if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
       if (url.pathname === `/${MODULE}`) return send(200, 'text/javascript', bundle);
       if (url.pathname === '/checkout/pay' && req.method === 'POST') {
@@ -248,8 +254,11 @@ describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the m
     await tab.locator('pg-card-form [part~="button"]').click();
     await hydrated();
     assert.equal(tab.url(), `${origin}/`);
+    // The module, and the brand marks it loads once the number has focus: nothing else.
     assert.deepEqual(
-      requests.filter((url) => !url.endsWith(`/${MODULE}`)),
+      requests.filter(
+        (url) => !url.endsWith(`/${MODULE}`) && !/\/brand-marks-[\w-]+\.js$/.test(url),
+      ),
       [],
       'no navigation, no request',
     );

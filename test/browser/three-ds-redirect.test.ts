@@ -75,6 +75,9 @@ describe('pg-3ds-redirect iframe mode', () => {
     const dialog = el.shadowRoot!.querySelector('dialog')!;
     const frame = el.shadowRoot!.querySelector('iframe')!;
     expect(dialog.open).to.equal(true);
+    // The dialog's styles (loaded with the first challenge) are there once it opens.
+    expect(getComputedStyle(dialog).paddingTop).to.equal('0px');
+    expect(getComputedStyle(frame).display).to.equal('block');
     expect(frame.getAttribute('width')).to.equal('250');
     expect(frame.getAttribute('height')).to.equal('400');
     el.close();
@@ -86,6 +89,9 @@ describe('pg-3ds-redirect iframe mode', () => {
     await el.start('https://acs.example/c', 'o-7');
     expect(el.shadowRoot!.querySelector('dialog')!.classList.contains('dialog--full')).to.equal(
       true,
+    );
+    expect(el.shadowRoot!.querySelector('iframe')!.getBoundingClientRect().width).to.equal(
+      document.documentElement.clientWidth,
     );
     el.close();
   });

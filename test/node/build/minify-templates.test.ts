@@ -41,9 +41,22 @@ describe('minifyCssText', () => {
   test('keeps the space before a colon, which is a descendant selector', () => {
     assert.equal(minifyCssText('a :hover { color : red ; }'), 'a :hover{color :red}');
   });
+  test('drops the space around a child combinator and a leading zero, not a calc operator', () => {
+    assert.equal(
+      minifyCssText('.row > .field { margin: 0.5rem calc(10.25px + 0.5em) -0.5em; }'),
+      '.row>.field{margin:.5rem calc(10.25px + .5em) -0.5em}',
+    );
+  });
 });
 
 describe('minifyHtmlText', () => {
+  test('drops the quotes of a static one-word attribute, not before "/" nor around bindings', () => {
+    assert.equal(
+      minifyHtmlText('<b part="form" class="a b" id="x"/><i title="', true, false),
+      '<b part=form class="a b" id="x"/><i title="',
+    );
+    assert.equal(minifyHtmlText('<button type="button">', true, true), '<button type=button>');
+  });
   test('keeps a space between text and a tag, where it shows', () => {
     assert.equal(minifyHtmlText('Total:\n  <b>', true, false), 'Total: <b>');
   });

@@ -137,6 +137,69 @@ test('a test card goes through 3-D Secure to success, and the order is marked pa
   assert.equal(denied.status, 403);
 });
 
+test('the result page: a success the server knows is the page itself, else the element asks', async () => {
+  const order = async () =>
+    (
+      (await (
+        await fetch(`${base}/api/orders`, {
+          method: 'POST',
+          headers: {'Content-Type': 'application/json'},
+          body: JSON.stringify({productId: 'tea-sampler'}),
+        })
+      ).json()) as {orderRef: string}
+    ).orderRef;
+  const pay = async (orderRef: string, card: string) =>
+    (
+      (await (
+        await fetch(`${base}${CHECKOUT_BASE}/pay`, {
+          method: 'POST',
+          headers: {...PAY_HEADERS, Origin: base},
+          body: JSON.stringify(payBody(orderRef, `result-${orderRef}`, card)),
+        })
+      ).json()) as {outcome: string}
+    ).outcome;
+  const resultPage = async (orderRef: string) =>
+    (await fetch(`${base}/thanks?order=${encodeURIComponent(orderRef)}`)).text();
+  const asks = (page: string) => {
+    assert.match(
+      page,
+      /<pg-3ds-redirect[^>]*\sresolve[^>]*status-endpoint="\/api\/checkout\/status"/,
+    );
+    assert.match(page, /<script type="module" src="\/demo\/js\/result\.js"><\/script>/);
+    assert.match(page, /<h1 id="result-title">Payment result<\/h1>/);
+  };
+
+  // Not paid yet: the summary and links are there, the outcome is asked for.
+  const paid = await order();
+  const before = await resultPage(paid);
+  asks(before);
+  assert.match(before, new RegExp(`data-field="orderRef">${paid}<`));
+  assert.match(before, /data-field="total">1\.20 XTS</);
+  assert.match(before, new RegExp(`id="retry-link" href="/checkout\\?order=${paid}"`));
+
+  // Paid with a frictionless card: the answer is the page, with no script and no request.
+  assert.equal(await pay(paid, CARDS.success), 'success');
+  const after = await resultPage(paid);
+  assert.match(after, /<h1 id="result-title">Thank you: your payment went through<\/h1>/);
+  assert.match(after, /<title>Paid · Payment result/);
+  assert.match(after, /data-field="total">1\.20 XTS</);
+  assert.match(after, new RegExp(`id="admin-link" href="/admin\\?order=${paid}"`));
+  assert.doesNotMatch(after, /<script|<pg-3ds-redirect/);
+
+  // Declined: final, but not a success: the element says it, in the customer's language.
+  const declined = await order();
+  assert.equal(await pay(declined, CARDS.decline), 'failure');
+  asks(await resultPage(declined));
+
+  // An address that is no order of the shop: no summary, the element (it may know better).
+  const unknown = await resultPage('ord-000000000000');
+  asks(unknown);
+  assert.doesNotMatch(unknown, /id="summary"/);
+  const hostile = await resultPage('"><script>alert(1)</script>');
+  asks(hostile);
+  assert.doesNotMatch(hostile, /alert\(1\)/);
+});
+
 test('a hosted payment: 303 to the gateway page, reused by a second click, refused cross-site', async () => {
   const created = await fetch(`${base}/api/orders`, {
     method: 'POST',

@@ -36,6 +36,10 @@ before(async () => {
   mkdirSync(path.join(dataDir, 'locales'));
   writeFileSync(path.join(dataDir, 'locales', 'pl-abc123.js'), 'export const pl = {};\n');
   writeFileSync(path.join(dataDir, 'brand-marks-abc123.js'), 'export const brandMark = 1;\n');
+  for (const chunk of ['order-request', 'saved-cards-view', 'challenge-dialog.styles']) {
+    writeFileSync(path.join(dataDir, `${chunk}-abc123.js`), `export const x = '${chunk}';\n`);
+  }
+  writeFileSync(path.join(dataDir, 'other-abc123.js'), 'export const other = 1;\n');
   writeFileSync(path.join(dataDir, 'secret.txt'), 'not an asset\n');
   example = createExampleApp({
     publicUrl: 'http://shop.test',
@@ -217,10 +221,13 @@ describe('back-office forms and API from another site', () => {
 });
 
 describe('the modules the bundle loads on demand', () => {
-  test('are served beside the bundle, as a CDN would: the languages and the brand marks', async () => {
+  test('are served beside the bundle, as a CDN would: the languages, the brand marks, the saved cards, the 3-D Secure dialog', async () => {
     for (const [file, text] of [
       ['locales/pl-abc123.js', 'export const pl = {};\n'],
       ['brand-marks-abc123.js', 'export const brandMark = 1;\n'],
+      ['order-request-abc123.js', "export const x = 'order-request';\n"],
+      ['saved-cards-view-abc123.js', "export const x = 'saved-cards-view';\n"],
+      ['challenge-dialog.styles-abc123.js', "export const x = 'challenge-dialog.styles';\n"],
     ]) {
       const res = await request(`/assets/${file}`);
       assert.equal(res.status, 200, file);
@@ -236,6 +243,8 @@ describe('the modules the bundle loads on demand', () => {
       '/assets/secret.txt',
       '/assets/brand-marks-..%2fsecret.txt',
       '/assets/brand-marks-x.txt',
+      '/assets/other-abc123.js',
+      '/assets/challenge-dialogxstyles-abc123.js',
     ]) {
       const res = await request(p);
       assert.notEqual(res.status, 200, p);
