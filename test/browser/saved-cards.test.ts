@@ -124,7 +124,8 @@ describe('<pg-card-form> order details and saved cards', () => {
     expect(radios(el).map((r) => r.checked)).to.deep.equal([true, false, false]);
     expect(root(el).textContent).to.contain('•••• 4242');
     expect(root(el).textContent).to.contain(`Expires 12/${String(year % 100)}`);
-    expect(root(el).querySelector('svg[data-brand="mastercard"]')).not.to.equal(null);
+    // The brand marks load on demand, as soon as saved cards are shown (not on focus).
+    await until(() => root(el).querySelector('svg[data-brand="mastercard"]') !== null);
     // The card fields are hidden while a saved card pays.
     expect(root(el).querySelector<HTMLInputElement>('#number')!.closest('[hidden]')).not.to.equal(
       null,
