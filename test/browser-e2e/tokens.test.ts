@@ -25,11 +25,16 @@ const ELEMENTS: Record<string, [string, string[]]> = {
       'src/card-form/card-form.styles.ts',
       'src/internal/shared.styles.ts',
       'src/three-ds-redirect/three-ds-redirect.styles.ts',
+      'src/three-ds-redirect/challenge-dialog.styles.ts',
     ],
   ],
   'pg-3ds-redirect': [
     'src/three-ds-redirect/three-ds-redirect.ts',
-    ['src/three-ds-redirect/three-ds-redirect.styles.ts', 'src/internal/shared.styles.ts'],
+    [
+      'src/three-ds-redirect/three-ds-redirect.styles.ts',
+      'src/three-ds-redirect/challenge-dialog.styles.ts',
+      'src/internal/shared.styles.ts',
+    ],
   ],
 };
 
