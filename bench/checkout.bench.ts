@@ -30,6 +30,7 @@ import {pino} from 'pino';
 import {launchChromium} from '../scripts/chromium.mjs';
 import {startSandbox} from '../sandbox/index.js';
 import {CHECKOUT_BASE, createExampleApp} from '../server-example/app.js';
+import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../src/protocol/checkout.js';
 import {median, round, serveLoopback} from './load.js';
 
 const RUNS = 7;
@@ -83,7 +84,7 @@ export default async function checkoutBench() {
       headers: {
         'Content-Type': 'application/json',
         Origin: server.url,
-        'X-PG-Checkout': '1',
+        [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
         'User-Agent': c.req.header('user-agent') ?? 'bench',
       },
       body: JSON.stringify({

@@ -4,6 +4,7 @@
  * payment the app would build for it — the same card, customer, fingerprint, payload and
  * amount, with the credentials' headers — so the sandbox does the same work behind both.
  */
+import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../src/protocol/checkout.js';
 import type {PostTarget} from './http-post.js';
 import {CREDENTIALS} from './system.js';
 
@@ -32,7 +33,7 @@ export const appPayTarget = (appUrl: string): PostTarget => ({
   headers: {
     'Content-Type': 'application/json',
     Accept: 'application/json',
-    'X-PG-Checkout': '1',
+    [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
     'User-Agent': 'pg-checkout-bench',
   },
   status: 200,
