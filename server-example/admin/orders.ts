@@ -11,9 +11,9 @@ import {CheckoutError, type AttemptRecord} from '../../src/server/index.js';
 import {gatewayFailure, invalid, type AreaDeps} from './answers.js';
 import type {AdminAuth} from './auth.js';
 
-/** Public attempt fields: no raw gateway record, no card token. */
+/** Public attempt fields: no raw gateway record (an attempt holds no card token). */
 function publicAttempt(a: AttemptRecord) {
-  const {raw: _raw, cardToken: _token, ...rest} = a;
+  const {raw: _raw, ...rest} = a;
   return {...rest, hosted: a.attemptId.startsWith('hosted-')};
 }
 
