@@ -109,7 +109,10 @@ function nodeOutputName(chunk: {name: string; facadeModuleId: string | null}): s
   const file = chunk.facadeModuleId;
   const name =
     file && path.isAbsolute(file)
-      ? path.relative(process.cwd(), file).replaceAll('\\', '/').replace(/\.[cm]?[jt]s$/, '')
+      ? path
+          .relative(process.cwd(), file)
+          .replaceAll('\\', '/')
+          .replace(/\.[cm]?[jt]s$/, '')
       : chunk.name;
   const vendored = /(?:^|\/)node_modules\/(.+)$/.exec(name)?.[1];
   if (vendored !== undefined) return `server/vendor/${vendored}`;

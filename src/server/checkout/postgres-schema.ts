@@ -161,6 +161,8 @@ export const PG_MIGRATIONS: readonly Migration[] = [
     version: 4,
     name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
     sql: `
+      -- The column stays (an instance of the previous version may still write it) but
+      -- this code never does: the token is kept only in a saved card.
       UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
       ALTER TABLE saved_cards ADD COLUMN brand TEXT;
     `,

@@ -105,9 +105,8 @@ async function rewriteRows(c: PoolClient, r: RowRewrite): Promise<void> {
       }
     }
     const last = rows[rows.length - 1]!['k'];
-    rows = (
-      await c.query<Row>(`${select} AND ${r.key} > $1 ORDER BY ${r.key} LIMIT 500`, [last])
-    ).rows;
+    rows = (await c.query<Row>(`${select} AND ${r.key} > $1 ORDER BY ${r.key} LIMIT 500`, [last]))
+      .rows;
   }
 }
 

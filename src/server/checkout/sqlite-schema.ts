@@ -184,6 +184,8 @@ export const MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
     sql: `
+      -- The column stays (an instance of the previous version may still write it) but
+      -- this code never does: the token is kept only in a saved card.
       UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
       ALTER TABLE saved_cards ADD COLUMN brand TEXT;
     `,

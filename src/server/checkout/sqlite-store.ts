@@ -127,9 +127,6 @@ export class SqlitePaymentStore implements PaymentStore {
     this.db.pragma(`synchronous = ${this.synchronous}`);
     this.db.pragma(`busy_timeout = ${Math.trunc(opts.busyTimeoutMs ?? 5000)}`);
     this.db.pragma('foreign_keys = ON');
-    // What an update or delete frees is zeroed where that costs no extra I/O (a removed
-    // card's token, a record rewritten): the file keeps no old copy of it.
-    this.db.pragma('secure_delete = FAST');
     this.migrate();
     this.stmts = this.prepare();
     this.walFd = this.openWal();
@@ -239,14 +236,7 @@ export class SqlitePaymentStore implements PaymentStore {
           .run(m.version, m.name, Date.now());
       }
     });
-    // A migration that rewrites rows (tokens taken out of older records) leaves nothing
-    // of the old text in freed space, even on pages it frees.
-    this.db.pragma('secure_delete = ON');
-    try {
-      run.immediate();
-    } finally {
-      this.db.pragma('secure_delete = FAST');
-    }
+    run.immediate();
   }
 
   /** A migration's row rewrite, a page of rows at a time (in the migration's transaction). */
@@ -579,7 +569,8 @@ export class SqlitePaymentStore implements PaymentStore {
       }
     }
     const savedCardId = mutation.saveCard && this.saveCardOne(mutation.saveCard).id;
-    const update = mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
+    const update =
+      mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
     const outboxId = update ? this.insertOutbox(update, next['updatedAt'] as number) : undefined;
     return {
       duplicateEvent: false,
