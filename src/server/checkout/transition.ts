@@ -42,14 +42,14 @@ export type GatewayStatusInfo = Pick<
   raw: string;
   /**
    * The card token (`cc_token`), only to save the card in the transaction that stores the
-   * success (`keptCard` in service/saved-cards.ts): never written to the attempt.
+   * success (`cardToKeep` in service/saved-cards.ts): never written to the attempt.
    */
   cardToken?: string;
   /** The token's expiry (`cc_token_expiration`), for saving the card. */
   cardTokenExpiration?: string;
 };
 
-/** What a payment record or webhook payload says, with `raw` its JSON as received. */
+/** What a payment record or webhook payload says, with `raw` its JSON as received (kept without the token). */
 export function statusInfoFromRecord(
   record: TransactionRecord | WebhookPayload,
   raw: string,

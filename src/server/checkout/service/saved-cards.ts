@@ -3,9 +3,8 @@
  * server charges and the identified customer's saved cards), the check that lets a saved
  * card pay (this order's customer, not removed, token not expired), the card to keep with
  * the success of a payment the customer consented to save (in the same store transaction),
- * and the merchant's list and remove. The customer
- * is always the one `resolveOrder` names for the order, never one the browser names; the
- * token never leaves the server.
+ * and the merchant's list and remove. The customer is always the one `resolveOrder` names
+ * for the order, never one the browser names; the token never leaves the server.
  */
 import type {
   OrderRequest,
