@@ -99,7 +99,10 @@ export function ordersArea(deps: AreaDeps): Hono {
           try {
             return {
               gatewayOrderId: a.gatewayOrderId,
-              transactions: await client.getOrder(a.gatewayOrderId),
+              // The gateway's records without the card token: it never reaches a browser.
+              transactions: (await client.getOrder(a.gatewayOrderId)).map(
+                ({cc_token: _token, ...t}) => t,
+              ),
             };
           } catch (error) {
             return {
