@@ -11,18 +11,14 @@ import {encodeWebhookData} from '../gateway/webhook.js';
 
 const TOKEN_FIELD = 'cc_token';
 
-/** `value` without any `cc_token` field (a copy where one was found). */
-function withoutToken(value: unknown, depth = 0): unknown {
-  if (depth > 16 || typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) return value.map((v) => withoutToken(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k !== TOKEN_FIELD) out[k] = withoutToken(v, depth + 1);
-  }
-  return out;
-}
+/** Leaves out every `cc_token` field, at any depth, as `JSON.stringify` writes the text. */
+const dropToken = (key: string, value: unknown) => (key === TOKEN_FIELD ? undefined : value);
 
-/** JSON text without its `cc_token` fields; text that is not JSON is returned as it is. */
+/**
+ * JSON text without its `cc_token` fields; text that is not JSON is returned as it is.
+ * Text without the name is not parsed at all; the others are parsed once and written
+ * again through a replacer (no copy of the parsed value is made).
+ */
 export function jsonWithoutToken(json: string): string {
   if (!json.includes(TOKEN_FIELD)) return json;
   let value: unknown;
@@ -31,7 +27,7 @@ export function jsonWithoutToken(json: string): string {
   } catch {
     return json;
   }
-  return JSON.stringify(withoutToken(value));
+  return JSON.stringify(value, dropToken);
 }
 
 /**
