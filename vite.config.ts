@@ -24,7 +24,9 @@
  *   rules it shares with the
  *   browser) and `pg-checkout/sandbox` with its bin, one module per source module, the
  *   sandbox importing the published `../server/...`; plus the entries that check the
- *   optional peers first (scripts/vite/guarded-entries.ts).
+ *   optional peers first (scripts/vite/guarded-entries.ts). The brand rule the server
+ *   shares with the form (src/validation/brand.ts) and credit-card-type's table are built
+ *   in under dist/server/vendor/, as ES modules, as in the browser library.
  * cdn: one minified ES module with Lit and credit-card-type's brand table inside, Lit templates minified
  *   too (scripts/vite/minify-templates.ts), development checks off, SRI hash and gzip
  *   budget (scripts/vite/subresource-integrity.ts); beside it the modules loaded on demand:
