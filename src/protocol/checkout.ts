@@ -114,13 +114,15 @@ export interface OrderRequest {
 
 /**
  * A saved card as the browser sees it: an opaque id, never the gateway's token. Expiry is
- * the token's (the card's month): an expired card is shown but cannot pay. The form tells
- * the brand from the mask's first digits, as it does for a number typed in.
+ * the token's (the card's month): an expired card is shown but cannot pay. The brand is
+ * the server's, told from the mask's first digits by the form's own brand rule.
  */
 export interface SavedCardView {
   id: string;
   /** Masked number, e.g. `424242******4242`. */
   mask: string;
+  /** The card's brand (`visa`, `mastercard`, ...), when its first digits tell one. */
+  brand?: string;
   expMonth: number;
   expYear: number;
   expired: boolean;
