@@ -168,7 +168,9 @@ test('the checkout page: the summary and the startup modules are in its HTML; a 
   assert.match(page, /data-field="total">1\.20 XTS</);
   assert.doesNotMatch(page, /id="kind-note"/);
   // The card form's startup modules, named by the hydrating bundle, each served beside it.
-  const preloads = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map((m) => m[1]!);
+  const preloads = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
   assert.deepEqual(
     preloads,
     CHUNKS.map((c) => `/assets/${c}`),
@@ -184,7 +186,10 @@ test('the checkout page: the summary and the startup modules are in its HTML; a 
   const held = await (await checkoutPage(await order('grinder-rental'))).text();
   assert.match(held, /id="kind-note">A deposit: the amount is held on your card now/);
   const sub = await (await checkoutPage(await order('coffee-club'))).text();
-  assert.match(sub, /id="kind-note">A subscription: this card is charged now and then [^<]+, until you cancel\./);
+  assert.match(
+    sub,
+    /id="kind-note">A subscription: this card is charged now and then [^<]+, until you cancel\./,
+  );
 
   // Paid: the checkout is the result page now.
   const res = await fetch(`${base}${CHECKOUT_BASE}/pay`, {
