@@ -22,7 +22,8 @@ import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
 import {ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
 
-const ROUNDS = 21;
+/** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */
+const ROUNDS = Number(process.env.PG_BENCH_ROUNDS) || 21;
 
 const READY_JS = `
 function numberInput() {
