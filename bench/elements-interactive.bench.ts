@@ -15,13 +15,15 @@
  *
  * `PG_BENCH_BASELINE=path/to/old/pg-checkout.js npm run bench -- interactive` also loads
  * that bundle in the same page and the same rotation, for before/after figures measured
- * side by side.
+ * side by side; `PG_BENCH_BASELINE_HYDRATE=path/to/old/pg-checkout-hydrate.js` does the
+ * same for the server-rendered page.
  */
 import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
 import {ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
 
-const ROUNDS = 21;
+/** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */
+const ROUNDS = Number(process.env.PG_BENCH_ROUNDS) || 21;
 
 const READY_JS = `
 function numberInput() {
@@ -74,21 +76,22 @@ const elementPage = (bundle: string) => `${head(
 <pg-card-form endpoint="/pay" order-ref="o-1"></pg-card-form></main></body></html>`;
 
 /** The same page with the form rendered on the server: the bundle comes after the check. */
-const ssrPage = (form: string) => `${head(
-  `<script type="module" src="/ready.js"></script><script type="module" src="/pg-checkout-hydrate.js"></script>`,
+const ssrPage = (form: string, bundle = 'pg-checkout-hydrate.js') => `${head(
+  `<script type="module" src="/ready.js"></script><script type="module" src="/${bundle}"></script>`,
 )}<body><main><h1>Pay</h1>
 ${form}</main></body></html>`;
 
-type Variant = 'plain' | 'element' | 'ssr' | 'baseline';
+type Variant = 'plain' | 'element' | 'ssr' | 'baseline' | 'ssrBaseline';
 
 export default async function elementsInteractive() {
   const bundle = ensureCdnBundle();
   const hydrating = ensureCdnBundle(true);
   const form = await renderCardForm({endpoint: '/pay', orderRef: 'o-1'});
   const baselineFile = process.env.PG_BENCH_BASELINE;
-  const variants: Variant[] = baselineFile
-    ? ['plain', 'element', 'ssr', 'baseline']
-    : ['plain', 'element', 'ssr'];
+  const hydrateBaselineFile = process.env.PG_BENCH_BASELINE_HYDRATE;
+  const variants: Variant[] = ['plain', 'element', 'ssr'];
+  if (baselineFile) variants.push('baseline');
+  if (hydrateBaselineFile) variants.push('ssrBaseline');
   const site = await servePages({
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
@@ -102,10 +105,22 @@ export default async function elementsInteractive() {
           '/baseline.js': ['text/javascript', readFileSync(baselineFile)],
         }
       : {}),
+    ...(hydrateBaselineFile
+      ? {
+          '/ssrBaseline.html': ['text/html; charset=utf-8', ssrPage(form, 'baseline-hydrate.js')],
+          '/baseline-hydrate.js': ['text/javascript', readFileSync(hydrateBaselineFile)],
+        }
+      : {}),
   });
   const browser = await launch();
-  const times: Record<Variant, number[]> = {plain: [], element: [], ssr: [], baseline: []};
-  const hydrated: number[] = [];
+  const times: Record<Variant, number[]> = {
+    plain: [],
+    element: [],
+    ssr: [],
+    baseline: [],
+    ssrBaseline: [],
+  };
+  const hydrated: Partial<Record<Variant, number[]>> = {ssr: [], ssrBaseline: []};
   try {
     const measure = async (which: Variant) => {
       const context = await browser.newContext();
@@ -117,9 +132,9 @@ export default async function elementsInteractive() {
       times[which].push(
         await page.evaluate(() => (window as unknown as {interactiveAt: number}).interactiveAt),
       );
-      if (which === 'ssr') {
+      if (which === 'ssr' || which === 'ssrBaseline') {
         await page.waitForFunction(() => (window as unknown as {hydratedAt?: number}).hydratedAt);
-        hydrated.push(
+        hydrated[which]!.push(
           await page.evaluate(() => (window as unknown as {hydratedAt: number}).hydratedAt),
         );
       }
@@ -127,7 +142,8 @@ export default async function elementsInteractive() {
     };
     for (const v of variants) await measure(v); // warm-up, not counted
     for (const v of variants) times[v].length = 0;
-    hydrated.length = 0;
+    hydrated.ssr!.length = 0;
+    hydrated.ssrBaseline!.length = 0;
     for (let i = 0; i < ROUNDS; i++) {
       // Rotate the order so each variant takes each position equally often.
       for (let k = 0; k < variants.length; k++) await measure(variants[(i + k) % variants.length]!);
@@ -140,6 +156,7 @@ export default async function elementsInteractive() {
   const element = median(times.element);
   const ssr = median(times.ssr);
   const baseline = baselineFile ? median(times.baseline) : undefined;
+  const ssrBaseline = hydrateBaselineFile ? median(times.ssrBaseline) : undefined;
   return {
     runs: ROUNDS,
     plainFormInteractiveMs: round(plain, 1),
@@ -151,10 +168,17 @@ export default async function elementsInteractive() {
     ssrRatio: round(ssr / plain),
     ssrGoalRatio: 1.1,
     ssrWithinGoal: ssr / plain <= 1.1,
-    ssrHydratedMs: round(median(hydrated), 1),
-    ssrHydratedRatio: round(median(hydrated) / plain),
+    ssrHydratedMs: round(median(hydrated.ssr!), 1),
+    ssrHydratedRatio: round(median(hydrated.ssr!) / plain),
     ...(baseline !== undefined
       ? {baselineInteractiveMs: round(baseline, 1), baselineRatio: round(baseline / plain)}
+      : {}),
+    ...(ssrBaseline !== undefined
+      ? {
+          ssrBaselineInteractiveMs: round(ssrBaseline, 1),
+          ssrBaselineRatio: round(ssrBaseline / plain),
+          ssrBaselineHydratedMs: round(median(hydrated.ssrBaseline!), 1),
+        }
       : {}),
   };
 }
