@@ -92,6 +92,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
     ...(config.payAttempts ? {rateLimit: config.payAttempts} : {}),
+    ...(config.trustProxy ? {trustProxy: config.trustProxy} : {}),
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
     resolveOrder(orderRef): ResolvedOrder | null {

@@ -22,10 +22,18 @@ export const BODY_LIMITS = {
 } as const;
 
 function limitTo(maxSize: number): MiddlewareHandler {
-  return bodyLimit({
-    maxSize,
-    onError: (c: Context) => c.json(new CheckoutPayloadTooLargeError(maxSize).toBody(), 413),
-  });
+  const tooLarge = (c: Context) => c.json(new CheckoutPayloadTooLargeError(maxSize).toBody(), 413);
+  const streaming = bodyLimit({maxSize, onError: tooLarge});
+  // A declared length is checked without asking for the body: `hono/body-limit` asks for
+  // it first, and the Node adapter then reads it through a web stream rather than
+  // straight from the socket (see the companion's `limitBody`).
+  return function limitTo(c, next) {
+    const {method, headers} = c.req.raw;
+    if (method === 'GET' || method === 'HEAD') return next();
+    const length = headers.get('content-length');
+    if (length === null || headers.has('transfer-encoding')) return streaming(c, next);
+    return (parseInt(length, 10) || 0) > maxSize ? Promise.resolve(tooLarge(c)) : next();
+  };
 }
 
 /** The app-wide body limit; `checkoutBase` is where the companion is mounted. */

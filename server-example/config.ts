@@ -48,6 +48,15 @@ export interface ExampleConfig {
   hostedOrderTimeoutSeconds?: number;
   /** The companion's card-testing limits (`rateLimit`); its defaults where not given. */
   payAttempts?: CheckoutAppOptions['rateLimit'];
+  /**
+   * How many reverse proxies in front of the app the companion believes (its `trustProxy`):
+   * the client address of a payment is then the one that many hops back in
+   * `X-Forwarded-For`. Default 0: the socket's peer, and no header is believed — set it
+   * only when every request reaches the app through that many proxies that append to the
+   * header, or any client can claim any address and slip past the card-testing limits.
+   * The shop's own order counter (`limits.orders`) still counts socket addresses.
+   */
+  trustProxy?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
   /** The throttles and the back office's sessions; each has a default. */
   limits?: ExampleLimits;

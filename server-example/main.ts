@@ -37,6 +37,7 @@ const Env = z
     PAY_ATTEMPTS_PER_IP: optionalInt(1, 1_000_000),
     PAY_ATTEMPTS_PER_ORDER: optionalInt(1, 1_000_000),
     PAY_ATTEMPTS_PER_CARD: optionalInt(1, 1_000_000),
+    TRUST_PROXY: optionalInt(0, 20),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
     DATABASE_URL: z
@@ -177,6 +178,7 @@ const built = createExampleApp({
     ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
     : {}),
   ...(env.ORDER_LIMIT !== undefined ? {limits: {orders: env.ORDER_LIMIT}} : {}),
+  ...(env.TRUST_PROXY ? {trustProxy: env.TRUST_PROXY} : {}),
   payAttempts: {
     ...(env.PAY_ATTEMPTS_PER_IP ? {maxAttemptsPerIp: env.PAY_ATTEMPTS_PER_IP} : {}),
     ...(env.PAY_ATTEMPTS_PER_ORDER ? {maxAttemptsPerOrder: env.PAY_ATTEMPTS_PER_ORDER} : {}),

@@ -53,6 +53,8 @@ export async function startChild(o: {
   args?: string[];
   /** Options for node itself, e.g. `--cpu-prof`. */
   nodeArgs?: string[];
+  /** The tree `script` is in (default this repository). */
+  cwd?: string;
   env?: Record<string, string>;
   logFile: string;
   readyPattern: RegExp;
@@ -62,7 +64,7 @@ export async function startChild(o: {
   const fd = openSync(o.logFile, 'a');
   const argv = [...(o.nodeArgs ?? []), '--import', 'tsx', o.script, ...(o.args ?? [])];
   const child = spawn(process.execPath, argv, {
-    cwd: ROOT,
+    cwd: o.cwd ?? ROOT,
     env: {...process.env, ...o.env},
     stdio: ['ignore', fd, fd],
   });

@@ -24,10 +24,15 @@ const newAgent = () => new http.Agent({keepAlive: true, maxSockets: Infinity});
 let agent = newAgent();
 
 /**
- * Posts `body`; resolves `true` when the answer is the expected one, else what was wrong
- * with it (`status 503`, `unexpected body`, `timeout`, `ECONNRESET`).
+ * Posts `body` (with `headers` added to the target's: what differs per request); resolves
+ * `true` when the answer is the expected one, else what was wrong with it (`status 503`,
+ * `unexpected body`, `timeout`, `ECONNRESET`).
  */
-export function post(target: PostTarget, body: Buffer): Promise<true | string> {
+export function post(
+  target: PostTarget,
+  body: Buffer,
+  headers?: Record<string, string>,
+): Promise<true | string> {
   const url = new URL(target.url);
   return new Promise((resolve) => {
     const req = http.request(
@@ -37,7 +42,7 @@ export function post(target: PostTarget, body: Buffer): Promise<true | string> {
         port: url.port,
         path: url.pathname + url.search,
         method: 'POST',
-        headers: {...target.headers, 'Content-Length': String(body.length)},
+        headers: {...target.headers, ...headers, 'Content-Length': String(body.length)},
         timeout: target.timeoutMs ?? 30_000,
       },
       (res) => {

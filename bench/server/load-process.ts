@@ -1,7 +1,7 @@
 /**
  * The load generator as a process of its own, so that its work does not share an event
  * loop with the system under test. Reads one JSON command per stdin line — a
- * {@link LoadStep}: where to post, the bodies, the rate and the duration — runs it open
+ * {@link LoadStep}: where to post, the bodies (and who sends each), the rate — runs it open
  * loop (`runOpenLoop`) and writes one JSON line per step to stdout: the
  * `OpenLoopResult` without the raw latencies, or `{error}`. Prints `ready` first; exits
  * when stdin closes.
@@ -14,6 +14,11 @@ export interface LoadStep {
   target: PostTarget;
   /** One body per request, in order; the step sends `bodies.length` requests. */
   bodies: string[];
+  /**
+   * `X-Forwarded-For` of each request, in the order of `bodies`: the address of the
+   * customer who sends it, as the proxy in front of the app would add it.
+   */
+  forwardedFor?: string[];
   /** Requests per second. */
   rate: number;
   drainMs?: number;
@@ -29,7 +34,10 @@ for await (const line of lines) {
     const result = await runOpenLoop({
       rate: step.rate,
       durationMs: (bodies.length * 1000) / step.rate,
-      send: (i) => post(step.target, bodies[i]!),
+      send: (i) => {
+        const from = step.forwardedFor?.[i];
+        return post(step.target, bodies[i]!, from ? {'X-Forwarded-For': from} : undefined);
+      },
       ...(step.drainMs === undefined ? {} : {drainMs: step.drainMs}),
     });
     // What is still open after the drain must not weigh on the next step.

@@ -1,19 +1,24 @@
 /**
  * What the pay-route benchmark sends: to the app, the browser's pay request for an order
  * of the shop (created beforehand through its order API); to the bare proxy, the direct
- * payment the app would build for it — the same card, customer, fingerprint, payload and
- * amount, with the credentials' headers — so the sandbox does the same work behind both.
+ * payment the app would build for it — made by the app's own `buildDirectRequest` and
+ * checked by `validateDirectRequest`, so the text on the wire is what the app sends (the
+ * same card, customer, fingerprint, payload, amount as text, headers and credentials) and
+ * the sandbox does the same work behind both.
+ *
+ * Every payment comes from a customer of its own: an address (`X-Forwarded-For`, which
+ * the app believes with `TRUST_PROXY=1`) and a card number that no other payment of the
+ * run uses, as in a shop with many customers. With one address and one card, every
+ * payment would wait on the same card-testing counters (one lock in PostgreSQL) and count
+ * against one customer's limits.
  */
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../src/protocol/checkout.js';
+import {buildDirectRequest, validateDirectRequest} from '../../src/server/checkout/request.js';
+import {DEMO_CUSTOMER, PRODUCTS} from '../../server-example/catalog.js';
 import type {PostTarget} from './http-post.js';
 import {CREDENTIALS} from './system.js';
 
-const card = {
-  number: '4242424242424242', // the sandbox's frictionless success
-  expMonth: 12,
-  expYear: new Date().getUTCFullYear() + 2,
-  cvv: '123',
-};
+const expiry = {expMonth: 12, expYear: new Date().getUTCFullYear() + 2, cvv: '123'};
 const fingerprint = {
   browserColorDepth: '24',
   browserScreenHeight: '1080',
@@ -24,26 +29,60 @@ const fingerprint = {
   browserTimeZoneOffset: '-120',
   browserUserAgent: 'pg-checkout-bench',
 };
-/** A purchase of the shop's catalogue (`server-example/catalog.ts`). */
-export const PRODUCT = {id: 'mug', amount: 1.5, currency: 'XTS', name: 'Enamel mug'} as const;
+const ACCEPT = 'application/json';
+const USER_AGENT = 'pg-checkout-bench';
+
+/** The product every benchmark order buys (`server-example/catalog.ts`). */
+export const PRODUCT_ID = 'mug';
+const PRODUCT = PRODUCTS[PRODUCT_ID];
+
+/** A simulated customer: the address they pay from and their card. */
+export interface Customer {
+  ip: string;
+  card: {number: string; expMonth: number; expYear: number; cvv: string};
+}
+
+/** `digits` with its Luhn check digit appended. */
+function withLuhn(digits: string): string {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return digits + String((10 - (sum % 10)) % 10);
+}
+
+let customers = 0;
+/**
+ * A customer no earlier call of this process made: an address in 10.0.0.0/8 and a Visa
+ * number `41…` (no sandbox test card starts so: the sandbox charges it at once).
+ */
+export function nextCustomer(): Customer {
+  const n = ++customers;
+  return {
+    ip: `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
+    card: {number: withLuhn(`41${String(n).padStart(13, '0')}`), ...expiry},
+  };
+}
 
 /** The app's pay route, answered `success` for the frictionless card. */
 export const appPayTarget = (appUrl: string): PostTarget => ({
   url: `${appUrl}/api/checkout/pay`,
   headers: {
     'Content-Type': 'application/json',
-    Accept: 'application/json',
+    Accept: ACCEPT,
     [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
-    'User-Agent': 'pg-checkout-bench',
+    'User-Agent': USER_AGENT,
   },
   status: 200,
   bodyIncludes: '"outcome":"success"',
 });
 
-export const payBody = (orderRef: string, i: number): string =>
-  JSON.stringify({orderRef, attemptId: `att-${i}-${orderRef}`, card, fingerprint});
+export const payBody = (orderRef: string, i: number, customer: Customer): string =>
+  JSON.stringify({orderRef, attemptId: `att-${i}-${orderRef}`, card: customer.card, fingerprint});
 
-/** The sandbox's create-payment endpoint through the bare proxy. */
+/** The sandbox's create-payment endpoint through the bare proxy (the app's headers). */
 export const proxyPayTarget = (proxyUrl: string): PostTarget => ({
   url: `${proxyUrl}/api/v1/payment`,
   headers: {
@@ -56,42 +95,40 @@ export const proxyPayTarget = (proxyUrl: string): PostTarget => ({
   bodyIncludes: '"status":"success"',
 });
 
-/** The direct payment the app builds for one pay request (`buildDirectRequest`). */
-export const proxyBody = (proxyUrl: string, i: number, run: string): string => {
-  const orderId = `ord-${run}-${i}`;
-  return JSON.stringify({
-    pos_id: CREDENTIALS.posId,
-    mode: 'direct',
-    method: 'purchase',
-    amount: PRODUCT.amount,
-    currency: PRODUCT.currency,
-    description: PRODUCT.name,
-    order_id: `${orderId}-1-0a1b2c3d`,
-    order_3ds_bypass: 'supported',
-    server_url: `${proxyUrl}/__sink/webhook`,
-    result_url: `${proxyUrl}/__sink/return?order=${orderId}`,
-    customer_id: 'customer-0001',
-    customer_country: 'UA',
-    customer_city: 'Kyiv',
-    payload: JSON.stringify({orderRef: orderId, productId: PRODUCT.id}),
-    cc_number: card.number,
-    exp_month: card.expMonth,
-    exp_year: card.expYear,
-    card_cvv: card.cvv,
-    customer_fname: 'Olena',
-    customer_lname: 'Shevchenko',
-    customer_email: 'olena@example.com',
-    customer_phone: '+380501234567',
-    customer_ip: '127.0.0.1',
-    browser_fingerprint: {
-      ...fingerprint,
-      browserAcceptHeader: 'application/json',
-      browserIpAddress: '127.0.0.1',
+/**
+ * The direct payment the app builds for one pay request of `customer`, as it goes on the
+ * wire: `buildDirectRequest` with the shop's order (`resolveOrder` of `server-example`),
+ * the app's context, the request's headers; the text `validateDirectRequest` checked.
+ */
+export const proxyBody = (proxyUrl: string, i: number, run: string, customer: Customer): string => {
+  const orderRef = `ord-${run}-${i}`;
+  const built = buildDirectRequest(
+    {orderRef, attemptId: `att-${i}-${orderRef}`, card: customer.card, fingerprint},
+    {
+      amount: PRODUCT.amount,
+      currency: PRODUCT.currency,
+      description: PRODUCT.name,
+      customer: DEMO_CUSTOMER,
+      payload: JSON.stringify({orderRef, productId: PRODUCT_ID}),
     },
-  });
+    {
+      posId: CREDENTIALS.posId,
+      gatewayOrderId: `${orderRef}-1-0a1b2c3d`,
+      customerIp: customer.ip,
+      acceptHeader: ACCEPT,
+      userAgent: USER_AGENT,
+      serverUrl: `${proxyUrl}/__sink/webhook`,
+      resultUrl: `${proxyUrl}/__sink/return?order=${orderRef}`,
+      order3dsBypass: 'supported',
+    },
+  );
+  const valid = validateDirectRequest(built);
+  if (!valid.ok)
+    throw new Error(`bench: the baseline request is invalid: ${valid.issues[0]?.message}`);
+  return valid.checked.json;
 };
 
-/** Creates `n` orders of {@link PRODUCT} through the shop's order API; their references. */
+/** Creates `n` orders of {@link PRODUCT_ID} through the shop's order API; their references. */
 export async function createOrders(appUrl: string, n: number): Promise<string[]> {
   const refs: string[] = [];
   let next = 0;
@@ -101,7 +138,7 @@ export async function createOrders(appUrl: string, n: number): Promise<string[]>
       const res = await fetch(`${appUrl}/api/orders`, {
         method: 'POST',
         headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({productId: PRODUCT.id}),
+        body: JSON.stringify({productId: PRODUCT_ID}),
       });
       const body = (await res.json()) as {orderRef?: string};
       if (res.status !== 201 || !body.orderRef) {

@@ -16,9 +16,12 @@
  * They are skipped, with the reason, while `server-example` does not read `DATABASE_URL`
  * or when PostgreSQL cannot be reached.
  *
- * The example counts new orders and pay attempts per client address, and it believes no
- * forwarding header, so every request of the load generator comes from 127.0.0.1: its
- * limits are raised by environment (`ORDER_LIMIT`, `PAY_ATTEMPTS_PER_*`) instead.
+ * The app believes one proxy's `X-Forwarded-For` (`TRUST_PROXY=1`), as behind a load
+ * balancer: the load generator sends each payment with its customer's address there, so
+ * the companion's card-testing limits keep their defaults (each customer pays once). The
+ * round-robin proxy of `postgres-2` passes the header on as it is. The shop's own order
+ * limit counts socket addresses, and the orders are created from 127.0.0.1, untimed:
+ * it is raised (`ORDER_LIMIT`).
  */
 import {randomBytes} from 'node:crypto';
 import {mkdtempSync, readFileSync, readdirSync, rmSync} from 'node:fs';
@@ -82,8 +85,12 @@ export interface System {
   close(): Promise<void>;
 }
 
-/** Starts the sandbox, the proxy and the app of `variant`; `close()` stops them and cleans up. */
-export async function startSystem(variant: Variant): Promise<System> {
+/**
+ * Starts the sandbox, the proxy and the app of `variant`; `close()` stops them and cleans
+ * up. `appRoot`: run the app instances from another checkout of the project (to compare
+ * two versions side by side; `BENCH_COMPARE_ROOT`).
+ */
+export async function startSystem(variant: Variant, appRoot?: string): Promise<System> {
   const dir = mkdtempSync(path.join(tmpdir(), `pg-bench-${variant}-`));
   let schema: string | undefined;
   const started: Child[] = [];
@@ -121,6 +128,7 @@ export async function startSystem(variant: Variant): Promise<System> {
           dataDir: path.join(dir, databaseUrl ? 'app' : `app-${i}`),
           logFile: path.join(dir, `app-${i}.log`),
           instanceId: `bench-${i}`,
+          ...(appRoot ? {root: appRoot} : {}),
           ...(databaseUrl && schema ? {databaseUrl, schema} : {}),
         }),
       );
@@ -190,7 +198,8 @@ export function startProxy(
 }
 
 /**
- * One `server-example/main.ts` on the sandbox, its limits raised for one load address;
+ * One `server-example/main.ts` on the sandbox, behind one trusted proxy (the load
+ * generator's `X-Forwarded-For`), its order limit raised for the untimed order creation;
  * `BENCH_APP_NODE_ARGS` adds options for node (`--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
 export async function startApp(
@@ -204,6 +213,8 @@ export async function startApp(
     instanceId?: string;
     databaseUrl?: string;
     schema?: string;
+    /** The checkout to run it from (default this one). */
+    root?: string;
   },
 ): Promise<Child> {
   const nodeArgs = process.env['BENCH_APP_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
@@ -212,6 +223,7 @@ export async function startApp(
     name: 'server-example',
     script: 'server-example/main.ts',
     nodeArgs,
+    ...(o.root ? {cwd: o.root} : {}),
     env: {
       PORT: String(o.port),
       PUBLIC_URL: o.publicUrl,
@@ -222,8 +234,7 @@ export async function startApp(
       API_SECRET: CREDENTIALS.apiSecret,
       ENDPOINTS_KEY: CREDENTIALS.endpointsKey,
       ORDER_LIMIT: '1000000',
-      PAY_ATTEMPTS_PER_IP: '1000000',
-      PAY_ATTEMPTS_PER_CARD: '1000000',
+      TRUST_PROXY: '1',
       ...(o.instanceId ? {INSTANCE_ID: o.instanceId} : {}),
       ...(o.databaseUrl ? {DATABASE_URL: o.databaseUrl, DATABASE_SCHEMA: o.schema ?? ''} : {}),
     },

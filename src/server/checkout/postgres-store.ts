@@ -706,34 +706,41 @@ export class PostgresPaymentStore implements PaymentStore {
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
     const since = now - windowMs;
+    // Three statements whatever the number of keys (one round trip each, on the pay path):
+    // the keys' locks, taken in sorted order so that two reservations sharing keys never
+    // wait on each other in a circle; the check; the inserts.
     return this.tx(async (c): Promise<ReserveAttemptResult> => {
       const locks = [
         ...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`)),
       ].sort();
-      for (const l of locks) await this.lock(c, l);
-      for (const k of keys) {
-        // The max-th newest reservation in the window, if there is one: the key is full,
-        // and a place frees when that one leaves the window. One row comes back, however
-        // many the window holds.
-        const nth = (
-          await c.query<Row>(
-            `SELECT at FROM attempt_velocity WHERE scope = $1 AND key = $2 AND at > $3
-             ORDER BY at DESC OFFSET $4 LIMIT 1`,
-            [k.scope, k.key, since, k.max - 1],
-          )
-        ).rows[0];
-        if (nth) {
-          const at = Number(nth['at']);
-          return {ok: false, scope: k.scope, retryAfterMs: at + windowMs - now};
-        }
+      await c.query(
+        `SELECT pg_advisory_xact_lock(hashtextextended(l.k, 0))
+         FROM unnest($1::text[]) WITH ORDINALITY AS l(k, i) ORDER BY l.i`,
+        [locks],
+      );
+      // Per key, in order: the max-th newest reservation in the window, if there is one —
+      // the key is full, and a place frees when that one leaves the window. One row per
+      // key comes back, however many the window holds.
+      const nth = (
+        await c.query<Row>(
+          `SELECT (SELECT a.at FROM attempt_velocity a
+                   WHERE a.scope = v.scope AND a.key = v.key AND a.at > $4
+                   ORDER BY a.at DESC OFFSET v.max - 1 LIMIT 1) AS at
+           FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS v(scope, key, max, i)
+           ORDER BY v.i`,
+          [keys.map((k) => k.scope), keys.map((k) => k.key), keys.map((k) => k.max), since],
+        )
+      ).rows;
+      const full = nth.findIndex((r) => r['at'] !== null);
+      if (full >= 0) {
+        const at = Number(nth[full]!['at']);
+        return {ok: false, scope: keys[full]!.scope, retryAfterMs: at + windowMs - now};
       }
-      for (const k of keys) {
-        await c.query('INSERT INTO attempt_velocity (scope, key, at) VALUES ($1, $2, $3)', [
-          k.scope,
-          k.key,
-          now,
-        ]);
-      }
+      await c.query(
+        `INSERT INTO attempt_velocity (scope, key, at)
+         SELECT v.scope, v.key, $3::bigint FROM unnest($1::text[], $2::text[]) AS v(scope, key)`,
+        [keys.map((k) => k.scope), keys.map((k) => k.key), now],
+      );
       if (now - this.lastVelocityPrune > 60_000) {
         this.lastVelocityPrune = now;
         await c.query('DELETE FROM attempt_velocity WHERE at <= $1', [since]);

@@ -441,6 +441,8 @@ describe('onPaymentUpdate and the outbox', () => {
     const gw = new StubGateway();
     const first = inProcessApp(store, gw, {onPaymentUpdate: () => new Promise(() => {})});
     await pay(first.app, payBody('ob-2', 'att-ob2'));
+    // Delivery starts on the turn after the write: the first instance claims the entry then.
+    await new Promise((resolve) => setImmediate(resolve));
     // The process "dies" here: the hook never returned. Another instance on the same store
     // leaves the entry to it while its claim runs (60 s by default), then delivers it.
     const early = inProcessApp(store, gw);

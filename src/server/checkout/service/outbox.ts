@@ -6,6 +6,11 @@
  * (`claimOutbox`, a claim that expires after `instance.leaseMs`), so several instances on
  * one store never deliver the same entry at once, and a crashed instance's entries are
  * delivered by another once its claims expire.
+ *
+ * A kick starts delivery on the next turn of the event loop (`setImmediate`), not inside
+ * the write that stored the entry: the request that wrote it answers first (its claim,
+ * hook call and delivery mark are no longer on its path), and the entries written in one
+ * turn are claimed and delivered in one run.
  */
 import type {CheckoutLogger} from '../logger.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
@@ -30,13 +35,35 @@ export class Outbox {
   #run: Promise<void> | undefined;
   #again = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A delivery run asked for and not started yet (it starts on the next turn). */
+  #soon: ReturnType<typeof setImmediate> | undefined;
 
   constructor(deps: OutboxDeps) {
     this.#d = deps;
   }
 
-  /** Starts delivering the outbox, unless a delivery run is already going. */
+  /**
+   * Starts delivering the outbox on the next turn of the event loop, unless a delivery
+   * run is already going (it then claims again when it is done) or about to start.
+   */
   kick(): void {
+    if (this.#d.closed()) return;
+    if (this.#run) {
+      this.#again = true;
+      return;
+    }
+    this.#soon ??= setImmediate(() => {
+      this.#soon = undefined;
+      this.#start();
+    });
+  }
+
+  /** Starts a delivery run now, unless one is going. */
+  #start(): void {
+    if (this.#soon) {
+      clearImmediate(this.#soon);
+      this.#soon = undefined;
+    }
     if (this.#d.closed()) return;
     if (this.#run) {
       this.#again = true;
@@ -56,12 +83,14 @@ export class Outbox {
 
   /** Resolves once the outbox is empty or a delivery failed (it is then retried later). */
   async flush(): Promise<void> {
-    this.kick();
+    this.#start();
     while (this.#run) await this.#run;
   }
 
   /** Waits for the running delivery and cancels the retry timer. */
   async close(): Promise<void> {
+    // A run that was about to start does (the closed check in #start/#drain decides).
+    if (this.#soon) this.#start();
     while (this.#run) await this.#run.catch(() => undefined);
     if (this.#timer) clearTimeout(this.#timer);
   }
