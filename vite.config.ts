@@ -24,7 +24,9 @@
  *   rules it shares with the
  *   browser) and `pg-checkout/sandbox` with its bin, one module per source module, the
  *   sandbox importing the published `../server/...`; plus the entries that check the
- *   optional peers first (scripts/vite/guarded-entries.ts).
+ *   optional peers first (scripts/vite/guarded-entries.ts). The brand rule the server
+ *   shares with the form (src/validation/brand.ts) and credit-card-type's table are built
+ *   in under dist/server/vendor/, as ES modules, as in the browser library.
  * cdn: one minified ES module with Lit and credit-card-type's brand table inside, Lit templates minified
  *   too (scripts/vite/minify-templates.ts), development checks off, SRI hash and gzip
  *   budget (scripts/vite/subresource-integrity.ts); beside it the modules loaded on demand:
@@ -33,6 +35,7 @@
  *   server-example serves under /demo/js/; the pages load the elements from dist/cdn.
  */
 import {readFileSync, readdirSync, rmSync} from 'node:fs';
+import path from 'node:path';
 import {defineConfig, type Plugin, type UserConfig} from 'vite';
 import {creditCardTypeEsm} from './scripts/vite/credit-card-type-esm.js';
 import {everyModuleMapped} from './scripts/vite/every-module-mapped.js';
@@ -86,13 +89,37 @@ function browserExternal(id: string): boolean {
   );
 }
 
-/** Node library: Node's modules and declared packages stay imports; anything else is an error. */
+/**
+ * Node library: Node's modules and declared packages stay imports; credit-card-type (the
+ * brand table src/server/checkout/card-brand.ts reads through src/validation/brand.ts) is
+ * built in, as in the browser library; anything else is an error.
+ */
 function nodeExternal(id: string): boolean {
   if (isLocal(id)) return false;
   if (isNodeBuiltin(id) || isDeclared(packageOf(id))) return true;
+  if (packageOf(id) === 'credit-card-type') return false;
   throw new Error(
     `the server build imports ${id}: declare ${packageOf(id)} in package.json (peerDependencies)`,
   );
+}
+
+/**
+ * Where the Node library writes a module (without `.js`), from its source file (`name`
+ * when it has none): where that is relative to the package's folder.
+ */
+function nodeOutputName(chunk: {name: string; facadeModuleId: string | null}): string {
+  const file = chunk.facadeModuleId;
+  const name =
+    file && path.isAbsolute(file)
+      ? path
+          .relative(process.cwd(), file)
+          .replaceAll('\\', '/')
+          .replace(/\.[cm]?[jt]s$/, '')
+      : chunk.name;
+  const vendored = /(?:^|\/)node_modules\/(.+)$/.exec(name)?.[1];
+  if (vendored !== undefined) return `server/vendor/${vendored}`;
+  if (name.startsWith('src/validation/')) return `server/vendor/${name.slice(4)}`;
+  return name.replace(/^src\//, '');
 }
 
 /** `{'index': 'src/index.ts', 'fingerprint/collect': 'src/fingerprint/collect.ts', ...}`. */
@@ -162,6 +189,7 @@ function nodeLibrary(): UserConfig {
   return {
     ...common,
     plugins: [
+      creditCardTypeEsm(),
       everyModuleMapped(),
       guardedEntries(
         [
@@ -171,6 +199,8 @@ function nodeLibrary(): UserConfig {
         pkg,
       ),
     ],
+    // An SSR build leaves every package an import unless told otherwise.
+    ssr: {noExternal: ['credit-card-type']},
     build: {
       ssr: true,
       outDir: 'dist',
@@ -190,7 +220,13 @@ function nodeLibrary(): UserConfig {
           // src/server → dist/server, src/protocol → dist/protocol, src/rules → dist/rules,
           // sandbox → dist/sandbox:
           // the sandbox's imports of ../src/server/... come out as ../server/...
-          entryFileNames: (chunk) => `${chunk.name.replace(/^src\//, '')}.js`,
+          // The browser modules the server shares (src/validation/brand.ts) and the package
+          // built in go to dist/server/vendor/, which "files" publishes.
+          entryFileNames: (chunk) => `${nodeOutputName(chunk)}.js`,
+          banner: (chunk) =>
+            Object.entries(BUILT_IN).find(([name]) =>
+              chunk.fileName.startsWith(`server/vendor/${name}/`),
+            )?.[1] ?? '',
         },
       },
     },

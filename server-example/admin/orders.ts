@@ -11,9 +11,9 @@ import {CheckoutError, type AttemptRecord} from '../../src/server/index.js';
 import {gatewayFailure, invalid, type AreaDeps} from './answers.js';
 import type {AdminAuth} from './auth.js';
 
-/** Public attempt fields: no raw gateway record, no card token. */
+/** Public attempt fields: no raw gateway record (an attempt holds no card token). */
 function publicAttempt(a: AttemptRecord) {
-  const {raw: _raw, cardToken: _token, ...rest} = a;
+  const {raw: _raw, ...rest} = a;
   return {...rest, hosted: a.attemptId.startsWith('hosted-')};
 }
 
@@ -99,7 +99,10 @@ export function ordersArea(deps: AreaDeps): Hono {
           try {
             return {
               gatewayOrderId: a.gatewayOrderId,
-              transactions: await client.getOrder(a.gatewayOrderId),
+              // The gateway's records without the card token: it never reaches a browser.
+              transactions: (await client.getOrder(a.gatewayOrderId)).map(
+                ({cc_token: _token, ...t}) => t,
+              ),
             };
           } catch (error) {
             return {

@@ -77,7 +77,28 @@ async function adminCards(): Promise<{id: string; customerId: string; mask: stri
 }
 
 /** The saved-card rows as the database holds them (read-only). */
-function dbCards(): {id: string; customer_id: string; token: string; mask: string}[] {
+/** The tables of the payment store whose rows hold `text`. */
+function tablesHolding(text: string): string[] {
+  const db = new Database(path.join(DATA_DIR, 'payments.db'), {readonly: true});
+  try {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
+    return tables
+      .map(({name}) => name)
+      .filter((name) => JSON.stringify(db.prepare(`SELECT * FROM ${name}`).all()).includes(text));
+  } finally {
+    db.close();
+  }
+}
+
+function dbCards(): {
+  id: string;
+  customer_id: string;
+  token: string;
+  mask: string;
+  brand: string;
+}[] {
   const db = new Database(path.join(DATA_DIR, 'payments.db'), {readonly: true});
   try {
     return db.prepare('SELECT * FROM saved_cards').all() as never;
@@ -208,7 +229,11 @@ describe('saved cards in the demo', () => {
     }, 'the saved card');
     assert.equal(saved!.customer_id, CUSTOMER);
     assert.equal(saved!.mask, '424242******4242');
+    assert.equal(saved!.brand, 'visa');
     assert.equal(Object.keys(saved!).includes('number'), false);
+    assert.deepEqual(tablesHolding(saved!.token), ['saved_cards'], 'the token is kept only there');
+    const office = await admin('/saved-cards');
+    assert.ok(JSON.stringify(office.json).includes('"brand":"visa"'), 'the back office shows it');
     const firstSaw = await browserSaw(first.w, first.answers);
     await finish(first.w);
 

@@ -2,15 +2,17 @@
  * The server side from the packed tarball, in an app that installed the optional peers it
  * uses (hono, pino, zod, @hono/node-server): `pg-checkout/server` loads, `SqlitePaymentStore`
  * names better-sqlite3 until it is installed and works once it is, and the gateway sandbox
- * runs both as the `pg-checkout-sandbox` bin and from `pg-checkout/sandbox`.
+ * runs both as the `pg-checkout-sandbox` bin and from `pg-checkout/sandbox`; a saved
+ * card's brand comes from the brand table built into dist/server, not from the
+ * devDependency credit-card-type.
  */
 import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
-import {symlinkSync} from 'node:fs';
+import {readFileSync, readdirSync, symlinkSync} from 'node:fs';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
-import {importFrom, packed, runNode} from './packed.js';
+import {fileURLToPath, pathToFileURL} from 'node:url';
+import {importFrom, installedPackage, packed, runNode} from './packed.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
 type SandboxModule = typeof import('../../sandbox/index.js');
@@ -44,6 +46,33 @@ describe('pg-checkout/server with its peers installed', () => {
     const store = new server.SqlitePaymentStore(':memory:');
     assert.equal(await store.getAttempt('none'), undefined);
     await store.close();
+  });
+});
+
+describe("a saved card's brand from the package", () => {
+  it('is told by the brand table built into dist/server: no devDependency is imported', async () => {
+    const installed = installedPackage(app);
+    // credit-card-type is a devDependency: the app does not have it.
+    const probe = await runNode(app, [
+      '--input-type=module',
+      '-e',
+      `try { await import('credit-card-type'); console.log('found'); } catch (e) { console.log(e.code); }`,
+    ]);
+    assert.equal(probe.stdout.trim(), 'ERR_MODULE_NOT_FOUND');
+    for (const file of readdirSync(path.join(installed, 'dist/server'), {recursive: true})) {
+      if (!String(file).endsWith('.js')) continue;
+      const text = readFileSync(path.join(installed, 'dist/server', String(file)), 'utf8');
+      assert.doesNotMatch(text, /from\s+["']credit-card-type/, String(file));
+    }
+    const module = pathToFileURL(path.join(installed, 'dist/server/checkout/card-brand.js')).href;
+    const ran = await runNode(app, [
+      '--input-type=module',
+      '-e',
+      `const {brandOfMask} = await import(${JSON.stringify(module)});
+      console.log(JSON.stringify(['424242******4242', '555555******4444', '378282*****0005', '000000******0000'].map((m) => brandOfMask(m) ?? null)));`,
+    ]);
+    assert.equal(ran.stderr, '');
+    assert.deepEqual(JSON.parse(ran.stdout), ['visa', 'mastercard', 'american-express', null]);
   });
 });
 

@@ -164,6 +164,8 @@ export interface SavedCard {
   id: string;
   customerId: string;
   mask: string;
+  /** As the companion tells it from the mask (`visa`, `mastercard`, ...). */
+  brand?: string;
   expMonth: number;
   expYear: number;
   expired: boolean;

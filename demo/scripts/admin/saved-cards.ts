@@ -1,5 +1,5 @@
 /**
- * The saved-cards panel: each customer's saved cards (masked number, expiry, when
+ * The saved-cards panel: each customer's saved cards (brand, masked number, expiry, when
  * saved) with a Remove button that asks first; the companion forgets the card's token.
  */
 import {html} from 'lit/html.js';
@@ -20,11 +20,12 @@ async function remove(card: SavedCard): Promise<void> {
 export function loadSavedCards(): Promise<void> {
   return showRows(
     'saved-cards-table',
-    5,
+    6,
     async () => (await listSavedCards()).customers.flatMap((c) => c.cards),
     (card) =>
       html`<tr data-saved-card=${card.id}>
         <td class="mono">${card.customerId}</td>
+        <td>${card.brand ?? 'unknown'}</td>
         <td class="mono">${card.mask}</td>
         <td>
           ${String(card.expMonth).padStart(2, '0')}/${card.expYear}${card.expired ? ' (expired)' : ''}

@@ -152,14 +152,16 @@ export class MemoryPaymentStore implements PaymentStore {
     if (!mutation) return {duplicateEvent: false, attempt: copy(current), changed: false};
     const next = applyPatch(current, mutation.patch);
     this.attempts.set(current.attemptId, next);
-    const outboxId = mutation.update
-      ? this.insertOutbox(mutation.update, next.updatedAt)
-      : undefined;
+    const savedCardId = mutation.saveCard && this.saveCardNow(mutation.saveCard).id;
+    const update =
+      mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
+    const outboxId = update ? this.insertOutbox(update, next.updatedAt) : undefined;
     return {
       duplicateEvent: false,
       attempt: copy(next),
       changed: next.state !== current.state,
       ...(outboxId === undefined ? {} : {outboxId}),
+      ...(savedCardId === undefined ? {} : {savedCardId}),
     };
   }
 
@@ -342,6 +344,10 @@ export class MemoryPaymentStore implements PaymentStore {
 
   async saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
     this.check();
+    return this.saveCardNow(card);
+  }
+
+  private saveCardNow(card: SavedCardRecord): SavedCardRecord {
     const live = [...this.savedCards.values()].find(
       (c) => c.customerId === card.customerId && c.token === card.token && !c.deletedAt,
     );

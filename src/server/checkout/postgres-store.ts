@@ -39,6 +39,7 @@ import {
   type AttemptKey,
 } from './store-rows.js';
 import type {SavedCardRecord} from './saved-cards.js';
+import type {RowRewrite} from './stored-tokens.js';
 import {
   isLiveAttempt,
   StoreUnavailableError,
@@ -88,6 +89,27 @@ export interface PostgresPaymentStoreOptions {
 }
 
 /** SQLSTATE classes and codes that mean "the database is not there", not "bad query". */
+/** A migration's row rewrite, a page of rows at a time (in the migration's transaction). */
+async function rewriteRows(c: PoolClient, r: RowRewrite): Promise<void> {
+  const select = `SELECT ${r.key} AS k, ${r.read} AS v FROM ${r.table} WHERE ${r.read} IS NOT NULL`;
+  let rows = (await c.query<Row>(`${select} ORDER BY ${r.key} LIMIT 500`)).rows;
+  while (rows.length > 0) {
+    for (const row of rows) {
+      const v = row['v'] as string;
+      const value = r.rewrite(v);
+      if (value !== undefined && value !== v) {
+        await c.query(`UPDATE ${r.table} SET ${r.write} = $1 WHERE ${r.key} = $2`, [
+          value,
+          row['k'],
+        ]);
+      }
+    }
+    const last = rows[rows.length - 1]!['k'];
+    rows = (await c.query<Row>(`${select} AND ${r.key} > $1 ORDER BY ${r.key} LIMIT 500`, [last]))
+      .rows;
+  }
+}
+
 const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
 const UNAVAILABLE_ERRNOS = new Set([
   'ECONNREFUSED',
@@ -238,6 +260,7 @@ export class PostgresPaymentStore implements PaymentStore {
           await c.query('BEGIN');
           try {
             await c.query(m.sql);
+            for (const r of m.rewrites ?? []) await rewriteRows(c, r);
             await c.query(
               'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
               [m.version, m.name, Date.now()],
@@ -443,14 +466,18 @@ export class PostgresPaymentStore implements PaymentStore {
           else next[k] = v;
         }
       }
-      const outboxId = mutation.update
-        ? await this.insertOutbox(c, mutation.update, next['updatedAt'] as number)
+      const savedCardId = mutation.saveCard && (await this.saveCardIn(c, mutation.saveCard)).id;
+      const update =
+        mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
+      const outboxId = update
+        ? await this.insertOutbox(c, update, next['updatedAt'] as number)
         : undefined;
       return {
         duplicateEvent: false,
         attempt: next as unknown as AttemptRecord,
         changed: next['state'] !== current.state,
         ...(outboxId === undefined ? {} : {outboxId}),
+        ...(savedCardId === undefined ? {} : {savedCardId}),
       };
     });
   }
@@ -720,25 +747,27 @@ export class PostgresPaymentStore implements PaymentStore {
    * unique partial index decides, across instances); answers the live card either way.
    */
   async saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
+    return this.tx((c) => this.saveCardIn(c, card));
+  }
+
+  private async saveCardIn(c: PoolClient, card: SavedCardRecord): Promise<SavedCardRecord> {
     const columns = Object.values(SAVED_CARD_COLUMNS);
     const values = Object.keys(SAVED_CARD_COLUMNS).map(
       (key) => card[key as keyof SavedCardRecord] ?? null,
     );
-    return this.tx(async (c) => {
-      await c.query(
-        `INSERT INTO saved_cards (${columns.join(', ')})
-         VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
-         ON CONFLICT DO NOTHING`,
-        values,
-      );
-      const row = (
-        await c.query<Row>(
-          'SELECT * FROM saved_cards WHERE customer_id = $1 AND token = $2 AND deleted_at IS NULL',
-          [card.customerId, card.token],
-        )
-      ).rows[0];
-      return rowToSavedCard(row!);
-    });
+    await c.query(
+      `INSERT INTO saved_cards (${columns.join(', ')})
+       VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})
+       ON CONFLICT DO NOTHING`,
+      values,
+    );
+    const row = (
+      await c.query<Row>(
+        'SELECT * FROM saved_cards WHERE customer_id = $1 AND token = $2 AND deleted_at IS NULL',
+        [card.customerId, card.token],
+      )
+    ).rows[0];
+    return rowToSavedCard(row!);
   }
 
   async getSavedCard(id: string): Promise<SavedCardRecord | undefined> {

@@ -3,10 +3,10 @@
  * methods that keep it (part of every `PaymentStore`), and the pure rules around it —
  * minting the opaque id, reading the gateway's token expiry, and what the browser may see
  * of a saved card (never the token). The payment store holds one row per saved card:
- * customer id, opaque id, the gateway's token, mask, token expiry, created and deleted
- * times. (The brand is the browser's to tell from the mask, with the form's card rules:
- * the server carries no card-validator.) Card numbers and security codes are never stored: there is no field
- * for them. A removed card keeps its row (for the record) but loses its token.
+ * customer id, opaque id, the gateway's token, mask, brand (told from the mask by the
+ * form's own brand rule, `card-brand.ts`), token expiry, created and deleted times. Card
+ * numbers and security codes are never stored: there is no field for them. A removed card
+ * keeps its row (for the record) but loses its token.
  */
 import {randomBytes} from 'node:crypto';
 import type {SavedCardView} from '../../protocol/checkout.js';
@@ -22,6 +22,11 @@ export interface SavedCardRecord {
   token: string;
   /** Masked number as the gateway gave it (`424242******4242`). */
   mask: string;
+  /**
+   * The brand its first six digits tell (`visa`, `mastercard`, `american-express`, ...:
+   * credit-card-type's `type`, as the form names brands); absent when they tell none.
+   */
+  brand?: string;
   /**
    * The gateway's `cc_token_expiration`, as sent (`2028-12-31T23:59:59`, the gateway's local
    * time): see `tokenExpiryMs`.
@@ -103,6 +108,7 @@ export function savedCardView(card: SavedCardRecord, now: number): SavedCardView
   return {
     id: card.id,
     mask: card.mask,
+    ...(card.brand ? {brand: card.brand} : {}),
     expMonth: m ? +m[2]! : 1,
     expYear: m ? +m[1]! : 2000,
     expired: tokenExpired(card, now),

@@ -15,13 +15,28 @@ export {
   type AttemptKey,
   type IntentKey,
 } from './store-rows.js';
+import {brandOfMask} from './card-brand.js';
+import {TOKEN_REWRITES, type RowRewrite} from './stored-tokens.js';
 
-/** One schema migration. Versions only grow; an applied migration is never edited. */
+/**
+ * One schema migration. Versions only grow; an applied migration is never edited. Its
+ * `rewrites` run after its `sql`, in the same transaction.
+ */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  rewrites?: readonly RowRewrite[];
 }
+
+/**
+ * Rows stored before card tokens were kept out of records, webhooks and updates lose
+ * theirs (`stored-tokens.ts`); saved cards get their brand from their mask.
+ */
+export const TOKEN_FREE_REWRITES: readonly RowRewrite[] = [
+  ...TOKEN_REWRITES,
+  {table: 'saved_cards', key: 'id', read: 'mask', write: 'brand', rewrite: brandOfMask},
+];
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -164,5 +179,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX saved_cards_live_token ON saved_cards(customer_id, token)
         WHERE deleted_at IS NULL;
     `,
+  },
+  {
+    version: 5,
+    name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
+    sql: `
+      -- The column stays (an instance of the previous version may still write it) but
+      -- this code never does: the token is kept only in a saved card.
+      UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
+      ALTER TABLE saved_cards ADD COLUMN brand TEXT;
+    `,
+    rewrites: TOKEN_FREE_REWRITES,
   },
 ];

@@ -69,6 +69,7 @@ import {
   rowToSavedCard,
 } from './store-rows.js';
 import type {SavedCardRecord} from './saved-cards.js';
+import type {RowRewrite} from './stored-tokens.js';
 
 /** A write waiting for the group commit. */
 interface QueuedWrite {
@@ -229,12 +230,29 @@ export class SqlitePaymentStore implements PaymentStore {
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
         this.db.exec(m.sql);
+        for (const r of m.rewrites ?? []) this.rewriteRows(r);
         this.db
           .prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)')
           .run(m.version, m.name, Date.now());
       }
     });
     run.immediate();
+  }
+
+  /** A migration's row rewrite, a page of rows at a time (in the migration's transaction). */
+  private rewriteRows(r: RowRewrite): void {
+    const select = `SELECT ${r.key} AS k, ${r.read} AS v FROM ${r.table} WHERE ${r.read} IS NOT NULL`;
+    const first = this.db.prepare(`${select} ORDER BY ${r.key} LIMIT 500`);
+    const next = this.db.prepare(`${select} AND ${r.key} > ? ORDER BY ${r.key} LIMIT 500`);
+    const update = this.db.prepare(`UPDATE ${r.table} SET ${r.write} = ? WHERE ${r.key} = ?`);
+    let rows = first.all() as {k: unknown; v: string}[];
+    while (rows.length > 0) {
+      for (const {k, v} of rows) {
+        const value = r.rewrite(v);
+        if (value !== undefined && value !== v) update.run(value, k);
+      }
+      rows = next.all(rows[rows.length - 1]!.k) as {k: unknown; v: string}[];
+    }
   }
 
   private prepare() {
@@ -550,14 +568,16 @@ export class SqlitePaymentStore implements PaymentStore {
         else next[k] = v;
       }
     }
-    const outboxId = mutation.update
-      ? this.insertOutbox(mutation.update, next['updatedAt'] as number)
-      : undefined;
+    const savedCardId = mutation.saveCard && this.saveCardOne(mutation.saveCard).id;
+    const update =
+      mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
+    const outboxId = update ? this.insertOutbox(update, next['updatedAt'] as number) : undefined;
     return {
       duplicateEvent: false,
       attempt: next as unknown as AttemptRecord,
       changed: next['state'] !== current.state,
       ...(outboxId === undefined ? {} : {outboxId}),
+      ...(savedCardId === undefined ? {} : {savedCardId}),
     };
   }
 
@@ -774,15 +794,17 @@ export class SqlitePaymentStore implements PaymentStore {
 
   /** In one step of the group commit: a live card of the customer with this token wins. */
   saveCard(card: SavedCardRecord): Promise<SavedCardRecord> {
-    return this.enqueue(() => {
-      const params: Record<string, unknown> = {};
-      for (const [key, column] of Object.entries(SAVED_CARD_COLUMNS)) {
-        params[column] = card[key as keyof SavedCardRecord] ?? null;
-      }
-      this.stmts.insertSavedCard.run(params);
-      const row = this.stmts.liveSavedCardByToken.get(card.customerId, card.token);
-      return rowToSavedCard(row as Record<string, unknown>);
-    }, true);
+    return this.enqueue(() => this.saveCardOne(card), true);
+  }
+
+  private saveCardOne(card: SavedCardRecord): SavedCardRecord {
+    const params: Record<string, unknown> = {};
+    for (const [key, column] of Object.entries(SAVED_CARD_COLUMNS)) {
+      params[column] = card[key as keyof SavedCardRecord] ?? null;
+    }
+    this.stmts.insertSavedCard.run(params);
+    const row = this.stmts.liveSavedCardByToken.get(card.customerId, card.token);
+    return rowToSavedCard(row as Record<string, unknown>);
   }
 
   async getSavedCard(id: string): Promise<SavedCardRecord | undefined> {

@@ -10,10 +10,12 @@
  * decision (for instance "an older status never overwrites a final one", see
  * `transition.ts`) and the write cannot be separated by another writer.
  *
- * Card numbers and CVVs are never given to the store: there is no field for them. Saved
- * cards (`saved-cards.ts`) are kept here too.
+ * Card numbers and CVVs are never given to the store: there is no field for them. Card
+ * tokens only in a saved card (`saved-cards.ts`), written in the same transaction as the
+ * success of the payment whose customer consented: a gateway record or webhook is kept
+ * without its `cc_token` (`stored-tokens.ts`), and updates carry the saved card's id.
  */
-import type {SavedCardStore} from './saved-cards.js';
+import type {SavedCardRecord, SavedCardStore} from './saved-cards.js';
 
 /** Internal attempt states: the gateway's statuses plus `creating` and `unknown`. */
 export const ATTEMPT_STATES = [
@@ -80,9 +82,11 @@ export interface AttemptRecord {
   userActionUrl?: string;
   paymentId?: string;
   cardMask?: string;
-  cardToken?: string;
   recurringId?: string;
-  /** The last payment record or webhook payload from the gateway, as JSON (unknown fields kept). */
+  /**
+   * The last payment record or webhook payload from the gateway, as JSON (unknown fields
+   * kept, the card token left out).
+   */
   raw?: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -105,7 +109,7 @@ export interface AttemptRecord {
   writtenOffAt?: number;
   /**
    * The customer (as `resolveOrder` identified them) who asked to save this card: on
-   * success, the payment's token is kept as their saved card.
+   * success, the payment's token is kept as their saved card (in the same transaction).
    */
   saveCardFor?: string;
 }
@@ -144,7 +148,11 @@ export interface PaymentUpdate {
   amount?: string;
   currency?: string;
   cardMask?: string;
-  cardToken?: string;
+  /**
+   * The saved card this payment kept (its customer consented, see `listSavedCards`); an
+   * update never carries the card token itself.
+   */
+  savedCardId?: string;
   recurringId?: string;
   /** Where the change came from. */
   source: 'create' | 'webhook' | 'lookup' | 'reconcile' | 'operation';
@@ -173,7 +181,10 @@ export interface WebhookEventInput {
   kind: string;
   gatewayOrderId?: string;
   status?: string;
-  /** The `data` field exactly as received (Base64Url JSON). */
+  /**
+   * The `data` field as received (Base64Url JSON), re-encoded without the card token when
+   * the payload has one (`cc_token`): kept for the record, never verified again.
+   */
   data: string;
   /**
    * Set when a signed webhook contradicts the stored attempt (another `pos_id`, amount or
@@ -294,6 +305,12 @@ export type ReserveAttemptResult =
 export interface AttemptMutation {
   patch: Partial<Omit<AttemptRecord, 'attemptId' | 'gatewayOrderId' | 'orderRef' | 'seq'>>;
   update?: NewPaymentUpdate;
+  /**
+   * A card to keep in the same transaction, as {@link SavedCardStore.saveCard} does (a live
+   * card of the customer with the same token is kept instead); the update's `savedCardId`
+   * is then the id of the card kept.
+   */
+  saveCard?: SavedCardRecord;
 }
 
 export type InsertAttemptResult =
@@ -309,6 +326,8 @@ export interface UpdateAttemptResult {
   changed: boolean;
   /** The outbox entry written, if any. */
   outboxId?: number;
+  /** The id of the card kept by the mutation's `saveCard`, if any. */
+  savedCardId?: string;
 }
 
 export interface RecordOperationResult {

@@ -8,6 +8,7 @@
  */
 import type {TransactionRecord, WebhookPayload} from '../gateway/schemas.js';
 import {definedOnly} from './defined.js';
+import {jsonWithoutToken} from './stored-tokens.js';
 import type {
   AttemptMutation,
   AttemptRecord,
@@ -34,22 +35,21 @@ export function isFinal(state: AttemptState): boolean {
 /** What the gateway said about an attempt, from a record, a webhook or a lookup. */
 export type GatewayStatusInfo = Pick<
   AttemptRecord,
-  | 'statusCode'
-  | 'statusDescription'
-  | 'userActionUrl'
-  | 'paymentId'
-  | 'cardMask'
-  | 'cardToken'
-  | 'recurringId'
+  'statusCode' | 'statusDescription' | 'userActionUrl' | 'paymentId' | 'cardMask' | 'recurringId'
 > & {
   status: 'init' | 'pending' | 'success' | 'failure';
-  /** The record or payload as JSON. */
+  /** The record or payload as JSON, without its card token (as the store keeps it). */
   raw: string;
+  /**
+   * The card token (`cc_token`), only to save the card in the transaction that stores the
+   * success (`cardToKeep` in service/saved-cards.ts): never written to the attempt.
+   */
+  cardToken?: string;
   /** The token's expiry (`cc_token_expiration`), for saving the card. */
   cardTokenExpiration?: string;
 };
 
-/** What a payment record or webhook payload says, with `raw` its JSON as received. */
+/** What a payment record or webhook payload says, with `raw` its JSON as received (kept without the token). */
 export function statusInfoFromRecord(
   record: TransactionRecord | WebhookPayload,
   raw: string,
@@ -60,7 +60,7 @@ export function statusInfoFromRecord(
   const recurring = r['recurring'] as {id?: unknown} | null | undefined;
   return {
     status: record.status,
-    raw,
+    raw: jsonWithoutToken(raw),
     ...definedOnly({
       statusCode: str('status_code'),
       statusDescription: str('status_description'),
@@ -107,7 +107,6 @@ export function applyGatewayStatus(
   const data = definedOnly({
     paymentId: current.paymentId ?? info.paymentId,
     cardMask: current.cardMask ?? info.cardMask,
-    cardToken: current.cardToken ?? info.cardToken,
     recurringId: current.recurringId ?? info.recurringId,
   });
   // A lookup is not news from the gateway: it must not postpone the next status check.
@@ -149,7 +148,6 @@ export function applyGatewayStatus(
       statusDescription: info.statusDescription,
       paymentId: next.paymentId,
       cardMask: next.cardMask,
-      cardToken: next.cardToken,
       recurringId: next.recurringId,
     }),
   };

@@ -3,7 +3,7 @@
  * backend added there — another database — runs these too): cards read back as saved,
  * listed per customer oldest first, saving the same token twice for a customer keeps one
  * card (also when the saves race), removal touches only the customer's own card and
- * forgets its token, and nothing but the listed fields is kept.
+ * forgets its token, the brand is kept, and nothing but the listed fields is kept.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -36,6 +36,19 @@ for (const make of BACKENDS) {
       assert.deepEqual(await store.getSavedCard(c.id), c);
       assert.deepEqual(await store.listSavedCards('c-read'), [c]);
       assert.equal(await store.getSavedCard('sc_000000000000000000000000'), undefined);
+    });
+
+    test('the brand reads back, and a card without one has none', async () => {
+      const amex = {
+        ...card('c-brand', 'tok-amex'),
+        mask: '378282*****0005',
+        brand: 'american-express',
+      };
+      assert.deepEqual(await store.saveCard(amex), amex);
+      assert.equal((await store.getSavedCard(amex.id))?.brand, 'american-express');
+      assert.equal((await store.listSavedCards('c-brand'))[0]?.brand, 'american-express');
+      const plain = await store.saveCard(card('c-brand', 'tok-plain'));
+      assert.equal('brand' in (await store.getSavedCard(plain.id))!, false);
     });
 
     test("a customer's cards are listed oldest first, and only theirs", async () => {

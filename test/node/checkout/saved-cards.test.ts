@@ -147,7 +147,15 @@ describe('saving a card', () => {
     const id = await savedCardOf('ada');
     const r = await order('ada-view');
     const view = (r.json['savedCards'] as SavedCardView[]).find((s) => s.id === id)!;
-    assert.deepEqual(Object.keys(view).sort(), ['expMonth', 'expYear', 'expired', 'id', 'mask']);
+    assert.deepEqual(Object.keys(view).sort(), [
+      'brand',
+      'expMonth',
+      'expYear',
+      'expired',
+      'id',
+      'mask',
+    ]);
+    assert.equal(view.brand, 'visa');
     assert.equal(view.mask, '424242******4242');
     assert.equal(view.expMonth, 12);
     assert.equal(view.expYear, new Date().getFullYear() + 2);

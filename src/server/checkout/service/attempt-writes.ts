@@ -2,8 +2,9 @@
  * Every change to a stored attempt goes through here: the mutation (a pure function of
  * `transition.ts`) runs in the store's transaction together with its outbox entry, the
  * outbox is kicked afterwards, and a new success starts the order's duplicate-charge
- * check and, when the customer asked, the keeping of its card. Without an `onPaymentUpdate` hook nobody is notified, so no outbox entry is
- * written at all.
+ * check. When the customer asked, the card is kept in the same transaction as the success
+ * (`cardToKeep`). Without an `onPaymentUpdate` hook nobody is notified, so no outbox entry
+ * is written at all.
  */
 import type {
   AttemptRecord,
@@ -13,6 +14,7 @@ import type {
 } from '../store.js';
 import {applyGatewayStatus, type GatewayStatusInfo} from '../transition.js';
 import type {Outbox} from './outbox.js';
+import {cardToKeep} from './saved-cards.js';
 
 /** A mutation as the store runs it. */
 export type Mutate = Parameters<PaymentStore['updateAttempt']>[1];
@@ -29,8 +31,11 @@ export interface AttemptWritesDeps {
   now: () => number;
   /** Called when an attempt of `orderRef` has just become `success`. */
   succeeded: (orderRef: string) => void;
-  /** Keeps the card of a successful attempt whose customer asked to save it. */
-  keepCard: (attempt: AttemptRecord, info: GatewayStatusInfo) => Promise<void>;
+  /**
+   * Told when an attempt whose customer asked to save the card became a success: with the
+   * id of the card kept, or without one when the gateway's report had no token to keep.
+   */
+  cardKept: (attempt: AttemptRecord, savedCardId: string | undefined) => void;
 }
 
 export class AttemptWrites {
@@ -54,7 +59,10 @@ export class AttemptWrites {
 
   /**
    * Applies what the gateway said (create answer, lookup, webhook) in one store
-   * transaction, and looks for a second success of the order when this one succeeded.
+   * transaction, with the card kept when the attempt becomes a success and its customer
+   * asked (so the card is kept once, whichever report comes first, and no crash between
+   * two writes can lose it), and looks for a second success of the order when this one
+   * succeeded.
    */
   async applyStatus(
     key: AttemptKey,
@@ -67,27 +75,30 @@ export class AttemptWrites {
       key,
       (c) => {
         before = c.state;
-        return applyGatewayStatus(c, info, this.#d.now(), source);
+        const now = this.#d.now();
+        const m = applyGatewayStatus(c, info, now, source);
+        const card = m && cardToKeep(c, m, info, now);
+        return card ? {...m, saveCard: card} : m;
       },
       event,
     );
     if (r.changed && r.attempt?.state === 'success') {
       this.#d.succeeded(r.attempt.orderRef);
-      // Only as the attempt becomes a success: a later report of it (after the customer
-      // removed the card) must not save the card again.
       if (before !== 'success' && r.attempt.saveCardFor !== undefined) {
-        await this.#d.keepCard(r.attempt, info);
+        this.#d.cardKept(r.attempt, r.savedCardId);
       }
     }
     return r;
   }
 
-  /** Without a hook there is nobody to notify: the update is dropped, the patch kept. */
+  /** Without a hook there is nobody to notify: the update is dropped, the rest kept. */
   #outboxed(mutate: Mutate): Mutate {
     if (this.#d.notifies) return mutate;
     return (current) => {
       const m = mutate(current);
-      return m && {patch: m.patch};
+      if (!m) return m;
+      const {update: _dropped, ...kept} = m;
+      return kept;
     };
   }
 }

@@ -96,7 +96,7 @@ export class PaymentService {
       outbox,
       now: cfg.now,
       succeeded: (orderRef) => background.run(this.checkDuplicates(orderRef)),
-      keepCard: (attempt, info) => savedCards.keep(attempt, info),
+      cardKept: (attempt, savedCardId) => savedCards.kept(attempt, savedCardId),
     });
     const reconciler = new Reconciler({cfg, writes, locks, creates, background});
     this.#background = background;

@@ -1,10 +1,10 @@
 /**
  * Saved cards in the payment service: what the order route tells the form (the total the
  * server charges and the identified customer's saved cards), the check that lets a saved
- * card pay (this order's customer, not removed, token not expired), keeping a card after a
- * payment the customer consented to save, and the merchant's list and remove. The customer
- * is always the one `resolveOrder` names for the order, never one the browser names; the
- * token never leaves the server.
+ * card pay (this order's customer, not removed, token not expired), the card to keep with
+ * the success of a payment the customer consented to save (in the same store transaction),
+ * and the merchant's list and remove. The customer is always the one `resolveOrder` names
+ * for the order, never one the browser names; the token never leaves the server.
  */
 import type {
   OrderRequest,
@@ -24,7 +24,8 @@ import {
   type SavedCardRecord,
   type SavedCardSummary,
 } from '../saved-cards.js';
-import type {AttemptRecord} from '../store.js';
+import {brandOfMask} from '../card-brand.js';
+import type {AttemptMutation, AttemptRecord} from '../store.js';
 import type {GatewayStatusInfo} from '../transition.js';
 import {ServicePart, type ServiceConfig} from './config.js';
 
@@ -129,41 +130,46 @@ export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
     return removed;
   }
 
-  /**
-   * After a successful payment whose customer consented: keeps the card's token, mask,
-   * and token expiry. A payment without a token is logged and not saved.
-   */
-  async keep(attempt: AttemptRecord, info: GatewayStatusInfo): Promise<void> {
-    const customerId = attempt.saveCardFor;
-    if (customerId === undefined) return;
-    const token = info.cardToken ?? attempt.cardToken;
-    const mask = info.cardMask ?? attempt.cardMask;
-    if (!token || !mask || !info.cardTokenExpiration) {
+  /** Logs what became of the card of a success whose customer consented (`cardToKeep`). */
+  kept(attempt: AttemptRecord, savedCardId: string | undefined): void {
+    if (savedCardId !== undefined) {
+      this.log.info({orderRef: attempt.orderRef, savedCardId}, 'card saved for the customer');
+    } else {
       this.log.warn(
         {orderRef: attempt.orderRef, gatewayOrderId: attempt.gatewayOrderId},
         'the payment record has no card token to save',
       );
-      return;
-    }
-    try {
-      const saved = await this.cfg.store.saveCard({
-        id: newSavedCardId(),
-        customerId,
-        token,
-        mask,
-        tokenExpiresAt: info.cardTokenExpiration,
-        createdAt: this.cfg.now(),
-      });
-      this.log.info(
-        {orderRef: attempt.orderRef, savedCardId: saved.id},
-        'card saved for the customer',
-      );
-    } catch (error) {
-      // The payment stands; only the saving failed.
-      this.log.error(
-        {orderRef: attempt.orderRef, error: (error as Error).name},
-        'the card could not be saved',
-      );
     }
   }
+}
+
+/**
+ * The card to keep as `current` becomes a success through `mutation`, when its customer
+ * consented: the token, mask and token expiry of the gateway's report, and the brand its
+ * mask tells. The store keeps it in the transaction that stores the success, so it is kept
+ * once, whichever of the create answer, a webhook or a lookup reports the success first,
+ * and a crash cannot separate the two: the token is never written to the attempt.
+ * `undefined` when nothing is to be kept (or the report has no token: logged by `kept`).
+ */
+export function cardToKeep(
+  current: AttemptRecord,
+  mutation: AttemptMutation,
+  info: GatewayStatusInfo,
+  now: number,
+): SavedCardRecord | undefined {
+  const customerId = current.saveCardFor;
+  if (customerId === undefined || current.state === 'success') return undefined;
+  if (mutation.patch.state !== 'success') return undefined;
+  const mask = info.cardMask ?? current.cardMask;
+  if (!info.cardToken || !mask || !info.cardTokenExpiration) return undefined;
+  const brand = brandOfMask(mask);
+  return {
+    id: newSavedCardId(),
+    customerId,
+    token: info.cardToken,
+    mask,
+    ...(brand === undefined ? {} : {brand}),
+    tokenExpiresAt: info.cardTokenExpiration,
+    createdAt: now,
+  };
 }

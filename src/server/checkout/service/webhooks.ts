@@ -4,7 +4,9 @@
  * applied in the same transaction — to the attempt for a payment, or as an operation for
  * a capture, void, refund or subscription renewal. A signed webhook that contradicts the
  * stored payment (another point of sale, currency or amount) is kept, flagged and not
- * applied; signed data of an unknown shape is kept and acknowledged.
+ * applied; signed data of an unknown shape is kept and acknowledged. What is kept has no
+ * card token: the event key is the hash of the `data` as received, the stored copy is
+ * re-encoded without `cc_token` (`stored-tokens.ts`).
  */
 import {createHash} from 'node:crypto';
 import {WebhookDecodeError, WebhookSignatureError} from '../../gateway/errors.js';
@@ -13,6 +15,7 @@ import type {WebhookPayload} from '../../gateway/schemas.js';
 import {parseWebhookForm, verifyWebhookText} from '../../gateway/webhook.js';
 import {CheckoutForbiddenError} from '../errors.js';
 import type {AttemptRecord, NewPaymentUpdate, WebhookEventInput} from '../store.js';
+import {jsonWithoutToken, webhookDataWithoutToken} from '../stored-tokens.js';
 import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {ServicePart, type ServiceConfig} from './config.js';
@@ -63,6 +66,8 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     const base = {eventKey: sha256(form.data), receivedAt: now, data: form.data};
     try {
       ({payload, json: raw} = verifyWebhookText(form, this.cfg.webhookSecret));
+      base.data = webhookDataWithoutToken(form.data, raw);
+      raw = jsonWithoutToken(raw);
     } catch (error) {
       if (error instanceof WebhookSignatureError) {
         await this.reject(ip, 'bad_signature', rawBody);
@@ -70,7 +75,8 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
       }
       if (error instanceof WebhookDecodeError) {
         // Signed by the gateway but not a payload we know: keep it, acknowledge it.
-        const stored = await this.cfg.store.recordEvent({...base, kind: 'undecodable'});
+        const data = webhookDataWithoutToken(form.data);
+        const stored = await this.cfg.store.recordEvent({...base, data, kind: 'undecodable'});
         this.log.warn(
           {stored, error: error.message},
           'signed webhook with an unknown payload kept',
