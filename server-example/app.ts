@@ -24,7 +24,7 @@ import {
   type ResolvedOrder,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
-import {assetRoutes, loadBundle, type Bundle} from './assets.js';
+import {assetRoutes, loadBundle, startupChunks, type Bundle} from './assets.js';
 import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
 import {DEFAULT_SUBSCRIPTION} from './catalog.js';
@@ -121,6 +121,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const bundlePath = config.bundlePath ?? path.resolve('dist/cdn/pg-checkout.js');
   let bundle: Bundle | undefined;
   const getBundle = () => (bundle ??= loadBundle(bundlePath));
+  // Read once, as the bundle is: the hydrating bundle's startup modules, by their built names.
+  let chunks: readonly string[] | undefined;
+  const getStartupChunks = () =>
+    (chunks ??= startupChunks(path.join(path.dirname(bundlePath), 'pg-checkout-hydrate.js')));
   const templates = new PageTemplates(demoDir);
   const takeOrderPlace = orderLimit(
     throttle('orders', limits.orders, limits.orderWindowMs),
@@ -164,6 +168,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       takeOrderPlace,
       checkoutBase: CHECKOUT_BASE,
       orderStatus: (orderRef, request) => checkout.service.status(orderRef, request),
+      startupChunks: getStartupChunks,
     }),
   );
   app.route(

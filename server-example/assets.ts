@@ -22,6 +22,26 @@ export function loadBundle(file: string): Bundle | undefined {
   return {code, integrity: `sha384-${createHash('sha384').update(code).digest('base64')}`};
 }
 
+/**
+ * The modules a checkout page loads on demand as soon as its card form starts — the order
+ * request, the saved-card view (the form offers to save the card) and the brand marks (the
+ * customer focuses a field first thing) — as the bundle `file` names them
+ * (`./order-request-<hash>.js`, ...: the hash changes with each build, and the plain and
+ * the hydrating bundle each have their own). The page names them in
+ * `<link rel="modulepreload">` so they arrive with the bundle rather than one after another
+ * once it has run. Read once; none when the bundle is not built.
+ */
+export const STARTUP_CHUNKS = ['order-request', 'saved-cards-view', 'brand-marks'] as const;
+
+export function startupChunks(file: string): string[] {
+  if (!existsSync(file)) return [];
+  const code = readFileSync(file, 'utf8');
+  return STARTUP_CHUNKS.flatMap((name) => {
+    const found = new RegExp(`import\\(\\s*[\`'"]\\./(${name}-[\\w-]+\\.js)[\`'"]`).exec(code);
+    return found ? [found[1]!] : [];
+  });
+}
+
 const JS = 'text/javascript; charset=utf-8';
 
 /** Files may change with each build: the browser asks again each time. */

@@ -1,7 +1,7 @@
 /**
  * The shop's order API: `POST /api/orders` creates an order at the catalogue's price
  * (counted by the same per-address limit as the order form), `GET /api/orders/:orderRef`
- * is the summary the checkout and result pages show.
+ * is an order's summary (the shop's pages render theirs on the server).
  */
 import {Hono} from 'hono';
 import type {InitRecurringInput} from '../src/server/index.js';

@@ -1,6 +1,7 @@
 /**
  * The shop's pages: the store (a plain form per product, so it works without script), the
- * checkout with `<pg-card-form>` rendered on the server, the result page (a known success
+ * checkout with `<pg-card-form>` and the order summary rendered on the server (and the
+ * card form's startup modules named for preloading), the result page (a known success
  * rendered on the server, else `<pg-3ds-redirect>` asking the status), and the CDN
  * page, which the server fills in (it has no script of its own). Rendered with
  * `hono/html` through `PageTemplates`, so every value is escaped.
@@ -27,6 +28,40 @@ export interface StorefrontDeps {
   checkoutBase: string;
   /** The order's payment state, as the companion's status route answers it. */
   orderStatus: (orderRef: string, request: Request) => Promise<StatusResponse>;
+  /**
+   * The hydrating bundle's modules that the card form loads as it starts (assets.ts,
+   * `startupChunks`), file names beside it under `/assets/`.
+   */
+  startupChunks: () => readonly string[];
+}
+
+/** The order summary of the checkout and result pages, as the server knows the order. */
+function summaryList(order: ShopOrder) {
+  return html`<dl class="summary-list" id="summary">
+    <div>
+      <dt>Order</dt>
+      <dd class="mono" data-field="orderRef">${order.orderRef}</dd>
+    </div>
+    <div>
+      <dt>Item</dt>
+      <dd data-field="description">${order.description}</dd>
+    </div>
+    <div>
+      <dt>Total</dt>
+      <dd data-field="total">${order.amount} ${order.currency}</dd>
+    </div>
+  </dl>`;
+}
+
+/** What the checkout says about an order that is not a plain purchase. */
+function kindNote(order: ShopOrder, subscription: InitRecurringInput) {
+  const text =
+    order.kind === 'subscription'
+      ? `A subscription: this card is charged now and then ${describeSchedule(subscription)}, until you cancel.`
+      : order.kind === 'auth'
+        ? 'A deposit: the amount is held on your card now and captured only if needed.'
+        : '';
+  return text ? html`<p class="hint" id="kind-note">${text}</p>` : '';
 }
 
 /**
@@ -42,22 +77,7 @@ function resultSlots(
   checkoutBase: string,
 ): Record<string, Slot> {
   const ref = order ? encodeURIComponent(order.orderRef) : '';
-  const summary = order
-    ? html`<dl class="summary-list" id="summary">
-        <div>
-          <dt>Order</dt>
-          <dd class="mono" data-field="orderRef">${order.orderRef}</dd>
-        </div>
-        <div>
-          <dt>Item</dt>
-          <dd data-field="description">${order.description}</dd>
-        </div>
-        <div>
-          <dt>Total</dt>
-          <dd data-field="total">${order.amount} ${order.currency}</dd>
-        </div>
-      </dl>`
-    : '';
+  const summary = order ? summaryList(order) : '';
   const links = {
     'retry-href': order ? `/checkout?order=${ref}` : '/',
     'admin-href': order ? `/admin?order=${ref}` : '/admin',
@@ -135,12 +155,29 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
     return c.redirect(`${target}?order=${order.orderRef}`, 303);
   });
 
-  // The card form arrives rendered (pg-checkout/ssr): typeable before the bundle runs.
+  // The card form arrives rendered (pg-checkout/ssr): typeable before the bundle runs. The
+  // summary too: the page asks nothing before the customer pays, and an order already paid
+  // goes to its result page straight away.
   shopPages.get('/checkout', async function checkoutPage(c) {
     const ref = ShopOrderRef.safeParse(c.req.query('order'));
     const order = ref.success ? shop.get(ref.data) : undefined;
+    if (order?.paid) return c.redirect(`/thanks?order=${encodeURIComponent(order.orderRef)}`, 303);
     const form = order ? raw(await cardFormHtml(order, deps.checkoutBase)) : '';
-    return sendPage(c, page('checkout', {'card-form': form}));
+    // The modules the form loads as it starts, fetched beside the bundle, not after it.
+    const preload = order
+      ? deps
+          .startupChunks()
+          .map((file) => html`<link rel="modulepreload" href="/assets/${file}" />`)
+      : [];
+    return sendPage(
+      c,
+      page('checkout', {
+        'card-form': form,
+        preload: html`${preload}`,
+        summary: order ? summaryList(order) : '',
+        'kind-note': order ? kindNote(order, deps.subscription) : '',
+      }),
+    );
   });
 
   // A success the server knows is shown at once; anything else is asked by the element.

@@ -1,10 +1,11 @@
 /**
  * The checkout page: puts the order from the address on the hosted form (the server put
- * it on the card form it rendered), shows what is being paid, lets the customer choose 3-D Secure in a modal, and
- * moves on to the result page once the payment succeeds.
+ * it on the card form it rendered, and rendered the order summary), lets the customer
+ * choose 3-D Secure in a modal, and moves on to the result page once the payment succeeds.
+ * It asks the server nothing: what it shows came with the page.
  */
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {byId, fetchOrder, orderFromQuery, showSummary} from './dom.js';
+import {byId, orderFromQuery} from './dom.js';
 
 const orderRef = orderFromQuery();
 // Rendered by the server with the order (pg-checkout/ssr): absent when there is none.
@@ -37,27 +38,5 @@ if (!orderRef || !form) {
   // Coming back with the browser's back button restores the page from the cache.
   window.addEventListener('pageshow', () => {
     for (const button of hosted.querySelectorAll('button')) button.disabled = false;
-  });
-
-  void fetchOrder(orderRef).then((order) => {
-    if (!order) {
-      byId('no-order').hidden = false;
-      byId('checkout').hidden = true;
-      return;
-    }
-    if (order.paid) {
-      location.replace(`/thanks?order=${encodeURIComponent(orderRef)}`);
-      return;
-    }
-    showSummary(byId('summary'), order);
-    const note = byId('kind-note');
-    if (order.kind === 'subscription') {
-      note.textContent = `A subscription: this card is charged now and then ${order.schedule ?? 'on a schedule'}, until you cancel.`;
-      note.hidden = false;
-    } else if (order.kind === 'auth') {
-      note.textContent =
-        'A deposit: the amount is held on your card now and captured only if needed.';
-      note.hidden = false;
-    }
   });
 }

@@ -2,7 +2,7 @@
  * What the back office's API areas share: the dependencies they are given, and the JSON
  * answers to an invalid request and to a failed gateway call.
  */
-import type {Context} from 'hono';
+import type {Context, MiddlewareHandler} from 'hono';
 import type * as z from 'zod';
 import {
   GatewayError,
@@ -12,6 +12,7 @@ import {
   type GatewayClient,
   type CheckoutLogger,
   type PaymentStore,
+  jsonWithoutToken,
 } from '../../src/server/index.js';
 import type {ShopOrders} from '../shop.js';
 import type {WebhookLog} from '../webhook-log.js';
@@ -89,3 +90,19 @@ export function gatewayFailure(c: Context, error: unknown, logger: CheckoutLogge
     500,
   );
 }
+
+/**
+ * Every JSON answer of the back office leaves without the gateway's `cc_token`, at any
+ * depth: the gateway's records (an order's transactions, a period's, a register, a
+ * subscription) carry one, and a card token never reaches a browser, staff's included.
+ */
+export const withoutCardTokens: MiddlewareHandler = async (c, next) => {
+  await next();
+  if (!c.res.headers.get('Content-Type')?.startsWith('application/json')) return;
+  const text = await c.res.clone().text();
+  const redacted = jsonWithoutToken(text);
+  if (redacted === text) return;
+  const headers = new Headers(c.res.headers);
+  headers.delete('Content-Length');
+  c.res = new Response(redacted, {status: c.res.status, headers});
+};

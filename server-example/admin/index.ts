@@ -9,7 +9,7 @@
 import {Hono} from 'hono';
 import type {SqliteThrottle} from '../throttle.js';
 import type {PageTemplates} from '../pages.js';
-import type {AreaDeps} from './answers.js';
+import {withoutCardTokens, type AreaDeps} from './answers.js';
 import {adminAuth} from './auth.js';
 import {gatewayArea} from './gateway.js';
 import {orderRecordRoute, ordersArea} from './orders.js';
@@ -48,6 +48,7 @@ export function backOffice(deps: AdminDeps): Hono {
   api.route('/', gatewayArea(deps));
 
   const admin = new Hono();
+  admin.use('*', withoutCardTokens);
   admin.route('/', signInRoutes(auth, deps.templates));
   admin.route('/orders', orderRecordRoute(deps, auth));
   admin.route('/api', api);

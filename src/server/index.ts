@@ -110,6 +110,9 @@ export {
   type WebhookForm,
 } from './gateway/webhook.js';
 
+// Card tokens out of what leaves the server: a gateway answer as JSON text without `cc_token`.
+export {jsonWithoutToken} from './checkout/stored-tokens.js';
+
 // The gateway's data model.
 export {amountFromMinor, amountToMinor} from './gateway/primitives.js';
 export {

@@ -243,6 +243,7 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:encodeWebhookData',
     'value:hmacAuth',
     'value:isRefusal',
+    'value:jsonWithoutToken',
     'value:normaliseIp',
     'value:parseWebhookForm',
     'value:plainAuth',

@@ -1,11 +1,12 @@
 /**
  * The example merchant app in-process over HTTP against the sandbox: health check,
- * server-side orders (the price comes from the catalogue), the pages, a test card through
- * 3-D Secure to a successful status, the shop's order marked paid, and the admin route.
+ * server-side orders (the price comes from the catalogue), the pages (the checkout's
+ * summary and preloads rendered by the server), a test card through 3-D Secure to a
+ * successful status, the shop's order marked paid, and the admin route.
  */
 import {after, before, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import type {AddressInfo} from 'node:net';
@@ -21,7 +22,15 @@ let base: string;
 let server: ReturnType<typeof createAdaptorServer>;
 const ADMIN = 'admin-token-0123456789';
 
+/** A stand-in for the hydrating bundle beside the (missing) CDN one: its startup modules' names. */
+const CHUNKS = ['order-request-t1.js', 'saved-cards-view-t2.js', 'brand-marks-t3.js'];
+
 before(async () => {
+  writeFileSync(
+    path.join(tmp, 'pg-checkout-hydrate.js'),
+    [...CHUNKS, 'challenge-dialog.styles-t4.js'].map((c) => `import(\`./${c}\`);\n`).join(''),
+  );
+  for (const chunk of CHUNKS) writeFileSync(path.join(tmp, chunk), 'export {};\n');
   sandbox = await startSandbox({});
   let handler: ((req: Request, env: unknown) => Response | Promise<Response>) | undefined =
     undefined;
@@ -135,6 +144,67 @@ test('a test card goes through 3-D Secure to success, and the order is marked pa
     headers: {Authorization: 'Bearer wrong-token-0123456'},
   });
   assert.equal(denied.status, 403);
+});
+
+test('the checkout page: the summary and the startup modules are in its HTML; a paid order goes to its result page', async () => {
+  const order = async (productId: string) =>
+    (
+      (await (
+        await fetch(`${base}/api/orders`, {
+          method: 'POST',
+          headers: {'Content-Type': 'application/json'},
+          body: JSON.stringify({productId}),
+        })
+      ).json()) as {orderRef: string}
+    ).orderRef;
+  const checkoutPage = (orderRef: string) =>
+    fetch(`${base}/checkout?order=${encodeURIComponent(orderRef)}`, {redirect: 'manual'});
+
+  const orderRef = await order('tea-sampler');
+  const page = await (await checkoutPage(orderRef)).text();
+  // What the page script used to ask /api/orders for after load.
+  assert.match(page, new RegExp(`data-field="orderRef">${orderRef}<`));
+  assert.match(page, /data-field="description">[^<]+</);
+  assert.match(page, /data-field="total">1\.20 XTS</);
+  assert.doesNotMatch(page, /id="kind-note"/);
+  // The card form's startup modules, named by the hydrating bundle, each served beside it.
+  const preloads = [...page.matchAll(/<link rel="modulepreload" href="([^"]+)"/g)].map(
+    (m) => m[1]!,
+  );
+  assert.deepEqual(
+    preloads,
+    CHUNKS.map((c) => `/assets/${c}`),
+  );
+  for (const href of preloads) {
+    const res = await fetch(`${base}${href}`);
+    assert.equal(res.status, 200, href);
+    assert.match(res.headers.get('content-type') ?? '', /javascript/, href);
+    await res.arrayBuffer();
+  }
+
+  // A deposit and a subscription say so, in the page.
+  const held = await (await checkoutPage(await order('grinder-rental'))).text();
+  assert.match(held, /id="kind-note">A deposit: the amount is held on your card now/);
+  const sub = await (await checkoutPage(await order('coffee-club'))).text();
+  assert.match(
+    sub,
+    /id="kind-note">A subscription: this card is charged now and then [^<]+, until you cancel\./,
+  );
+
+  // Paid: the checkout is the result page now.
+  const res = await fetch(`${base}${CHECKOUT_BASE}/pay`, {
+    method: 'POST',
+    headers: {...PAY_HEADERS, Origin: base},
+    body: JSON.stringify(payBody(orderRef, `checkout-${orderRef}`, CARDS.success)),
+  });
+  assert.equal(((await res.json()) as {outcome: string}).outcome, 'success');
+  const paid = await checkoutPage(orderRef);
+  assert.equal(paid.status, 303);
+  assert.equal(paid.headers.get('location'), `/thanks?order=${orderRef}`);
+
+  // No order: no form, no summary, nothing to preload.
+  const none = await (await checkoutPage('ord-000000000000')).text();
+  assert.doesNotMatch(none, /<pg-card-form|id="summary"|modulepreload/);
 });
 
 test('the result page: a success the server knows is the page itself, else the element asks', async () => {

@@ -16,7 +16,8 @@ import {Writable} from 'node:stream';
 import {createAdaptorServer} from '@hono/node-server';
 import type {Context} from 'hono';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {createCheckoutLogger} from '../../../src/server/index.js';
+import {createCheckoutLogger, GatewayClient} from '../../../src/server/index.js';
+import {directRequest} from '../sandbox/helpers.js';
 import {
   CHECKOUT_BASE,
   createExampleApp,
@@ -698,5 +699,67 @@ describe('client addresses', () => {
     assert.equal(keyOf('::ffff:192.0.2.7'), '192.0.2.7');
     assert.equal(keyOf('192.0.2.7'), '192.0.2.7');
     assert.equal(keyOf(undefined), 'unknown');
+  });
+});
+
+describe('card tokens in the back office', () => {
+  test("no answer of the back office carries the gateway's cc_token: a period's transactions, a register, a subscription's", async () => {
+    const app = await serve(dataDir());
+    try {
+      const created = await new GatewayClient(gatewayOptions()).createPayment(
+        directRequest({
+          customer_ip: '192.0.2.7',
+          init_recurring: {interval_unit: 'month', interval_count: 1},
+        }),
+      );
+      assert.equal(created.kind, 'direct');
+      const paid = (
+        created as {record: {order_id: string; cc_token?: string; recurring?: {id: string}}}
+      ).record;
+      const token = paid.cc_token;
+      assert.ok(token, 'the sandbox tokenised the card');
+      const cookie = sessionCookie(await signIn(app.base, ADMIN))!;
+      const get = (p: string) => call(app.base, p, {headers: {Cookie: cookie}});
+      const day = 24 * 3600 * 1000;
+      const period = `start=${Date.now() - day}&end=${Date.now() + day}`;
+
+      const transactions = await get(`/admin/api/transactions?${period}`);
+      assert.equal(transactions.status, 200);
+      assert.ok(transactions.text.includes(paid.order_id), 'the payment is listed');
+      assert.ok(!transactions.text.includes(token), 'the token is not');
+      assert.ok(!transactions.text.includes('cc_token"'), 'nor its field');
+
+      const started = await call(app.base, '/admin/api/registers', {
+        method: 'POST',
+        headers: {...JSON_TYPE, Cookie: cookie},
+        body: JSON.stringify({start: Date.now() - day, end: Date.now() + day}),
+      });
+      assert.equal(started.status, 200, started.text);
+      const {reportId} = JSON.parse(started.text) as {reportId: string};
+      let register: Answer | undefined;
+      for (let i = 0; i < 50; i++) {
+        register = await get(`/admin/api/registers/${reportId}`);
+        if ((JSON.parse(register.text) as {ready: boolean}).ready) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(register!.text.includes(paid.order_id), register!.text);
+      assert.ok(!register!.text.includes(token));
+      const download = await get(`/admin/api/registers/${reportId}?download=1`);
+      assert.ok(download.text.includes(paid.order_id));
+      assert.ok(!download.text.includes(token));
+
+      // The subscription's record, as cancelling it answers, carries the token (as rcr:…).
+      const cancelled = await call(
+        app.base,
+        `/admin/api/subscriptions/${paid.recurring!.id}/cancel`,
+        {method: 'POST', headers: {...JSON_TYPE, Cookie: cookie}, body: '{}'},
+      );
+      assert.equal(cancelled.status, 200, cancelled.text);
+      assert.match(cancelled.text, /"recurring_status":"canceled"/);
+      assert.ok(!cancelled.text.includes(token), 'the subscription record leaves without it');
+      assert.ok(!cancelled.text.includes('cc_token'));
+    } finally {
+      await app.close();
+    }
   });
 });
