@@ -77,9 +77,9 @@ export default async function checkoutBench() {
     publicUrl: server.url,
     dataDir,
     logger: pino({level: 'silent'}),
-    // Every run pays with the same card from the same address: the card-testing limits
-    // would refuse the later ones.
-    payAttempts: {maxAttemptsPerIp: 1000, maxAttemptsPerCard: 1000},
+    // Every run pays with the same card from the same address, and its page asks for its
+    // order: the card-testing limits and the order look-ups' would refuse the later ones.
+    payAttempts: {maxAttemptsPerIp: 1000, maxAttemptsPerCard: 1000, maxOrderLookupsPerIp: 100_000},
     // ...and every order comes from this process: more than the 30 a client may start.
     limits: {orders: 1000},
     gateway: {

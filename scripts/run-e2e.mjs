@@ -46,6 +46,8 @@ const server = spawn(process.execPath, ['--import', 'tsx', 'server-example/main.
     PAY_ATTEMPTS_PER_IP: '10000',
     PAY_ATTEMPTS_PER_ORDER: '1000',
     PAY_ATTEMPTS_PER_CARD: '10000',
+    // ...and every checkout page asks for its order (total, saved cards).
+    ORDER_LOOKUPS_PER_IP: '10000',
     SANDBOX_REPORT_DELAY_MS: '2500',
     SANDBOX_WEBHOOK_DUPLICATE_RATE: '0.1',
     GATEWAY_BASE_URL: '',

@@ -4,7 +4,8 @@
  * result page with `<pg-3ds-redirect>`, "pay on the gateway's page" (hosted), the CDN
  * page, and the back office — mounts the checkout companion under `/api/checkout`, and
  * answers `GET /healthz`. Every route has a body limit, every answer but the companion's
- * the pages' security headers, and new orders are counted per client address (see
+ * the pages' security headers, every visitor a session of their own (the signed-in demo
+ * customer, `visitor.ts`), and new orders are counted per client address (see
  * `ExampleLimits`). `main.ts` starts it; tests start it in-process with their own config.
  */
 import {mkdirSync} from 'node:fs';
@@ -26,7 +27,7 @@ import {AdminSessions, backOffice} from './admin/index.js';
 import {assetRoutes, loadBundle, startupChunks, type Bundle} from './assets.js';
 import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
-import {DEFAULT_SUBSCRIPTION, DEMO_CUSTOMER} from './catalog.js';
+import {DEFAULT_SUBSCRIPTION} from './catalog.js';
 import {parseLimits, type ExampleConfig} from './config.js';
 import {orderLimit} from './order-limit.js';
 import {ordersApi} from './orders-api.js';
@@ -34,6 +35,7 @@ import {PageTemplates, pageSecurity} from './pages.js';
 import {ShopOrders} from './shop.js';
 import {storefrontRoutes} from './storefront.js';
 import {SqliteThrottle} from './throttle.js';
+import {customerOf, visitorSessions} from './visitor.js';
 import {WebhookLog, logWebhooks} from './webhook-log.js';
 
 export {PRODUCTS} from './catalog.js';
@@ -95,14 +97,16 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.trustProxy ? {trustProxy: config.trustProxy} : {}),
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
-    resolveOrder(orderRef): ResolvedOrder | null {
+    // The customer is the one signed in on the request (the visitor's session), never one
+    // the browser names: saved cards are offered and kept per visitor.
+    resolveOrder(orderRef, request): ResolvedOrder | null {
       const order = shop.get(orderRef);
       if (!order) return null;
       return {
         amount: order.amount,
         currency: order.currency,
         description: order.description,
-        customer: DEMO_CUSTOMER,
+        customer: customerOf(request),
         payload: JSON.stringify({orderRef, productId: order.productId}),
         ...(order.kind === 'auth' ? {method: 'auth'} : {}),
         ...(order.kind === 'subscription' ? {initRecurring: subscription} : {}),
@@ -135,6 +139,15 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   app.use(
     '*',
     except(`${CHECKOUT_BASE}/*`, pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
+  );
+  // Each visitor signs in as a demo customer of their own: the session the shop's pages
+  // open (the back office has its own sessions, the companion sets no cookie).
+  app.use(
+    '*',
+    except(
+      [`${CHECKOUT_BASE}/*`, '/admin', '/admin/*'],
+      visitorSessions({secure: base.startsWith('https:')}),
+    ),
   );
 
   // Answers at once, also while start-up recovery waits on a slow gateway: `state` tells

@@ -58,9 +58,11 @@ export const PRODUCTS = {
 export type ProductId = keyof typeof PRODUCTS;
 export const PRODUCT_IDS = Object.keys(PRODUCTS) as [ProductId, ...ProductId[]];
 
-/** The demo's signed-in customer: a real shop knows its customer from the session. */
-export const DEMO_CUSTOMER: OrderCustomer = {
-  id: 'customer-0001',
+/**
+ * The demo's signed-in customer, as every visitor is shown: the details, without an id. The
+ * id is the visitor's own, from their session (`visitor.ts`), as a real shop takes it.
+ */
+export const DEMO_CUSTOMER: Omit<OrderCustomer, 'id'> = {
   firstName: 'Olena',
   lastName: 'Shevchenko',
   email: 'olena@example.com',

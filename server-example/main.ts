@@ -38,6 +38,7 @@ const Env = z
     PAY_ATTEMPTS_PER_ORDER: optionalInt(1, 1_000_000),
     PAY_ATTEMPTS_PER_CARD: optionalInt(1, 1_000_000),
     TRUST_PROXY: optionalInt(0, 20),
+    ORDER_LOOKUPS_PER_IP: optionalInt(1, 1_000_000),
     SANDBOX_REPORT_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3000),
     SANDBOX_WEBHOOK_DUPLICATE_RATE: z.coerce.number().min(0).max(1).default(0.1),
     DATABASE_URL: z
@@ -183,6 +184,7 @@ const built = createExampleApp({
     ...(env.PAY_ATTEMPTS_PER_IP ? {maxAttemptsPerIp: env.PAY_ATTEMPTS_PER_IP} : {}),
     ...(env.PAY_ATTEMPTS_PER_ORDER ? {maxAttemptsPerOrder: env.PAY_ATTEMPTS_PER_ORDER} : {}),
     ...(env.PAY_ATTEMPTS_PER_CARD ? {maxAttemptsPerCard: env.PAY_ATTEMPTS_PER_CARD} : {}),
+    ...(env.ORDER_LOOKUPS_PER_IP ? {maxOrderLookupsPerIp: env.ORDER_LOOKUPS_PER_IP} : {}),
   },
   ...(sandbox
     ? {

@@ -34,6 +34,15 @@ export interface StoredCard {
   expYear: number;
 }
 
+/**
+ * The last second a token of `card` pays: the last second of the card's month in the
+ * sandbox's local time (UTC, as every timestamp it writes). Its `cc_token_expiration` is
+ * this second, and the token is valid through its end (`tokenExpiredAt`).
+ */
+export function tokenLastSecond(card: StoredCard): Date {
+  return new Date(Date.UTC(card.expYear, card.expMonth, 0, 23, 59, 59));
+}
+
 export type RequestFields = Record<string, unknown>;
 
 /** A primary transaction: a payment, or one charge of a subscription. */

@@ -12,7 +12,7 @@ import {SandboxError} from '../errors.js';
 import {splitFaults, webhookCopies} from '../faults.js';
 import type {Fault} from '../faults.js';
 import {emitTxn} from './events.js';
-import {newTxn, record} from './model.js';
+import {newTxn, record, tokenLastSecond} from './model.js';
 import type {
   Code,
   EngineState,
@@ -206,9 +206,9 @@ export function createPayment(
   return {record: creationRecord(s, txn), location: undefined};
 }
 
-/** True when a token of `card` can no longer pay at `now` (after its `cc_token_expiration`). */
+/** True when a token of `card` can no longer pay at `now`: its month is over. */
 export function tokenExpiredAt(card: StoredCard, now: number): boolean {
-  return Date.UTC(card.expYear, card.expMonth, 0, 23, 59, 59) < now;
+  return now >= tokenLastSecond(card).getTime() + 1000;
 }
 
 /**

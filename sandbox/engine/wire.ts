@@ -5,6 +5,7 @@
  */
 import {amountFromMinor, formatGatewayTimestamp} from '../../src/server/gateway/index.js';
 import {firstChargeIndex, occurrence, utcDate} from '../schedule.js';
+import {tokenLastSecond} from './model.js';
 import type {EngineState, Operation, StoredCard, Subscription, Txn} from './model.js';
 
 /** Customer fields of a payment record (null in the cancel response when absent). */
@@ -54,11 +55,9 @@ export function recurringOf(t: Txn): {id: string; status: Subscription['status']
   return sub ? {id: sub.id, status: sub.status} : undefined;
 }
 
+/** `cc_token_expiration`: the token's last second, the one `tokenExpiredAt` checks. */
 function tokenExpiration(card: StoredCard): string {
-  return formatGatewayTimestamp(
-    new Date(Date.UTC(card.expYear, card.expMonth, 0, 23, 59, 59)),
-    false,
-  );
+  return formatGatewayTimestamp(tokenLastSecond(card), false);
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   type OrderResponse,
 } from '../protocol/checkout.js';
 import type {CheckoutMessages} from '../i18n/messages.js';
+import {brandOfName} from '../validation/brand.js';
 import {normaliseNumber} from '../validation/card.js';
 import {brandMark, loadBrandMarks} from './lazy-brand-marks.js';
 import {siblingRoute} from './three-ds-handoff.js';
@@ -40,6 +41,7 @@ export const KIT = {
   brandMark,
   loadBrandMarks,
   normaliseNumber,
+  brandOfName,
   siblingRoute,
   routes: CHECKOUT_ROUTES,
   header: [CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION] as const,

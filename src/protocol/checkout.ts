@@ -115,13 +115,17 @@ export interface OrderRequest {
 /**
  * A saved card as the browser sees it: an opaque id, never the gateway's token. Expiry is
  * the token's (the card's month): an expired card is shown but cannot pay. The brand is
- * the server's, told from the mask's first digits by the form's own brand rule.
+ * the server's, told from the mask's first digits by the form's own brand rule; the form
+ * shows it when it knows that brand, else tells the brand from the mask itself.
  */
 export interface SavedCardView {
   id: string;
   /** Masked number, e.g. `424242******4242`. */
   mask: string;
-  /** The card's brand (`visa`, `mastercard`, ...), when its first digits tell one. */
+  /**
+   * The card's brand, card-validator's type (`visa`, `mastercard`, `american-express`, …),
+   * when the server knows one. A name the form does not know is ignored.
+   */
   brand?: string;
   expMonth: number;
   expYear: number;

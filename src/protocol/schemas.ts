@@ -229,7 +229,7 @@ export const RemoveSavedCardRequestSchema = z.strictObject({
 export const SavedCardViewSchema = z.strictObject({
   id: z.string().regex(SAVED_CARD_ID_PATTERN),
   mask: z.string(),
-  brand: z.string().optional(),
+  brand: z.string().min(1).max(32).optional(),
   expMonth: z.number().int().min(1).max(12),
   expYear: z.number().int(),
   expired: z.boolean(),

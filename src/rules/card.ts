@@ -78,8 +78,11 @@ export const EXP_YEAR_MAX = 2099;
 /** Why an expiry is refused: no real month, no four-digit year, or a month that is over. */
 export type ExpiryProblem = 'month' | 'year' | 'past';
 
-/** How far the earliest time zone (UTC−12) lags behind UTC. */
-const EARLIEST_ZONE_MS = 12 * 3600_000;
+/**
+ * How far the earliest time zone (UTC−12) lags behind UTC: a date or a local time without a
+ * zone (a card's month, the gateway's token expiry) is not over anywhere until then.
+ */
+export const EARLIEST_ZONE_MS = 12 * 3600_000;
 
 /** The year and month (1–12) it is now in the earliest time zone, UTC−12. */
 export function earliestMonth(now: Date = new Date()): {year: number; month: number} {

@@ -8,7 +8,7 @@
  * is used) shapes the input only: grouping, how many digits may be typed, the name and
  * length of the code, and when a number can no longer become valid. No DOM, no state.
  */
-import {brandOf} from './brand.js';
+import {brandOf, toCardBrand} from './brand.js';
 import {
   CARD_NUMBER_MAX_LENGTH,
   cardNumberProblem,
@@ -73,17 +73,7 @@ export function digitsOnly(value: string): string {
  * more typing could still make valid, up to the brand's longest number.
  */
 export function validateNumber(digits: string): NumberValidity {
-  const card = brandOf(digits);
-  const brand: CardBrand | null = card
-    ? {
-        type: card.type,
-        niceType: card.niceType,
-        gaps: card.gaps,
-        lengths: card.lengths,
-        codeName: card.code.name,
-        codeSize: card.code.size,
-      }
-    : null;
+  const brand = toCardBrand(brandOf(digits));
   const isValid = cardNumberProblem(digits) === undefined;
   const isPotentiallyValid =
     isValid || (/^\d*$/.test(digits) && digits.length < maxNumberLength(brand));

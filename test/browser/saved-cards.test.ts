@@ -270,4 +270,67 @@ describe('<pg-card-form> order details and saved cards', () => {
     await until(() => el.state === 'failure');
     expect(statusOf(el)).to.equal('This card has expired.');
   });
+
+  it('shows the brand the server names, over what the mask tells', async () => {
+    // The mask says Visa; the server knows better (and names a brand the mask cannot tell).
+    const named: SavedCardView = {...VISA_CARD, brand: 'mastercard'};
+    const blank: SavedCardView = {...MC_CARD, mask: '******5454', brand: 'American-Express '};
+    stub = companion([named, blank]);
+    const el = await form();
+    await until(() => radios(el).length === 3);
+    await until(() => root(el).querySelectorAll('svg[data-brand]').length === 2);
+    const marks = [...root(el).querySelectorAll('svg[data-brand]')];
+    expect(marks.map((m) => m.getAttribute('data-brand'))).to.deep.equal([
+      'mastercard',
+      'american-express',
+    ]);
+    expect(marks[0]!.getAttribute('aria-label')).to.equal('Mastercard');
+    const removes = [...root(el).querySelectorAll('[part~="saved-card-remove"]')];
+    expect(removes[0]!.getAttribute('aria-label')).to.contain('Mastercard •••• 4242');
+    await expect(el).to.be.accessible();
+  });
+
+  it('ignores a brand name it does not know, and tells the brand from the mask', async () => {
+    const odd: SavedCardView = {...VISA_CARD, brand: 'space-card'};
+    const hostile: SavedCardView = {...MC_CARD, brand: '<img src=x onerror=alert(1)>'};
+    const proto: SavedCardView = {...OLD_CARD, expired: false, brand: '__proto__'};
+    stub = companion([odd, hostile, proto]);
+    const el = await form();
+    await until(() => radios(el).length === 4);
+    await until(() => root(el).querySelectorAll('svg[data-brand]').length === 3);
+    const marks = [...root(el).querySelectorAll('svg[data-brand]')];
+    expect(marks.map((m) => m.getAttribute('data-brand'))).to.deep.equal([
+      'visa',
+      'mastercard',
+      'visa',
+    ]);
+    expect(root(el).querySelector('img')).to.equal(null);
+    expect(radios(el)[0]!.checked).to.equal(true);
+    buttonOf(el).click();
+    await until(() => el.state === 'success');
+    expect(pays(stub)[0]!.savedCardId).to.equal(VISA_CARD.id);
+  });
+
+  it('when the order route is rate limited: the attribute total and a new card, no alarm', async () => {
+    // A 429 on the look-up does not stop the customer paying with a card typed in (payments
+    // are counted apart): the form stays as without saved cards, and says nothing of it.
+    stub = stubFetch((r) =>
+      r.url.endsWith('/order')
+        ? json({error: {code: 'rate_limited', message: 'too many requests', retryAfter: 60}}, 429)
+        : json({outcome: 'success', orderRef: 'ord-1', code: '1000', message: 'ok'}),
+    );
+    const el = await form('offer-save-card', '9.99', 'EUR');
+    await until(() => stub.calls.some((c) => c.url.endsWith('/order')));
+    await new Promise((r) => setTimeout(r, 50));
+    await el.updateComplete;
+    expect(buttonOf(el).textContent).to.contain('9.99');
+    expect(radios(el).length).to.equal(0);
+    expect(root(el).querySelector('input[name="pg-save-card"]')).to.equal(null);
+    expect(root(el).querySelector('#number')!.closest('[hidden]')).to.equal(null);
+    expect(statusOf(el)).to.equal('');
+    await fillCard(el);
+    buttonOf(el).click();
+    await until(() => el.state === 'success');
+    expect(pays(stub)[0]!.card).not.to.equal(undefined);
+  });
 });

@@ -1,16 +1,19 @@
 /**
  * Saved cards in the demo, in real Chromium: the signed-in customer ticks "Save this card
  * for next time" and pays; the next order is one click with the saved card, and the
- * sandbox receives `cc_token`, no card data. Without consent nothing is stored. A removed
- * card, another customer's card and an expired token are refused with their reasons. The
- * token is in no answer, attribute, event or storage the browser saw, and the database
- * holds no card number. Leaves no saved card behind (later files pay with typed cards).
+ * sandbox receives `cc_token`, no card data. Each browser is a customer of its own (the
+ * demo's cookie session): another browser context never sees the card. Without consent
+ * nothing is stored. A removed card, another customer's card and an expired token are
+ * refused with their reasons. The token is in no answer, attribute, event or storage the
+ * browser saw, and the database holds no card number. Leaves no saved card behind (later
+ * files pay with typed cards).
  */
-import {after, describe, test} from 'node:test';
+import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type {Page} from 'playwright';
+import type {BrowserContext, Page} from 'playwright';
+import {VISITOR_COOKIE, visitorCustomerId} from '../../server-example/visitor.js';
 import {FINGERPRINT} from '../node/checkout/helpers.js';
 import {
   ADMIN_TOKEN,
@@ -29,8 +32,27 @@ import {
   type Watched,
 } from './harness.js';
 
-const CUSTOMER = 'customer-0001'; // the demo's signed-in customer (server-example/catalog.ts)
 const browser = sharedBrowser();
+
+type Cookies = Awaited<ReturnType<BrowserContext['cookies']>>;
+/** Olena's browser: the demo's cookie session of one visitor, kept across her checkouts. */
+let olena: Cookies = [];
+/** The customer id the demo derives from that session (server-example/visitor.ts). */
+let CUSTOMER = '';
+
+/** A new visitor's session: their cookies after the store's first page. */
+async function newVisitor(): Promise<{cookies: Cookies; customerId: string}> {
+  const w = await openPage(browser());
+  await w.page.goto(`${BASE}/`);
+  const cookies = await w.context.cookies();
+  await finish(w);
+  const session = cookies.find((c) => c.name === VISITOR_COOKIE);
+  assert.ok(session, 'the first page opened a session');
+  assert.equal(session.httpOnly, true);
+  assert.equal(session.sameSite, 'Lax');
+  return {cookies, customerId: visitorCustomerId(session.value)};
+}
+
 after(async () => {
   // Later files pay with a typed card: take every saved card away again.
   for (const card of await adminCards()) {
@@ -123,10 +145,16 @@ async function browserSaw(w: Watched, answers: string[]): Promise<string> {
   return [dom, ...answers].join('\n');
 }
 
-/** Opens the checkout of a new order, recording every answer and every pg-* event. */
-async function checkout(): Promise<{w: Watched; page: Page; orderRef: string; answers: string[]}> {
+/**
+ * Opens the checkout of a new order in a new browser context with `cookies` (Olena's
+ * session by default), recording every answer and every pg-* event.
+ */
+async function checkout(
+  cookies: Cookies = olena,
+): Promise<{w: Watched; page: Page; orderRef: string; answers: string[]}> {
   const orderRef = await createOrder('tea-sampler');
   const w = await openPage(browser());
+  await w.context.addCookies(cookies);
   const answers: string[] = [];
   w.page.on('response', (res) => {
     if (res.url().startsWith(BASE))
@@ -173,6 +201,10 @@ function payFromPage(page: Page, orderRef: string, savedCardId: string) {
 }
 
 describe('saved cards in the demo', () => {
+  before(async () => {
+    ({cookies: olena, customerId: CUSTOMER} = await newVisitor());
+  });
+
   test('without consent nothing is stored', async () => {
     const {w, page, orderRef} = await checkout();
     await saveBox(page).waitFor();
@@ -225,6 +257,22 @@ describe('saved cards in the demo', () => {
     }
     assert.ok(secondSaw.includes(saved!.id), 'the browser knew the opaque id');
     await finish(second.w);
+  });
+
+  test("another browser is another customer: it never sees Olena's card", async () => {
+    const [card] = dbCards().filter((c) => c.customer_id === CUSTOMER && c.token !== '');
+    assert.ok(card, "Olena's saved card");
+    const other = await newVisitor();
+    assert.notEqual(other.customerId, CUSTOMER);
+    const {w, page, orderRef, answers} = await checkout(other.cookies);
+    // Signed in (the save offer shows), with no saved card.
+    await saveBox(page).waitFor();
+    assert.equal(await savedRadios(page).count(), 0);
+    assert.equal(await page.locator('pg-card-form input[name="cc-number"]').isVisible(), true);
+    assert.ok(!answers.join('\n').includes(card.id), 'the other browser was never told the id');
+    assert.equal((await payFromPage(page, orderRef, card.id)).reason, 'saved_card_unknown');
+    assert.deepEqual(await gatewayPayments(orderRef), [], 'the gateway was not asked');
+    await finish(w);
   });
 
   test("another customer's card and an expired token are refused", async () => {

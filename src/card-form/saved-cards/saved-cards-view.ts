@@ -75,8 +75,11 @@ async function remove(c: OrderDetails, id: string, t: CheckoutMessages): Promise
 function card(c: OrderDetails, t: CheckoutMessages, s: SavedCardView) {
   const {html, nothing, brandMark} = c.kit;
   const date = `${String(s.expMonth).padStart(2, '0')}/${String(s.expYear % 100).padStart(2, '0')}`;
-  // The brand from the mask's first digits, by the rules that read a number typed in.
-  const brand = c.kit.normaliseNumber(s.mask.slice(0, 6)).brand;
+  // The brand the server names, when the form knows it; else the brand the mask's first
+  // digits tell, by the rules that read a number typed in.
+  const brand =
+    (typeof s.brand === 'string' ? c.kit.brandOfName(s.brand) : null) ??
+    c.kit.normaliseNumber(s.mask.slice(0, 6)).brand;
   const label = `${brand?.niceType ?? ''} ${last4(s)}`.trim();
   return html`<div class="saved__row" part="saved-card">
       <label class="saved__card ${s.expired ? 'saved__card--expired' : ''}">

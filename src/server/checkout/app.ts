@@ -255,12 +255,16 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   // What the form may know of its order: the total charged and the customer's saved cards
   // (same-origin JSON, like the pay route: the customer is the one resolveOrder names).
+  // Every look-up is counted per client address before the order is resolved (a 429 with
+  // Retry-After past the limit), so order references cannot be enumerated at speed.
   app.post(CHECKOUT_ROUTES.order, sameOrigin, limit, async function orderRoute(c) {
+    await service.velocity.reserveLookup(requireIp(c));
     const body = await jsonBody(c, OrderRequestSchema);
     return c.json(await service.savedCards.orderInfo(body, c.req.raw), 200, NO_STORE);
   });
 
   app.post(CHECKOUT_ROUTES.removeSavedCard, sameOrigin, limit, async function removeCardRoute(c) {
+    await service.velocity.reserveLookup(requireIp(c));
     const body = await jsonBody(c, RemoveSavedCardRequestSchema);
     return c.json(
       await service.savedCards.removeForOrder(body.orderRef, body.savedCardId, c.req.raw),

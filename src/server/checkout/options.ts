@@ -44,12 +44,16 @@ export interface CheckoutAppOptions {
   /**
    * Card-testing defence: payment attempts (every one, declined or not, counted before
    * the gateway is called) per client address (IPv6: per /64), per order and per card in
-   * a sliding window, kept in the store. Default 10, 5 and 5 per 15 minutes.
+   * a sliding window, kept in the store. Default 10, 5 and 5 per 15 minutes. A saved card
+   * counts as a card (by its token). Order look-ups (`POST /order` and saved-card removal,
+   * which answer the order's total and the customer's saved cards) are counted per client
+   * address apart from payments: `maxOrderLookupsPerIp`, default 60 in the same window.
    */
   rateLimit?: {
     maxAttemptsPerIp?: number;
     maxAttemptsPerOrder?: number;
     maxAttemptsPerCard?: number;
+    maxOrderLookupsPerIp?: number;
     windowMs?: number;
   };
   statusCheck?: {afterMs?: number; minIntervalMs?: number};
@@ -177,6 +181,7 @@ const OptionsSchema = z.strictObject({
       maxAttemptsPerIp: positiveInt('payment attempts per client address').default(10),
       maxAttemptsPerOrder: positiveInt('payment attempts per order').default(5),
       maxAttemptsPerCard: positiveInt('payment attempts per card').default(5),
+      maxOrderLookupsPerIp: positiveInt('order look-ups per client address').default(60),
       windowMs: positiveInt('milliseconds').default(15 * 60_000),
     })
     .prefault({}),

@@ -10,6 +10,7 @@
  */
 import {randomBytes} from 'node:crypto';
 import type {SavedCardView} from '../../protocol/checkout.js';
+import {EARLIEST_ZONE_MS} from '../../rules/card.js';
 
 /** One saved card of one customer. */
 export interface SavedCardRecord {
@@ -26,7 +27,10 @@ export interface SavedCardRecord {
    * credit-card-type's `type`, as the form names brands); absent when they tell none.
    */
   brand?: string;
-  /** The gateway's `cc_token_expiration`, as sent (`2028-12-31T23:59:59`). */
+  /**
+   * The gateway's `cc_token_expiration`, as sent (`2028-12-31T23:59:59`, the gateway's local
+   * time): see `tokenExpiryMs`.
+   */
   tokenExpiresAt: string;
   /** Epoch milliseconds. */
   createdAt: number;
@@ -59,24 +63,43 @@ export function newSavedCardId(): string {
 }
 
 const EXPIRY = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?/;
+/** The whole expiry: date, optional time (fractions ignored), optional offset. */
+const EXPIRY_FULL =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 
 /**
- * The token's expiry as epoch ms, reading the gateway's local time as UTC (a few hours'
- * difference at the end of a month; the card's own month is what counts), or `undefined`
- * when the text is not a timestamp.
+ * The first instant (epoch ms) at which the token no longer pays, or `undefined` when the
+ * text is not a timestamp. The gateway writes `cc_token_expiration` in its local time
+ * without an offset (gateway-spec.md, "Conventions"), and a card is valid through the end
+ * of its month: so the token is valid through the end of the second it names (of the day,
+ * for a date alone), and — the gateway's zone being unstated — until that moment has
+ * passed in the earliest time zone, UTC−12, as the form's card expiry rule reads a month
+ * (`src/rules/card.ts`). The gateway still refuses a token it holds expired. An explicit
+ * offset (`Z`, `+02:00`), should the gateway send one, is honoured exactly.
  */
 export function tokenExpiryMs(text: string): number | undefined {
-  const m = EXPIRY.exec(text);
+  const m = EXPIRY_FULL.exec(text.trim());
   if (!m) return undefined;
-  const [, y, mo, d, h = '23', mi = '59', s = '59'] = m;
-  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +s);
-  return Number.isNaN(ms) ? undefined : ms;
+  const [, y, mo, d, h, mi, s = '0', zone] = m;
+  if (+mo! < 1 || +mo! > 12 || +d! < 1 || +d! > new Date(Date.UTC(+y!, +mo!, 0)).getUTCDate()) {
+    return undefined;
+  }
+  if (h !== undefined && (+h > 23 || +mi! > 59 || +s > 59)) return undefined;
+  // The end of the named second, or of the named day.
+  const end =
+    h === undefined
+      ? Date.UTC(+y!, +mo! - 1, +d! + 1)
+      : Date.UTC(+y!, +mo! - 1, +d!, +h, +mi!, +s + 1);
+  if (zone === undefined) return end + EARLIEST_ZONE_MS;
+  if (zone === 'Z') return end;
+  const [, sign, zh, zm] = /^([+-])(\d{2}):?(\d{2})$/.exec(zone)!;
+  return end - (sign === '-' ? -1 : 1) * (+zh! * 60 + +zm!) * 60_000;
 }
 
 /** True when the token can no longer pay at `now` (an unreadable expiry counts as expired). */
 export function tokenExpired(card: Pick<SavedCardRecord, 'tokenExpiresAt'>, now: number): boolean {
-  const at = tokenExpiryMs(card.tokenExpiresAt);
-  return at === undefined || at < now;
+  const end = tokenExpiryMs(card.tokenExpiresAt);
+  return end === undefined || now >= end;
 }
 
 /** What the browser sees of a saved card: never the token. */
@@ -85,7 +108,7 @@ export function savedCardView(card: SavedCardRecord, now: number): SavedCardView
   return {
     id: card.id,
     mask: card.mask,
-    ...(card.brand === undefined ? {} : {brand: card.brand}),
+    ...(card.brand ? {brand: card.brand} : {}),
     expMonth: m ? +m[2]! : 1,
     expYear: m ? +m[1]! : 2000,
     expired: tokenExpired(card, now),

@@ -6,7 +6,11 @@
  * cannot all pass the same check, a restart forgets nothing, and several processes on one
  * store share the counters. IPv6 clients are grouped by their /64 (one subscriber's
  * network); a card is keyed by an HMAC of its number under a key derived from the API
- * secret, so the number itself is never stored.
+ * secret, so the number itself is never stored, and a saved card by an HMAC of its token
+ * under the same key (one card, however it pays, meets the same per-card limit; the token
+ * is never stored as a key either). The order route's look-ups are counted per address
+ * the same way, under a scope of their own, so reading an order never uses up a payment
+ * attempt.
  */
 import {createHmac} from 'node:crypto';
 import {isIPv6} from 'node:net';
@@ -18,6 +22,8 @@ export interface VelocityLimits {
   maxAttemptsPerIp: number;
   maxAttemptsPerOrder: number;
   maxAttemptsPerCard: number;
+  /** Order look-ups (`POST /order`, saved-card removal) per client address. */
+  maxOrderLookupsPerIp: number;
   windowMs: number;
 }
 
@@ -60,10 +66,27 @@ export class AttemptVelocity {
   }
 
   /**
-   * Reserves one attempt for each of the given subjects, or throws `CheckoutRateLimitedError`
-   * when any of them is at its limit (nothing is counted then).
+   * The keyed hash a saved card is counted under: its gateway token (never stored as a
+   * key), kept apart from card-number hashes by a prefix.
    */
-  async reserve(subject: {ip: string; orderRef?: string; cardNumber?: string}): Promise<void> {
+  savedCardKey(token: string): string {
+    return createHmac('sha256', this.#cardKey)
+      .update(`token:${token}`)
+      .digest('base64url')
+      .slice(0, 32);
+  }
+
+  /**
+   * Reserves one attempt for each of the given subjects, or throws `CheckoutRateLimitedError`
+   * when any of them is at its limit (nothing is counted then). A card is its number typed
+   * in (`cardNumber`) or a saved card's token (`cardToken`).
+   */
+  async reserve(subject: {
+    ip: string;
+    orderRef?: string;
+    cardNumber?: string;
+    cardToken?: string;
+  }): Promise<void> {
     const l = this.#limits;
     const keys: VelocityKey[] = [
       {scope: 'ip', key: velocityAddress(subject.ip), max: l.maxAttemptsPerIp},
@@ -73,8 +96,29 @@ export class AttemptVelocity {
     }
     if (subject.cardNumber !== undefined && /\d{6,}/.test(subject.cardNumber)) {
       keys.push({scope: 'card', key: this.cardKey(subject.cardNumber), max: l.maxAttemptsPerCard});
+    } else if (subject.cardToken) {
+      keys.push({
+        scope: 'card',
+        key: this.savedCardKey(subject.cardToken),
+        max: l.maxAttemptsPerCard,
+      });
     }
-    const r = await this.#store.reserveAttempt(keys, this.#now(), l.windowMs);
+    await this.#take(keys);
+  }
+
+  /**
+   * Counts one order look-up of the client address (the order route), or throws
+   * `CheckoutRateLimitedError` when the address is at its limit.
+   */
+  async reserveLookup(ip: string): Promise<void> {
+    const l = this.#limits;
+    await this.#take([
+      {scope: 'order-lookup', key: velocityAddress(ip), max: l.maxOrderLookupsPerIp},
+    ]);
+  }
+
+  async #take(keys: VelocityKey[]): Promise<void> {
+    const r = await this.#store.reserveAttempt(keys, this.#now(), this.#limits.windowMs);
     if (!r.ok) throw new CheckoutRateLimitedError(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
   }
 }

@@ -221,6 +221,7 @@ export const GENEROUS_LIMITS = {
   maxAttemptsPerIp: 100_000,
   maxAttemptsPerOrder: 10_000,
   maxAttemptsPerCard: 100_000,
+  maxOrderLookupsPerIp: 100_000,
   windowMs: 60_000,
 };
 

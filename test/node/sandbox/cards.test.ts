@@ -189,6 +189,32 @@ describe('expired tokens', () => {
   });
 });
 
+describe('token expiry at the end of the card month', () => {
+  test('the token pays through the last second of its month and is refused from the next', async () => {
+    // The sandbox's local time is UTC: a card expiring 03/2031, paid on its last day.
+    const lastSecond = new Date(Date.UTC(2031, 2, 31, 23, 59, 59));
+    const s = await startTestSandbox({clock: {manual: true, start: lastSecond}});
+    try {
+      const res = await s.client.createPayment(
+        directRequest({cc_number: '4242424242424242', exp_month: 3, exp_year: 2031}),
+      );
+      const first = PaymentRecord.parse((res as {record: unknown}).record);
+      assert.equal(first.cc_token_expiration, '2031-03-31T23:59:59');
+      await s.sandbox.clock.advance(999); // 23:59:59.999: still the named second
+      const late = await s.client.createPayment(directRequest(byToken(first.cc_token!)));
+      assert.equal(PaymentRecord.parse((late as {record: unknown}).record).status, 'success');
+      await s.sandbox.clock.advance(1); // 1 April, 00:00:00.000
+      const next = await raw(s.sandbox, 'POST', '/api/v1/payment', {
+        body: wireBody(s.sandbox, byToken(first.cc_token!)),
+      });
+      assert.equal(next.status, 400);
+      assert.match(next.text, /P-471/);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('auth, capture, void, refund', () => {
   test('auth holds (1002) without charging; a partial capture charges once', async () => {
     const before = t.sandbox.chargeCount();

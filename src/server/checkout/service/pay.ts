@@ -197,11 +197,14 @@ export class Payments extends ServicePart<PaymentsDeps> {
           saveCardFor: saveCardFor(body, order),
         };
       },
+      // The per-card limit applies to a saved card too, keyed by its token's hash (by now
+      // `prepare` has checked the card is this customer's and can pay).
       beforeCreate: () =>
         this.cfg.velocity.reserve({
           ip: ctx.ip,
           orderRef,
           ...(body.card ? {cardNumber: body.card.number} : {}),
+          ...(!body.card && saved?.token ? {cardToken: saved.token} : {}),
         }),
       statusInfo: (result) =>
         result.kind === 'direct'
