@@ -292,6 +292,10 @@ describe('the snippets in a merchant project', () => {
     );
     const answer = (await res.json()) as Record<string, unknown>;
     assert.equal(answer.outcome, 'success', JSON.stringify(answer));
+    // The update is delivered from the outbox on the next turn, after the answer.
+    for (let i = 0; i < 100 && paidLines.length === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     assert.deepEqual(paidLines, ['order ORDER-1001 paid']);
 
     const status = await route.GET(new Request(`${publicUrl}/checkout/status?order=ORDER-1001`));
