@@ -1,8 +1,9 @@
 /**
  * The checkout page: puts the order from the address on the hosted form (the server put
  * it on the card form it rendered, and rendered the order summary), lets the customer
- * choose 3-D Secure in a modal, and moves on to the result page once the payment succeeds.
- * It asks the server nothing: what it shows came with the page.
+ * choose 3-D Secure in a modal, and says the outcome in place once the payment succeeds
+ * (the address becomes the result page's). It asks the server nothing: what it shows came
+ * with the page.
  */
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import {byId, orderFromQuery} from './dom.js';
@@ -27,8 +28,20 @@ if (!orderRef || !form) {
   modal.addEventListener('change', applyMode);
   applyMode();
 
+  // Success is said in place, as the result page would say it, without a second request:
+  // the pay panel gives way to the outcome, the address becomes the result page's (a
+  // reload, a bookmark or a shared link renders it on the server), and the heading takes
+  // focus so a screen reader announces it.
   form.addEventListener('pg-success', () => {
-    location.assign(`/thanks?order=${encodeURIComponent(orderRef)}`);
+    const ref = encodeURIComponent(orderRef);
+    const heading = byId('result-title');
+    heading.textContent = 'Thank you: your payment went through';
+    document.title = `Paid · Payment result · Kava & Chai (pg-checkout demo)`;
+    byId('pay-panel').hidden = true;
+    byId<HTMLAnchorElement>('admin-link').href = `/admin?order=${ref}`;
+    byId('paid').hidden = false;
+    history.replaceState(null, '', `/thanks?order=${ref}`);
+    heading.focus();
   });
 
   // One click on "Pay on the gateway's page" is enough: the button stays off afterwards.

@@ -2,7 +2,8 @@
  * The demo's checkout page renders its card form on the server (`pg-checkout/ssr`,
  * server-example/card-form-html.ts): with the hydrating bundle held back, the form is there,
  * accessible and typeable under the page's strict CSP; once the bundle runs, the card
- * typed before it is kept, and the payment goes through the sandbox to the result page.
+ * typed before it is kept, and the payment goes through the sandbox; the page then says
+ * the result in place (no request), at the result page's address, which a reload renders.
  * The page asks the shop nothing before paying (the summary is in its HTML), and the
  * modules the form loads as it starts arrive preloaded, with the bundle, each fetched once.
  */
@@ -51,9 +52,33 @@ test('server-rendered checkout: typed before hydration, paid after it', async ()
   await page.locator('input[name="cc-exp"]').pressSequentially('1234');
   await page.locator('input[name="cc-csc"]').pressSequentially(CARDS.success.cvv);
   await checkA11y(page, 'the server-rendered checkout after hydration');
+  const documents: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'document') documents.push(new URL(r.url()).pathname);
+  });
   await payButton(page).click();
   await page.waitForURL(`${BASE}/thanks?order=${orderRef}`);
   await page.locator('#result-title').filter({hasText: 'your payment went through'}).waitFor();
+  assert.equal(await chargesOf(orderRef), 1);
+
+  // Said in place: no request for the result page, the pay panel gone, the heading focused
+  // (announced), the address the result page's.
+  assert.deepEqual(documents, []);
+  assert.equal(await page.locator('#pay-panel').isHidden(), true);
+  assert.equal(await page.locator('#paid').isVisible(), true);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'result-title');
+  assert.match(await page.title(), /^Paid · /);
+  assert.equal(
+    await page.locator('#admin-link').getAttribute('href'),
+    `/admin?order=${encodeURIComponent(orderRef)}`,
+  );
+  await checkA11y(page, 'the checkout saying success in place');
+
+  // A reload asks the server for that address: its result page says the same.
+  await page.reload();
+  assert.deepEqual(documents, ['/thanks']);
+  await page.locator('#result-title').filter({hasText: 'your payment went through'}).waitFor();
+  assert.equal(await page.locator('pg-card-form').count(), 0);
   assert.equal(await chargesOf(orderRef), 1);
   await finish(w);
 });
