@@ -12,7 +12,7 @@
  * a unique (order, operation, status) for secondary operations, and a primary key on
  * (order, key) for operation intents.
  */
-import {TOKEN_FREE_REWRITES, type Migration} from './sqlite-schema.js';
+import {TOKEN_FREE_MIGRATION, type Migration} from './sqlite-schema.js';
 
 /** The key of the advisory lock held while migrating (any fixed 64-bit number). */
 export const MIGRATION_LOCK = 0x70675f636b6f7574n; // "pg_ckout"
@@ -157,15 +157,5 @@ export const PG_MIGRATIONS: readonly Migration[] = [
         WHERE deleted_at IS NULL;
     `,
   },
-  {
-    version: 4,
-    name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
-    sql: `
-      -- The column stays (an instance of the previous version may still write it) but
-      -- this code never does: the token is kept only in a saved card.
-      UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
-      ALTER TABLE saved_cards ADD COLUMN brand TEXT;
-    `,
-    rewrites: TOKEN_FREE_REWRITES,
-  },
+  {version: 4, ...TOKEN_FREE_MIGRATION},
 ];

@@ -33,10 +33,25 @@ export interface Migration {
  * Rows stored before card tokens were kept out of records, webhooks and updates lose
  * theirs (`stored-tokens.ts`); saved cards get their brand from their mask.
  */
-export const TOKEN_FREE_REWRITES: readonly RowRewrite[] = [
+const TOKEN_FREE_REWRITES: readonly RowRewrite[] = [
   ...TOKEN_REWRITES,
   {table: 'saved_cards', key: 'id', read: 'mask', write: 'brand', rewrite: brandOfMask},
 ];
+
+/**
+ * The migration to token-free records, the same SQL in both dialects: SQLite's version 5,
+ * PostgreSQL's version 4 (`postgres-schema.ts`).
+ */
+export const TOKEN_FREE_MIGRATION: Omit<Migration, 'version'> = {
+  name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
+  sql: `
+    -- The column stays (an instance of the previous version may still write it) but
+    -- this code never does: the token is kept only in a saved card.
+    UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
+    ALTER TABLE saved_cards ADD COLUMN brand TEXT;
+  `,
+  rewrites: TOKEN_FREE_REWRITES,
+};
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -180,15 +195,5 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE deleted_at IS NULL;
     `,
   },
-  {
-    version: 5,
-    name: 'card tokens only in saved cards (none on attempts, records, webhooks, updates); saved-card brand',
-    sql: `
-      -- The column stays (an instance of the previous version may still write it) but
-      -- this code never does: the token is kept only in a saved card.
-      UPDATE attempts SET card_token = NULL WHERE card_token IS NOT NULL;
-      ALTER TABLE saved_cards ADD COLUMN brand TEXT;
-    `,
-    rewrites: TOKEN_FREE_REWRITES,
-  },
+  {version: 5, ...TOKEN_FREE_MIGRATION},
 ];
