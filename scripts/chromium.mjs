@@ -13,6 +13,10 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-sync',
   '--disable-quic',
+  // Chromium 156 loads its omnibox popup (a WebUI page of ~220 modules, in a renderer of its
+  // own) for every new window, which every Playwright context is: without this, each page a
+  // test or a benchmark loads shares the machine's cores with that load.
+  '--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,WebUIOmniboxFullPopup,PreloadTopChromeWebUI',
 ];
 
 export const HOW_TO_GET_CHROMIUM =
