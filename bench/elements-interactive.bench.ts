@@ -13,6 +13,12 @@
  * script to be typed into), and the page also records when the bundle has hydrated the
  * form (`ssrHydratedMs`: formatting and validation from then on).
  *
+ * The plain form is three bare inputs with no style. Beside it the bench loads the same card
+ * form as ours as plain HTML (`sameForm`: the server-rendered markup and its styles in the
+ * light DOM, with no shadow root, no template markers and no bundle), so the ratios can be
+ * read two ways: against the goal's plain form, and against a page with as many fields,
+ * labels, error rows and style rules as ours, where what is left is the elements' own cost.
+ *
  * `PG_BENCH_BASELINE=path/to/old/pg-checkout.js npm run bench -- interactive` also loads
  * that bundle in the same page and the same rotation, for before/after figures measured
  * side by side; `PG_BENCH_BASELINE_HYDRATE=path/to/old/pg-checkout-hydrate.js` does the
@@ -81,7 +87,24 @@ const ssrPage = (form: string, bundle = 'pg-checkout-hydrate.js') => `${head(
 )}<body><main><h1>Pay</h1>
 ${form}</main></body></html>`;
 
-type Variant = 'plain' | 'element' | 'ssr' | 'baseline' | 'ssrBaseline';
+/**
+ * The server-rendered form as plain HTML: its shadow root's content in the light DOM, the
+ * `:host` rules aimed at the element itself, Lit's markers dropped.
+ */
+const asPlainHtml = (form: string) =>
+  form
+    .replace(/<!--[^]*?-->/g, '')
+    .replace(/<template shadowroot[^>]*>/, '')
+    .replace(/<\/template>/, '')
+    .replace(/:host\(([^)]*)\)/g, 'pg-card-form$1')
+    .replace(/:host/g, 'pg-card-form');
+
+const sameFormPage = (
+  form: string,
+) => `${head('<script type="module" src="/ready.js"></script>')}<body><main><h1>Pay</h1>
+${asPlainHtml(form)}</main></body></html>`;
+
+type Variant = 'plain' | 'sameForm' | 'element' | 'ssr' | 'baseline' | 'ssrBaseline';
 
 export default async function elementsInteractive() {
   const bundle = ensureCdnBundle();
@@ -89,11 +112,12 @@ export default async function elementsInteractive() {
   const form = await renderCardForm({endpoint: '/pay', orderRef: 'o-1'});
   const baselineFile = process.env.PG_BENCH_BASELINE;
   const hydrateBaselineFile = process.env.PG_BENCH_BASELINE_HYDRATE;
-  const variants: Variant[] = ['plain', 'element', 'ssr'];
+  const variants: Variant[] = ['plain', 'sameForm', 'element', 'ssr'];
   if (baselineFile) variants.push('baseline');
   if (hydrateBaselineFile) variants.push('ssrBaseline');
   const site = await servePages({
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
+    '/sameForm.html': ['text/html; charset=utf-8', sameFormPage(form)],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
     '/ready.js': ['text/javascript', READY_JS],
     '/pg-checkout.js': ['text/javascript', bundle],
@@ -115,6 +139,7 @@ export default async function elementsInteractive() {
   const browser = await launch();
   const times: Record<Variant, number[]> = {
     plain: [],
+    sameForm: [],
     element: [],
     ssr: [],
     baseline: [],
@@ -153,6 +178,7 @@ export default async function elementsInteractive() {
     await site.close();
   }
   const plain = median(times.plain);
+  const sameForm = median(times.sameForm);
   const element = median(times.element);
   const ssr = median(times.ssr);
   const baseline = baselineFile ? median(times.baseline) : undefined;
@@ -169,6 +195,9 @@ export default async function elementsInteractive() {
     ssrGoalRatio: 1.1,
     ssrWithinGoal: ssr / plain <= 1.1,
     ssrHydratedMs: round(median(hydrated.ssr!), 1),
+    sameFormPlainMs: round(sameForm, 1),
+    ratioToSameForm: round(element / sameForm),
+    ssrRatioToSameForm: round(ssr / sameForm),
     ssrHydratedRatio: round(median(hydrated.ssr!) / plain),
     ...(baseline !== undefined
       ? {baselineInteractiveMs: round(baseline, 1), baselineRatio: round(baseline / plain)}
