@@ -50,7 +50,11 @@ export interface OpenLoopResult {
   unanswered: number;
   /** The errors by what went wrong (`unanswered` among them). */
   errorKinds: Record<string, number>;
-  /** Answered requests (ok or not) per second from the first due time to the last answer. */
+  /**
+   * Answered requests (ok or not) per second, from the first due time to the last answer
+   * but over no less than the schedule (`scheduled / rate`): a server that answers the
+   * first half at once and then stalls achieved half the rate, not all of it.
+   */
   achievedRate: number;
   /** Latency from the scheduled send time to the answer (unanswered: to the end of the drain). */
   p50Ms: number;
@@ -124,7 +128,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
 
   latencies.sort((a, b) => a - b);
   lags.sort((a, b) => a - b);
-  const elapsed = Math.max(lastAnswer - start, interval) / 1000;
+  const elapsed = Math.max(lastAnswer - start, total * interval) / 1000;
   return {
     rate: o.rate,
     scheduled: total,
