@@ -64,6 +64,12 @@ export interface OpenLoopResult {
   sendLagP99Ms: number;
   /** Every request's latency, sorted (ms). */
   latencies: number[];
+  /**
+   * What became of each request, by index: `true` when answered as expected, else its
+   * error kind (`unanswered` when still open at the end of the drain). The identity of
+   * each outcome, for a caller that checks afterwards what the server did with request `i`.
+   */
+  outcomes: (true | string)[];
 }
 
 /** Runs one open-loop step. */
@@ -78,6 +84,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const lags: number[] = [];
   let ok = 0;
   let answered = 0;
+  const outcomes = Array<true | string>(total);
   const errorKinds: Record<string, number> = {};
   const countError = (kind: string) => (errorKinds[kind] = (errorKinds[kind] ?? 0) + 1);
   let lastAnswer = 0;
@@ -102,6 +109,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         lastAnswer = Math.max(lastAnswer, t);
         if (outcome === true) ok++;
         else countError(outcome === false ? 'failed' : outcome);
+        outcomes[i] = outcome === false ? 'failed' : outcome;
       });
     pending.push(answer);
   };
@@ -123,7 +131,10 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   closed = true;
   const drainEnd = clock.now();
   const unanswered = open.size;
-  for (const due of open.values()) latencies.push(drainEnd - due);
+  for (const [i, due] of open) {
+    latencies.push(drainEnd - due);
+    outcomes[i] = 'unanswered';
+  }
   if (unanswered) errorKinds['unanswered'] = unanswered;
 
   latencies.sort((a, b) => a - b);
@@ -142,6 +153,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     unanswered,
     errorKinds,
     latencies,
+    outcomes,
   };
 }
 

@@ -170,6 +170,14 @@ describe('open-loop load generator', () => {
     // Request 1 was due at 100 and still open when the drain ended at 1400.
     assert.equal(result.maxMs, 1300);
     assert.equal(result.latencies.length, 5);
+    // What became of each request, by index, for a caller that checks them one by one.
+    assert.deepEqual(result.outcomes, [
+      true,
+      'unanswered',
+      true,
+      'failed',
+      'thrown: connection reset',
+    ]);
   });
 
   test('the achieved rate runs over the whole schedule: half answered is half the rate', async () => {
