@@ -5,6 +5,10 @@
  * measured side by side in the same run (a ratio, or latency added over a bare hop),
  * because this machine is shared and noisy.
  *
+ * A figures object with a `failure` (a broken guarantee, such as a webhook acknowledged and
+ * not stored: not a missed speed goal, which is `meetsGoal: false`) is printed like the
+ * others and makes the run exit 1, as a benchmark that throws does.
+ *
  * `npm run bench -- webhook` runs only the benchmarks whose file name contains "webhook".
  */
 import {readdir} from 'node:fs/promises';
@@ -29,6 +33,10 @@ for (const file of files) {
     const result = await mod.default();
     for (const figures of Array.isArray(result) ? result : [result]) {
       console.log(JSON.stringify({bench: name, ...figures}));
+      if (typeof figures['failure'] === 'string') {
+        failed++;
+        console.error(`bench ${name}: FAILED: ${figures['failure']}`);
+      }
     }
   } catch (err) {
     failed++;

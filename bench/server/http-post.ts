@@ -22,6 +22,7 @@ export interface PostTarget {
 
 const newAgent = () => new http.Agent({keepAlive: true, maxSockets: Infinity});
 let agent = newAgent();
+const UNEXPECTED_BODY = 'unexpected body';
 
 /**
  * Posts `body` (with `headers` added to the target's: what differs per request); resolves
@@ -52,7 +53,7 @@ export function post(
           if (res.statusCode !== target.status) return resolve(`status ${res.statusCode}`);
           const text = Buffer.concat(chunks).toString('utf8');
           if (target.bodyIncludes !== undefined && !text.includes(target.bodyIncludes)) {
-            return resolve('unexpected body');
+            return resolve(UNEXPECTED_BODY);
           }
           resolve(true);
         });
@@ -63,6 +64,19 @@ export function post(
     req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
     req.end(body);
   });
+}
+
+/**
+ * The status a {@link post} outcome was answered with — `expected` (the target's) for
+ * `true` and for an unexpected body, the status for `status 503` — or `undefined` when no
+ * answer came: a timeout, a connection error, or still open when the step ended
+ * (`unanswered`, from the open loop). A request without an answer may still have been
+ * handled by the server.
+ */
+export function answeredStatus(outcome: true | string, expected: number): number | undefined {
+  if (outcome === true || outcome === UNEXPECTED_BODY) return expected;
+  const status = /^status (\d{3})$/.exec(outcome);
+  return status ? Number(status[1]) : undefined;
 }
 
 /** Closes every connection (a request still open fails); later posts open new ones. */

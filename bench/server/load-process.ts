@@ -3,7 +3,8 @@
  * loop with the system under test. Reads one JSON command per stdin line — a
  * {@link LoadStep}: where to post, the bodies (and who sends each), the rate — runs it open
  * loop (`runOpenLoop`) and writes one JSON line per step to stdout: the
- * `OpenLoopResult` without the raw latencies, or `{error}`. Prints `ready` first; exits
+ * `OpenLoopResult` without the raw latencies (and without the outcome of each request
+ * unless the step asks for them), or `{error}`. Prints `ready` first; exits
  * when stdin closes.
  */
 import {createInterface} from 'node:readline';
@@ -22,6 +23,8 @@ export interface LoadStep {
   /** Requests per second. */
   rate: number;
   drainMs?: number;
+  /** Also report `outcomes`, what became of each request (in the order of `bodies`). */
+  outcomes?: boolean;
 }
 
 const lines = createInterface({input: process.stdin});
@@ -42,8 +45,8 @@ for await (const line of lines) {
     });
     // What is still open after the drain must not weigh on the next step.
     closeConnections();
-    const {latencies: _raw, ...figures} = result;
-    process.stdout.write(JSON.stringify(figures) + '\n');
+    const {latencies: _raw, outcomes, ...figures} = result;
+    process.stdout.write(JSON.stringify(step.outcomes ? {...figures, outcomes} : figures) + '\n');
   } catch (err) {
     process.stdout.write(JSON.stringify({error: String((err as Error)?.message ?? err)}) + '\n');
   }

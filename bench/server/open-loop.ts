@@ -50,7 +50,11 @@ export interface OpenLoopResult {
   unanswered: number;
   /** The errors by what went wrong (`unanswered` among them). */
   errorKinds: Record<string, number>;
-  /** Answered requests (ok or not) per second from the first due time to the last answer. */
+  /**
+   * Answered requests (ok or not) per second, from the first due time to the last answer
+   * but over no less than the schedule (`scheduled / rate`): a server that answers the
+   * first half at once and then stalls achieved half the rate, not all of it.
+   */
   achievedRate: number;
   /** Latency from the scheduled send time to the answer (unanswered: to the end of the drain). */
   p50Ms: number;
@@ -60,6 +64,12 @@ export interface OpenLoopResult {
   sendLagP99Ms: number;
   /** Every request's latency, sorted (ms). */
   latencies: number[];
+  /**
+   * What became of each request, by index: `true` when answered as expected, else its
+   * error kind (`unanswered` when still open at the end of the drain). The identity of
+   * each outcome, for a caller that checks afterwards what the server did with request `i`.
+   */
+  outcomes: (true | string)[];
 }
 
 /** Runs one open-loop step. */
@@ -74,6 +84,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   const lags: number[] = [];
   let ok = 0;
   let answered = 0;
+  const outcomes = Array<true | string>(total);
   const errorKinds: Record<string, number> = {};
   const countError = (kind: string) => (errorKinds[kind] = (errorKinds[kind] ?? 0) + 1);
   let lastAnswer = 0;
@@ -98,6 +109,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
         lastAnswer = Math.max(lastAnswer, t);
         if (outcome === true) ok++;
         else countError(outcome === false ? 'failed' : outcome);
+        outcomes[i] = outcome === false ? 'failed' : outcome;
       });
     pending.push(answer);
   };
@@ -119,12 +131,15 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
   closed = true;
   const drainEnd = clock.now();
   const unanswered = open.size;
-  for (const due of open.values()) latencies.push(drainEnd - due);
+  for (const [i, due] of open) {
+    latencies.push(drainEnd - due);
+    outcomes[i] = 'unanswered';
+  }
   if (unanswered) errorKinds['unanswered'] = unanswered;
 
   latencies.sort((a, b) => a - b);
   lags.sort((a, b) => a - b);
-  const elapsed = Math.max(lastAnswer - start, interval) / 1000;
+  const elapsed = Math.max(lastAnswer - start, total * interval) / 1000;
   return {
     rate: o.rate,
     scheduled: total,
@@ -138,6 +153,7 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     unanswered,
     errorKinds,
     latencies,
+    outcomes,
   };
 }
 

@@ -170,6 +170,39 @@ describe('open-loop load generator', () => {
     // Request 1 was due at 100 and still open when the drain ended at 1400.
     assert.equal(result.maxMs, 1300);
     assert.equal(result.latencies.length, 5);
+    // What became of each request, by index, for a caller that checks them one by one.
+    assert.deepEqual(result.outcomes, [
+      true,
+      'unanswered',
+      true,
+      'failed',
+      'thrown: connection reset',
+    ]);
+  });
+
+  test('the achieved rate runs over the whole schedule: half answered is half the rate', async () => {
+    const clock = new FakeClock();
+    // The first half is answered at once, the second never.
+    const running = runOpenLoop({
+      rate: 10,
+      durationMs: 1000,
+      drainMs: 1000,
+      send: (i) => (i < 5 ? Promise.resolve(true) : new Promise<boolean>(() => {})),
+      clock,
+    });
+    for (let t = 0; t <= 900; t += 100) await clock.advanceTo(t);
+    await clock.advanceTo(1900); // the drain ends
+    const half = await running;
+    assert.equal(half.unanswered, 5);
+    // 5 answers over the 1 s schedule; counted to the last answer (t = 400) this was
+    // 12.5/s, more than was asked for.
+    assert.equal(half.achievedRate, 5);
+
+    const instant = new FakeClock();
+    const all = runOpenLoop({rate: 10, durationMs: 1000, send: async () => true, clock: instant});
+    for (let t = 0; t <= 900; t += 100) await instant.advanceTo(t);
+    // Ten answers over the schedule's 1 s, not over the 0.9 s to the last one.
+    assert.equal((await all).achievedRate, 10);
   });
 
   test('answers other than the expected one are errors, by status or body', async () => {
