@@ -8,6 +8,7 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
+import {Hono} from 'hono';
 import {MemoryPaymentStore} from '../../../src/server/index.js';
 import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
 
@@ -91,6 +92,40 @@ describe('request bodies (hono/body-limit)', () => {
       lines.some((l) => /"status":413/.test(l) && /request refused/.test(l)),
       'logged as refused',
     );
+  });
+
+  test("a streamed body that a merchant's middleware read first is still held to the limit", async () => {
+    // As the example's webhook log does: it reads the body through Hono's request, which
+    // keeps the bytes for the companion's route (no stream is left for the limit to count).
+    const {app: checkout} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      bodyLimitBytes: 1024,
+    });
+    const seen: number[] = [];
+    const app = new Hono();
+    app.use('/webhook', async function readFirst(c, next) {
+      seen.push((await c.req.arrayBuffer()).byteLength);
+      await next();
+    });
+    app.route('/', checkout);
+    const post = (text: string) =>
+      app.request('/webhook', {
+        method: 'POST',
+        headers: FORM,
+        body: streamed(text),
+        duplex: 'half',
+      } as RequestInit);
+    const bigText = `data=${'a'.repeat(4096)}&signature=x`;
+    const big = await post(bigText);
+    assert.equal(big.status, 413);
+    assert.equal(
+      ((await json(big))['error'] as {message: string}).message,
+      'the request body is larger than the limit of 1024 bytes',
+    );
+    // Within the limit, the route reads the same bytes: the forged signature is a 403.
+    const smallText = `data=${Buffer.from('{}').toString('base64')}&signature=forged`;
+    const small = await post(smallText);
+    assert.equal(small.status, 403);
+    assert.deepEqual(seen, [bigText.length, smallText.length]);
   });
 
   test('a streamed body within the limit reaches the route; malformed UTF-8 is a 400', async () => {
