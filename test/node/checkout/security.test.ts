@@ -8,7 +8,10 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {Hono} from 'hono';
+import {Hono, type MiddlewareHandler} from 'hono';
+import {cors} from 'hono/cors';
+import {CHECKOUT_HEADER} from '../../../src/protocol/checkout.js';
+import {checkoutCors} from '../../../src/server/checkout/security.js';
 import {MemoryPaymentStore} from '../../../src/server/index.js';
 import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
 
@@ -55,6 +58,74 @@ describe('hosted form posts (hono/csrf)', () => {
       assert.equal(err.code, 'invalid_request');
       assert.equal(err.field, 'order');
     }
+  });
+});
+
+describe('CORS (hono/cors for preflights)', () => {
+  const ALLOWED = ['https://shop.example', 'https://pay.other.example'];
+  /** An app whose routes answer 200, 400 (thrown, answered by onError) and a Vary of their own. */
+  const appWith = (middleware: MiddlewareHandler) => {
+    const app = new Hono();
+    app.use('*', middleware);
+    app.post('/ok', (c) => c.json({ok: true}, 200, {'Cache-Control': 'no-store'}));
+    app.post('/vary', (c) => c.json({ok: true}, 200, {Vary: 'Accept'}));
+    app.post('/fails', () => {
+      throw new Error('refused');
+    });
+    app.onError((_e, c) => c.json({error: 'refused'}, 400));
+    return app;
+  };
+  const library = appWith(
+    cors({
+      origin: ALLOWED,
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER],
+      maxAge: 600,
+    }),
+  );
+  const ours = appWith(checkoutCors(ALLOWED));
+  const answer = async (app: Hono, path: string, headers: Record<string, string>) => {
+    const res = await app.request(path, {method: 'POST', headers, body: '{}'});
+    return {status: res.status, headers: [...res.headers], body: await res.text()};
+  };
+
+  test('requests get the same answer and headers as from hono/cors', async () => {
+    for (const path of ['/ok', '/vary', '/fails']) {
+      for (const headers of [
+        {Origin: 'https://pay.other.example'},
+        {Origin: 'https://evil.example'},
+        {},
+      ]) {
+        assert.deepEqual(
+          await answer(ours, path, headers),
+          await answer(library, path, headers),
+          `${path} ${JSON.stringify(headers)}`,
+        );
+      }
+    }
+    const allowed = await ours.request('/ok', {
+      method: 'POST',
+      headers: {Origin: 'https://pay.other.example'},
+      body: '{}',
+    });
+    assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://pay.other.example');
+    assert.equal(allowed.headers.get('vary'), 'Origin');
+  });
+
+  test("a preflight from an allowed origin is hono/cors's answer; from another, 403", async () => {
+    const preflight = {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST'},
+    };
+    const a = await ours.request('/ok', preflight);
+    const b = await library.request('/ok', preflight);
+    assert.equal(a.status, 204);
+    assert.deepEqual([...a.headers], [...b.headers]);
+    const evil = await ours.request('/ok', {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://evil.example'},
+    });
+    assert.equal(evil.status, 403);
   });
 });
 
