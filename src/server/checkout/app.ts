@@ -199,7 +199,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     schema: z.ZodType<T>,
     onInvalid?: (json: unknown, cardField: boolean) => Promise<void>,
   ): Promise<T> => {
-    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    const text = await readBodyText(c.req, o.bodyLimitBytes);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -309,7 +309,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   app.post(CHECKOUT_ROUTES.webhook, limit, async function webhookRoute(c) {
     const ip = clientIp(c);
-    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    const text = await readBodyText(c.req, o.bodyLimitBytes);
     if (!service.webhookSourceAllowed(ip)) {
       await service.rejectWebhook(ip, 'address_not_allowed', text);
       throw new CheckoutError('forbidden', 403, 'webhooks are not accepted from this address');
@@ -323,7 +323,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
   const forms = sameOriginForms(o.allowedOriginList);
   app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
-    const text = await readBodyText(c.req.raw, o.bodyLimitBytes);
+    const text = await readBodyText(c.req, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     let ref: unknown;
     if (type === 'application/json') {

@@ -8,6 +8,10 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
+import {Hono, type MiddlewareHandler} from 'hono';
+import {cors} from 'hono/cors';
+import {CHECKOUT_HEADER} from '../../../src/protocol/checkout.js';
+import {checkoutCors} from '../../../src/server/checkout/security.js';
 import {MemoryPaymentStore} from '../../../src/server/index.js';
 import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
 
@@ -57,6 +61,75 @@ describe('hosted form posts (hono/csrf)', () => {
   });
 });
 
+describe('CORS (hono/cors for preflights)', () => {
+  const ALLOWED = ['https://shop.example', 'https://pay.other.example'];
+  /** An app whose routes answer 200, 400 (thrown, answered by onError) and a Vary of their own. */
+  const appWith = (middleware: MiddlewareHandler) => {
+    const app = new Hono();
+    app.use('*', middleware);
+    app.post('/ok', (c) => c.json({ok: true}, 200, {'Cache-Control': 'no-store'}));
+    app.post('/vary', (c) => c.json({ok: true}, 200, {Vary: 'Accept'}));
+    app.post('/fails', () => {
+      throw new Error('refused');
+    });
+    app.onError((_e, c) => c.json({error: 'refused'}, 400));
+    return app;
+  };
+  const library = appWith(
+    cors({
+      origin: ALLOWED,
+      allowMethods: ['GET', 'POST'],
+      allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER],
+      maxAge: 600,
+    }),
+  );
+  const ours = appWith(checkoutCors(ALLOWED));
+  const answer = async (app: Hono, path: string, headers: Record<string, string>) => {
+    const res = await app.request(path, {method: 'POST', headers, body: '{}'});
+    return {status: res.status, headers: [...res.headers], body: await res.text()};
+  };
+
+  test('requests get the same answer and headers as from hono/cors', async () => {
+    const origins: Record<string, string>[] = [
+      {Origin: 'https://pay.other.example'},
+      {Origin: 'https://evil.example'},
+      {},
+    ];
+    for (const path of ['/ok', '/vary', '/fails']) {
+      for (const headers of origins) {
+        assert.deepEqual(
+          await answer(ours, path, headers),
+          await answer(library, path, headers),
+          `${path} ${JSON.stringify(headers)}`,
+        );
+      }
+    }
+    const allowed = await ours.request('/ok', {
+      method: 'POST',
+      headers: {Origin: 'https://pay.other.example'},
+      body: '{}',
+    });
+    assert.equal(allowed.headers.get('access-control-allow-origin'), 'https://pay.other.example');
+    assert.equal(allowed.headers.get('vary'), 'Origin');
+  });
+
+  test("a preflight from an allowed origin is hono/cors's answer; from another, 403", async () => {
+    const preflight = {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST'},
+    };
+    const a = await ours.request('/ok', preflight);
+    const b = await library.request('/ok', preflight);
+    assert.equal(a.status, 204);
+    assert.deepEqual([...a.headers], [...b.headers]);
+    const evil = await ours.request('/ok', {
+      method: 'OPTIONS',
+      headers: {Origin: 'https://evil.example'},
+    });
+    assert.equal(evil.status, 403);
+  });
+});
+
 describe('request bodies (hono/body-limit)', () => {
   /** A body in two chunks with no declared length. */
   const streamed = (text: string) =>
@@ -91,6 +164,40 @@ describe('request bodies (hono/body-limit)', () => {
       lines.some((l) => /"status":413/.test(l) && /request refused/.test(l)),
       'logged as refused',
     );
+  });
+
+  test("a streamed body that a merchant's middleware read first is still held to the limit", async () => {
+    // As the example's webhook log does: it reads the body through Hono's request, which
+    // keeps the bytes for the companion's route (no stream is left for the limit to count).
+    const {app: checkout} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+      bodyLimitBytes: 1024,
+    });
+    const seen: number[] = [];
+    const app = new Hono();
+    app.use('/webhook', async function readFirst(c, next) {
+      seen.push((await c.req.arrayBuffer()).byteLength);
+      await next();
+    });
+    app.route('/', checkout);
+    const post = (text: string) =>
+      app.request('/webhook', {
+        method: 'POST',
+        headers: FORM,
+        body: streamed(text),
+        duplex: 'half',
+      } as RequestInit);
+    const bigText = `data=${'a'.repeat(4096)}&signature=x`;
+    const big = await post(bigText);
+    assert.equal(big.status, 413);
+    assert.equal(
+      ((await json(big))['error'] as {message: string}).message,
+      'the request body is larger than the limit of 1024 bytes',
+    );
+    // Within the limit, the route reads the same bytes: the forged signature is a 403.
+    const smallText = `data=${Buffer.from('{}').toString('base64')}&signature=forged`;
+    const small = await post(smallText);
+    assert.equal(small.status, 403);
+    assert.deepEqual(seen, [bigText.length, smallText.length]);
   });
 
   test('a streamed body within the limit reaches the route; malformed UTF-8 is a 400', async () => {

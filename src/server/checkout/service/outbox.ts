@@ -16,6 +16,9 @@ import type {CheckoutLogger} from '../logger.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import {errorSummary} from './background.js';
 
+/** Entries claimed at a time. */
+const CLAIM_LIMIT = 100;
+
 /** How soon delivery is tried again after the store failed (unreachable, timed out). */
 const STORE_RETRY_MS = 5000;
 
@@ -102,7 +105,7 @@ export class Outbox {
       let entries;
       const claimedAt = this.#d.now();
       try {
-        entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, 100);
+        entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, CLAIM_LIMIT);
       } catch (error) {
         logger.error({error: errorSummary(error)}, 'reading the outbox failed: will retry');
         this.#retryIn(STORE_RETRY_MS);
@@ -146,7 +149,11 @@ export class Outbox {
           return;
         }
       }
-      if (entries.length === 0 && !this.#again) return;
+      // A claim short of its limit took every entry there was: one written since was kicked
+      // (`#again`); one of another instance is that instance's to deliver, or recovery's
+      // once its claim runs out. Claiming again only to find nothing would cost a write
+      // transaction per run (per payment, on the pay route).
+      if (entries.length < CLAIM_LIMIT && !this.#again) return;
     }
   }
 

@@ -7,8 +7,13 @@ import * as z from 'zod';
 import {plainAuth, type AuthStrategy, type Credentials} from '../auth.js';
 import {Uuid} from '../primitives.js';
 import {formatIssues, type FieldIssue, type HostedContacts} from '../schemas.js';
+import {fetchExchange, nodeExchange, type Exchange} from './exchange.js';
 
-/** The `fetch` the client calls; `globalThis.fetch` unless one is injected. */
+/**
+ * The `fetch` the client calls when one is injected. Without one, the client speaks
+ * `node:http` on Node (keep-alive, fewer allocations than Node's fetch; see
+ * `exchange.ts`) and calls `globalThis.fetch` elsewhere.
+ */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /**
@@ -138,7 +143,8 @@ export interface ClientSettings {
   retryDelayMs: number;
   maxRetryDelayMs: number;
   hostedContacts: HostedContacts;
-  fetch: FetchLike;
+  /** One HTTP exchange: the injected `fetch`, else `node:http` on Node, else `fetch`. */
+  exchange: Exchange;
   clock: GatewayClock;
 }
 
@@ -165,10 +171,7 @@ export function resolveOptions(options: GatewayClientOptions): ClientSettings {
   if (!parsed.success) throw configError(formatIssues(parsed.error, options));
   const o = parsed.data;
   const credentials = {...o.credentials};
-  const fetchImpl = o.fetch ?? (globalThis.fetch as FetchLike | undefined);
-  if (typeof fetchImpl !== 'function') {
-    throw new TypeError('GatewayClient: no fetch available; pass `fetch` in the options');
-  }
+  const exchange = o.fetch ? fetchExchange(o.fetch) : defaultExchange();
   return {
     baseUrl: o.baseUrl.replace(/\/+$/, ''),
     posId: o.posId,
@@ -179,7 +182,18 @@ export function resolveOptions(options: GatewayClientOptions): ClientSettings {
     retryDelayMs: o.retryDelayMs ?? 250,
     maxRetryDelayMs: o.maxRetryDelayMs ?? 10_000,
     hostedContacts: o.hostedContacts ?? 'required',
-    fetch: fetchImpl,
+    exchange,
     clock: o.clock ?? systemClock,
   };
+}
+
+/** Without an injected `fetch`: `node:http` on Node, else the global `fetch`. */
+function defaultExchange(): Exchange {
+  const node = nodeExchange();
+  if (node) return node;
+  const fetchImpl = globalThis.fetch as FetchLike | undefined;
+  if (typeof fetchImpl !== 'function') {
+    throw new TypeError('GatewayClient: no fetch available; pass `fetch` in the options');
+  }
+  return fetchExchange(fetchImpl);
 }

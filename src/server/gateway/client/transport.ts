@@ -4,7 +4,8 @@
  * endpoints key as `X-API-Key`), sends it with a timeout, retries reads (GETs only:
  * network errors, timeouts, 5xx and 429 with a short `Retry-After`) with exponential
  * backoff and jitter on the client's clock, and hands every failure to
- * `toGatewayError`. Redirects are not followed: a hosted payment's 303 is an answer.
+ * `toGatewayError`. Redirects are not followed: a hosted payment's 303 is an answer. The
+ * exchange itself (node:http or fetch) is `exchange.ts`.
  */
 import {endpointPath, GATEWAY_ENDPOINTS, type GatewayEndpoint} from '../auth.js';
 import type {Answer} from './answers.js';
@@ -133,15 +134,14 @@ export class Transport {
     }, s.timeoutMs);
     const url = s.baseUrl + pathAndQuery;
     try {
-      const response = await s.fetch(url, {
+      const answer = await s.exchange({
+        url,
         method,
         headers,
         body: body === '' ? undefined : body,
-        redirect: 'manual',
         signal: controller.signal,
       });
-      const text = await response.text();
-      return {status: response.status, headers: response.headers, body: text, url};
+      return {...answer, url};
     } catch (error) {
       if (controller.signal.aborted) throw new TimeoutSignal();
       throw error;
