@@ -20,7 +20,7 @@
  */
 import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
-import {ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
+import {cdnChunks, ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
 
 /** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */
 const ROUNDS = Number(process.env.PG_BENCH_ROUNDS) || 21;
@@ -93,6 +93,8 @@ export default async function elementsInteractive() {
   if (baselineFile) variants.push('baseline');
   if (hydrateBaselineFile) variants.push('ssrBaseline');
   const site = await servePages({
+    // What the bundles load on demand (the brand marks, once the number field has focus).
+    ...cdnChunks(),
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
     '/ready.js': ['text/javascript', READY_JS],
