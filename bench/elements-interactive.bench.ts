@@ -23,13 +23,22 @@
  * that bundle in the same page and the same rotation, for before/after figures measured
  * side by side; `PG_BENCH_BASELINE_HYDRATE=path/to/old/pg-checkout-hydrate.js` does the
  * same for the server-rendered page.
+ *
+ * `PG_BENCH_PHASES=n` adds n traced loads of the plain and client-rendered pages (and the
+ * baseline) after the timed rounds, not counted in them, and reports where each load's time
+ * went (bench/trace-phases.ts): when the bundle finished compiling, the thread time of its
+ * compile, of its evaluation and first render, and of the ready script's focus and layout.
  */
 import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
-import {ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
+import {cdnChunks, ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
+import {INTERACTIVE_MARK, TRACE_CATEGORIES, phasesOf, type LoadPhases} from './trace-phases.js';
 
 /** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */
 const ROUNDS = Number(process.env.PG_BENCH_ROUNDS) || 21;
+
+/** Traced loads of each page for the breakdown (`PG_BENCH_PHASES`); none by default. */
+const PHASE_ROUNDS = Number(process.env.PG_BENCH_PHASES) || 0;
 
 const READY_JS = `
 function numberInput() {
@@ -56,6 +65,7 @@ async function ready() {
     throw new Error('not interactive');
   }
   window.interactiveAt = performance.now();
+  performance.mark('${INTERACTIVE_MARK}');
   if (document.querySelector('pg-card-form')) {
     await customElements.whenDefined('pg-card-form');
     const form = document.querySelector('pg-card-form');
@@ -116,6 +126,8 @@ export default async function elementsInteractive() {
   if (baselineFile) variants.push('baseline');
   if (hydrateBaselineFile) variants.push('ssrBaseline');
   const site = await servePages({
+    // What the bundles load on demand (the brand marks, once the number field has focus).
+    ...cdnChunks(),
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
     '/sameForm.html': ['text/html; charset=utf-8', sameFormPage(form)],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
@@ -146,6 +158,7 @@ export default async function elementsInteractive() {
     ssrBaseline: [],
   };
   const hydrated: Partial<Record<Variant, number[]>> = {ssr: [], ssrBaseline: []};
+  const traced: Partial<Record<Variant, LoadPhases[]>> = {};
   try {
     const measure = async (which: Variant) => {
       const context = await browser.newContext();
@@ -173,6 +186,24 @@ export default async function elementsInteractive() {
       // Rotate the order so each variant takes each position equally often.
       for (let k = 0; k < variants.length; k++) await measure(variants[(i + k) % variants.length]!);
     }
+    const tracedVariants = variants.filter(
+      (v) => v === 'plain' || v === 'element' || v === 'baseline',
+    );
+    for (let i = 0; i < PHASE_ROUNDS; i++) {
+      for (let k = 0; k < tracedVariants.length; k++) {
+        const which = tracedVariants[(i + k) % tracedVariants.length]!;
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await browser.startTracing(page, {categories: TRACE_CATEGORIES});
+        await page.goto(`${site.origin}/${which}.html`);
+        await page.waitForFunction(
+          () => (window as unknown as {interactiveAt?: number}).interactiveAt,
+        );
+        const trace = await browser.stopTracing();
+        await context.close();
+        (traced[which] ??= []).push(phasesOf(trace, which !== 'plain'));
+      }
+    }
   } finally {
     await browser.close();
     await site.close();
@@ -183,6 +214,18 @@ export default async function elementsInteractive() {
   const ssr = median(times.ssr);
   const baseline = baselineFile ? median(times.baseline) : undefined;
   const ssrBaseline = hydrateBaselineFile ? median(times.ssrBaseline) : undefined;
+  /** Each phase's median over the traced loads of a page. */
+  const phases = Object.fromEntries(
+    Object.entries(traced).map(([which, loads]) => [
+      which,
+      Object.fromEntries(
+        Object.keys(loads[0]!).map((key) => [
+          key,
+          round(median(loads.map((l) => l[key]!).filter((x) => x !== undefined)), 1),
+        ]),
+      ),
+    ]),
+  );
   return {
     runs: ROUNDS,
     plainFormInteractiveMs: round(plain, 1),
@@ -209,5 +252,6 @@ export default async function elementsInteractive() {
           ssrBaselineHydratedMs: round(median(hydrated.ssrBaseline!), 1),
         }
       : {}),
+    ...(PHASE_ROUNDS ? {phaseRuns: PHASE_ROUNDS, phases} : {}),
   };
 }

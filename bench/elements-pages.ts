@@ -46,6 +46,23 @@ export function ensureCdnBundle(hydrate = false): Buffer {
 }
 
 /**
+ * Every other file of dist/cdn, by its path on the page's origin (`/brand-marks-….js`,
+ * `/locales/uk-….js`): the chunks the bundles import on demand, relative to themselves.
+ * A page that loads a bundle from `/` is served them, as from a CDN, so a benchmark never
+ * measures a chunk's 404 in place of its load.
+ */
+export function cdnChunks(): Record<string, [string, Buffer]> {
+  const dir = path.dirname(CDN_FILE);
+  const files: Record<string, [string, Buffer]> = {};
+  for (const file of readdirSync(dir, {recursive: true, encoding: 'utf8'})) {
+    const name = file.replaceAll('\\', '/');
+    if (!name.endsWith('.js') || [CDN_FILE, CDN_HYDRATE_FILE].includes(`${dir}/${name}`)) continue;
+    files[`/${name}`] = ['text/javascript', readFileSync(path.join(dir, name))];
+  }
+  return files;
+}
+
+/**
  * Serves `pages` (path → [content type, body]) on 127.0.0.1 the way a CDN serves static
  * files, the same for every page: gzip when the browser accepts it (Chromium offers br and
  * zstd only over HTTPS), a validator and a long `Cache-Control`. The benchmarks load each

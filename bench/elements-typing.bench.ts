@@ -3,7 +3,7 @@
  * Chromium must cause no long task (> 50 ms). Reports the longest task seen (0 when none)
  * and, from the Event Timing API, the slowest keystroke's processing duration.
  */
-import {ensureCdnBundle, launch, round, servePages} from './elements-pages.js';
+import {cdnChunks, ensureCdnBundle, launch, round, servePages} from './elements-pages.js';
 
 const OBSERVE_JS = `
 window.longTasks = [];
@@ -23,6 +23,8 @@ const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>
 export default async function elementsTyping() {
   const bundle = ensureCdnBundle();
   const site = await servePages({
+    // The brand marks, loaded as the number is typed, count too.
+    ...cdnChunks(),
     '/': ['text/html; charset=utf-8', PAGE],
     '/observe.js': ['text/javascript', OBSERVE_JS],
     '/pg-checkout.js': ['text/javascript', bundle],

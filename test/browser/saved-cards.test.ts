@@ -311,6 +311,28 @@ describe('<pg-card-form> order details and saved cards', () => {
     expect(pays(stub)[0]!.savedCardId).to.equal(VISA_CARD.id);
   });
 
+  it('takes the card number at once, while the order look-up is still unanswered', async () => {
+    // Interactive means typeable: the look-up (and the chunks it loads) must never hold the
+    // card fields back, disabled or hidden, until the companion answers.
+    let answer: (r: Response) => void = () => {};
+    const pending = new Promise<Response>((resolve) => (answer = resolve));
+    stub = stubFetch((r) => (r.url.endsWith('/order') ? pending : json({})));
+    const el = await form('offer-save-card order-details');
+    await until(() => stub.calls.some((c) => c.url.endsWith('/order')));
+    const number = root(el).querySelector<HTMLInputElement>('#number')!;
+    expect(number.matches(':disabled')).to.equal(false);
+    expect(number.readOnly).to.equal(false);
+    expect(number.closest('[hidden]')).to.equal(null);
+    number.focus();
+    expect(root(el).activeElement).to.equal(number);
+    await sendKeys({type: '4242'});
+    await el.updateComplete;
+    expect(number.value).to.equal('4242');
+    answer(json({orderRef: 'ord-1', amount: '1250.50', currency: 'UAH'}));
+    await until(() => buttonOf(el).textContent!.includes('1,250.50'));
+    expect(number.value).to.equal('4242');
+  });
+
   it('when the order route is rate limited: the attribute total and a new card, no alarm', async () => {
     // A 429 on the look-up does not stop the customer paying with a card typed in (payments
     // are counted apart): the form stays as without saved cards, and says nothing of it.
