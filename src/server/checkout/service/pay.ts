@@ -199,8 +199,8 @@ export class Payments extends ServicePart<PaymentsDeps> {
       },
       // The per-card limit applies to a saved card too, keyed by its token's hash (by now
       // `prepare` has checked the card is this customer's and can pay).
-      beforeCreate: () =>
-        this.cfg.velocity.reserve({
+      reservation: () =>
+        this.cfg.velocity.reservation({
           ip: ctx.ip,
           orderRef,
           ...(body.card ? {cardNumber: body.card.number} : {}),
