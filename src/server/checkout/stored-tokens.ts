@@ -31,6 +31,14 @@ export function jsonWithoutToken(json: string): string {
 }
 
 /**
+ * A gateway record as JSON text without its `cc_token` fields: written once, through the
+ * replacer (not written, parsed and written again as {@link jsonWithoutToken} would).
+ */
+export function recordJsonWithoutToken(record: unknown): string {
+  return JSON.stringify(record, dropToken);
+}
+
+/**
  * A webhook's `data` (Base64Url JSON) as the store keeps it: the same text when its JSON
  * (`json`, when already decoded) has no token, else re-encoded without it.
  */

@@ -100,7 +100,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
           const url = result.checkoutUrl;
           return result.record
             ? {
-                ...statusInfoFromRecord(result.record, JSON.stringify(result.record)),
+                ...statusInfoFromRecord(result.record),
                 userActionUrl: url,
               }
             : {
@@ -207,9 +207,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
           ...(!body.card && saved?.token ? {cardToken: saved.token} : {}),
         }),
       statusInfo: (result) =>
-        result.kind === 'direct'
-          ? statusInfoFromRecord(result.record, JSON.stringify(result.record))
-          : undefined,
+        result.kind === 'direct' ? statusInfoFromRecord(result.record) : undefined,
     });
     return {response: outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt)};
   }
