@@ -244,7 +244,9 @@ async function closedLoop(sys: System, other: System | undefined) {
   const theirs: ClosedLoopStep[] = [];
   const loads: number[] = [];
   // Warm-up at the closed loop's own pace, not reported: the first step after the open
-  // loop's last (busiest) one cost up to twice the next ones in trial runs.
+  // loop's last (busiest) one cost up to twice the next ones in trial runs. The open-loop
+  // steps before it are the JIT's warm-up: an app that has made only a few hundred
+  // payments spends 1.5-2.5 ms more per payment (its compiler threads count in /proc).
   for (let i = 0; i < 2; i++) {
     await closedLoopStep(sys, 100);
     if (other) await closedLoopStep(other, 100);
