@@ -23,9 +23,17 @@
  * own) at each fixed rate, its steps in turn with this one's and the proxy's (`compare`
  * in each rate; no higher steps then). Orders are created through the shop's API before
  * each step, untimed.
+ *
+ * Then, per variant, the app's CPU per payment in a closed loop (`server/closed-loop.ts`:
+ * `BENCH_CLOSED_PAYMENTS` payments, default 200, four at a time, webhooks and outbox
+ * included; `BENCH_CLOSED_ROUNDS` steps, default 3, the median reported as
+ * `cpuPerPaymentClosedLoopMs`), with the compare root's steps in turn beside this one's
+ * (`compare.cpuPerPaymentClosedLoopMs`): the figure that holds on a busy machine, where
+ * the open-loop latencies measure the queue for a CPU.
  */
 import {loadavg} from 'node:os';
 import {cpuMs, startLoadProcess, type LoadProcess} from './server/children.js';
+import {closedLoopStep, median, type ClosedLoopStep} from './server/closed-loop.js';
 import type {LoadStep} from './server/load-process.js';
 import type {OpenLoopResult} from './server/open-loop.js';
 import {round} from './server/open-loop.js';
@@ -49,6 +57,9 @@ const GOAL_RATES = [50, 200];
 const COMPARE_ROOT = process.env['BENCH_COMPARE_ROOT'];
 /** How many times the fixed rates are measured. */
 const ROUNDS = Math.max(1, Number(process.env['BENCH_ROUNDS'] ?? 1));
+/** Payments per closed-loop step, and how many steps per app. */
+const CLOSED_PAYMENTS = Math.max(1, Number(process.env['BENCH_CLOSED_PAYMENTS'] ?? 200));
+const CLOSED_ROUNDS = Math.max(0, Number(process.env['BENCH_CLOSED_ROUNDS'] ?? 3));
 
 type Step = Omit<OpenLoopResult, 'latencies'> & {cpuMsPerRequest: number};
 
@@ -193,6 +204,7 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
       if (holds(app)) best = Math.max(best, rate);
     }
 
+    const closed = await closedLoop(sys, other);
     const goal = rates.filter((r) => GOAL_RATES.includes(r.rate));
     return {
       variant,
@@ -206,6 +218,7 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
        */
       appCpuMsPerSecondAfterWarmUp: idleCpuMsPerSecond,
       rates,
+      ...closed,
       higherSteps: higher,
       maxRateP99Under100: best,
       maxRateNote:
@@ -219,6 +232,52 @@ async function benchVariant(load: LoadProcess, variant: Variant) {
     await sys.close();
     await other?.close();
   }
+}
+
+/**
+ * The apps' CPU per payment in a closed loop, `CLOSED_ROUNDS` steps each, this one's and
+ * the compare root's in turn (which goes first alternates); medians and every step.
+ */
+async function closedLoop(sys: System, other: System | undefined) {
+  if (CLOSED_ROUNDS === 0) return {};
+  const mine: ClosedLoopStep[] = [];
+  const theirs: ClosedLoopStep[] = [];
+  const loads: number[] = [];
+  // Warm-up at the closed loop's own pace, not reported: the first step after the open
+  // loop's last (busiest) one cost up to twice the next ones in trial runs. The open-loop
+  // steps before it are the JIT's warm-up: an app that has made only a few hundred
+  // payments spends 1.5-2.5 ms more per payment (its compiler threads count in /proc).
+  for (let i = 0; i < 2; i++) {
+    await closedLoopStep(sys, 100);
+    if (other) await closedLoopStep(other, 100);
+  }
+  for (let r = 0; r < CLOSED_ROUNDS; r++) {
+    const order: [System, ClosedLoopStep[]][] = [[sys, mine]];
+    if (other) order[r % 2 ? 'unshift' : 'push']([other, theirs]);
+    for (const [s, into] of order) into.push(await closedLoopStep(s, CLOSED_PAYMENTS));
+    loads.push(round(loadavg()[0]!));
+  }
+  const cpu = (steps: ClosedLoopStep[]) => steps.map((s) => s.cpuMsPerPayment);
+  const errors = (steps: ClosedLoopStep[]) => steps.reduce((n, s) => n + s.errors, 0);
+  return {
+    cpuPerPaymentClosedLoopMs: median(cpu(mine)),
+    closedLoop: {
+      paymentsPerStep: CLOSED_PAYMENTS,
+      concurrency: 4,
+      cpuMsPerPayment: cpu(mine),
+      errors: errors(mine),
+      machineLoad: loads,
+      ...(other
+        ? {
+            compare: {
+              cpuPerPaymentClosedLoopMs: median(cpu(theirs)),
+              cpuMsPerPayment: cpu(theirs),
+              errors: errors(theirs),
+            },
+          }
+        : {}),
+    },
+  };
 }
 
 export default async function companionBench() {

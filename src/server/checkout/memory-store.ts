@@ -15,6 +15,7 @@ import {
   type VelocityKey,
   type AttemptRecord,
   type AttemptState,
+  type AttemptReservation,
   type InsertAttemptResult,
   type NewPaymentUpdate,
   type StoredOperationInput,
@@ -80,7 +81,10 @@ export class MemoryPaymentStore implements PaymentStore {
     if (this.closed) throw new Error('MemoryPaymentStore is closed');
   }
 
-  async insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
+  async insertAttempt(
+    attempt: AttemptRecord,
+    reservation?: AttemptReservation,
+  ): Promise<InsertAttemptResult> {
     this.check();
     const same = this.attempts.get(attempt.attemptId);
     if (same) return {inserted: false, existing: copy(same), reason: 'same_attempt'};
@@ -90,6 +94,11 @@ export class MemoryPaymentStore implements PaymentStore {
     if (live) return {inserted: false, existing: copy(live), reason: 'order_has_live_attempt'};
     if (this.byGatewayOrderId.has(attempt.gatewayOrderId)) {
       throw new Error('UNIQUE constraint failed: attempts.gateway_order_id');
+    }
+    if (reservation) {
+      const r = this.reserveNow(reservation.keys, reservation.now, reservation.windowMs);
+      if (!r.ok)
+        return {inserted: false, reason: 'limited', scope: r.scope, retryAfterMs: r.retryAfterMs};
     }
     this.attempts.set(attempt.attemptId, copy(attempt));
     this.byGatewayOrderId.set(attempt.gatewayOrderId, attempt.attemptId);
@@ -319,6 +328,14 @@ export class MemoryPaymentStore implements PaymentStore {
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
     this.check();
+    return this.reserveNow(keys, now, windowMs);
+  }
+
+  private reserveNow(
+    keys: readonly VelocityKey[],
+    now: number,
+    windowMs: number,
+  ): ReserveAttemptResult {
     const since = now - windowMs;
     const lists = keys.map((k) => {
       const id = `${k.scope}\u0000${k.key}`;

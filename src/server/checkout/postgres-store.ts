@@ -44,6 +44,7 @@ import {
   isLiveAttempt,
   StoreUnavailableError,
   type AttemptMutation,
+  type AttemptReservation,
   type AttemptRecord,
   type AttemptState,
   type CreateIntentResult,
@@ -350,8 +351,15 @@ export class PostgresPaymentStore implements PaymentStore {
     return c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
   }
 
-  async insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
-    return this.tx(async (c) => {
+  /**
+   * Under the order's lock: the live-attempt check, then the reservation's limits (their
+   * locks taken after the order's, always in that order), then the attempt and its counts.
+   */
+  async insertAttempt(
+    attempt: AttemptRecord,
+    reservation?: AttemptReservation,
+  ): Promise<InsertAttemptResult> {
+    return this.tx(async (c): Promise<InsertAttemptResult> => {
       await this.lock(c, `order:${attempt.orderRef}`);
       const same = (
         await c.query<Row>('SELECT * FROM attempts WHERE attempt_id = $1', [attempt.attemptId])
@@ -364,12 +372,19 @@ export class PostgresPaymentStore implements PaymentStore {
       ).rows.map(rowToAttempt);
       const live = rows.find(isLiveAttempt);
       if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
+      if (reservation) {
+        const r = await this.reserveIn(c, reservation, false);
+        if (!r.ok) {
+          return {inserted: false, reason: 'limited', scope: r.scope, retryAfterMs: r.retryAfterMs};
+        }
+      }
       const keys = ATTEMPT_KEYS.filter((k) => attempt[k] !== undefined);
       await c.query(
         `INSERT INTO attempts (${keys.map((k) => ATTEMPT_COLUMNS[k]).join(', ')})
          VALUES (${keys.map((_, i) => `$${i + 1}`).join(', ')})`,
         keys.map((k) => attempt[k]),
       );
+      if (reservation) await this.recordVelocity(c, reservation);
       return {inserted: true, attempt: {...attempt}};
     });
   }
@@ -705,48 +720,63 @@ export class PostgresPaymentStore implements PaymentStore {
     now: number,
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
+    return this.tx((c) => this.reserveIn(c, {keys, now, windowMs}, true));
+  }
+
+  /**
+   * The reservation's check in transaction `c` and, when `record` and every key has room,
+   * its counts. Three statements whatever the number of keys (one round trip each, on the
+   * pay path): the keys' locks, taken in sorted order so that two reservations sharing keys
+   * never wait on each other in a circle; the check; the inserts.
+   */
+  private async reserveIn(
+    c: PoolClient,
+    r: AttemptReservation,
+    record: boolean,
+  ): Promise<ReserveAttemptResult> {
+    const {keys, now, windowMs} = r;
     const since = now - windowMs;
-    // Three statements whatever the number of keys (one round trip each, on the pay path):
-    // the keys' locks, taken in sorted order so that two reservations sharing keys never
-    // wait on each other in a circle; the check; the inserts.
-    return this.tx(async (c): Promise<ReserveAttemptResult> => {
-      const locks = [
-        ...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`)),
-      ].sort();
-      await c.query(
-        `SELECT pg_advisory_xact_lock(hashtextextended(l.k, 0))
-         FROM unnest($1::text[]) WITH ORDINALITY AS l(k, i) ORDER BY l.i`,
-        [locks],
-      );
-      // Per key, in order: the max-th newest reservation in the window, if there is one —
-      // the key is full, and a place frees when that one leaves the window. One row per
-      // key comes back, however many the window holds.
-      const nth = (
-        await c.query<Row>(
-          `SELECT (SELECT a.at FROM attempt_velocity a
-                   WHERE a.scope = v.scope AND a.key = v.key AND a.at > $4
-                   ORDER BY a.at DESC OFFSET v.max - 1 LIMIT 1) AS at
-           FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS v(scope, key, max, i)
-           ORDER BY v.i`,
-          [keys.map((k) => k.scope), keys.map((k) => k.key), keys.map((k) => k.max), since],
-        )
-      ).rows;
-      const full = nth.findIndex((r) => r['at'] !== null);
-      if (full >= 0) {
-        const at = Number(nth[full]!['at']);
-        return {ok: false, scope: keys[full]!.scope, retryAfterMs: at + windowMs - now};
-      }
-      await c.query(
-        `INSERT INTO attempt_velocity (scope, key, at)
-         SELECT v.scope, v.key, $3::bigint FROM unnest($1::text[], $2::text[]) AS v(scope, key)`,
-        [keys.map((k) => k.scope), keys.map((k) => k.key), now],
-      );
-      if (now - this.lastVelocityPrune > 60_000) {
-        this.lastVelocityPrune = now;
-        await c.query('DELETE FROM attempt_velocity WHERE at <= $1', [since]);
-      }
-      return {ok: true};
-    });
+    const locks = [
+      ...new Set(keys.map((k) => `velocity:${JSON.stringify([k.scope, k.key])}`)),
+    ].sort();
+    await c.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended(l.k, 0))
+       FROM unnest($1::text[]) WITH ORDINALITY AS l(k, i) ORDER BY l.i`,
+      [locks],
+    );
+    // Per key, in order: the max-th newest reservation in the window, if there is one —
+    // the key is full, and a place frees when that one leaves the window. One row per
+    // key comes back, however many the window holds.
+    const nth = (
+      await c.query<Row>(
+        `SELECT (SELECT a.at FROM attempt_velocity a
+                 WHERE a.scope = v.scope AND a.key = v.key AND a.at > $4
+                 ORDER BY a.at DESC OFFSET v.max - 1 LIMIT 1) AS at
+         FROM unnest($1::text[], $2::text[], $3::int[]) WITH ORDINALITY AS v(scope, key, max, i)
+         ORDER BY v.i`,
+        [keys.map((k) => k.scope), keys.map((k) => k.key), keys.map((k) => k.max), since],
+      )
+    ).rows;
+    const full = nth.findIndex((row) => row['at'] !== null);
+    if (full >= 0) {
+      const at = Number(nth[full]!['at']);
+      return {ok: false, scope: keys[full]!.scope, retryAfterMs: at + windowMs - now};
+    }
+    if (record) await this.recordVelocity(c, r);
+    return {ok: true};
+  }
+
+  /** Counts one attempt per key (after {@link reserveIn}'s check, in its transaction). */
+  private async recordVelocity(c: PoolClient, r: AttemptReservation): Promise<void> {
+    await c.query(
+      `INSERT INTO attempt_velocity (scope, key, at)
+       SELECT v.scope, v.key, $3::bigint FROM unnest($1::text[], $2::text[]) AS v(scope, key)`,
+      [r.keys.map((k) => k.scope), r.keys.map((k) => k.key), r.now],
+    );
+    if (r.now - this.lastVelocityPrune > 60_000) {
+      this.lastVelocityPrune = r.now;
+      await c.query('DELETE FROM attempt_velocity WHERE at <= $1', [r.now - r.windowMs]);
+    }
   }
 
   /**

@@ -29,6 +29,7 @@ import {loadBetterSqlite3} from '../optional-peers.js';
 import {
   LIVE_STATES,
   type AttemptMutation,
+  type AttemptReservation,
   type CreateIntentResult,
   type IntentMutation,
   type IntentState,
@@ -388,13 +389,22 @@ export class SqlitePaymentStore implements PaymentStore {
     return row && rowToAttempt(row);
   }
 
-  private insertOne(attempt: AttemptRecord): InsertAttemptResult {
+  private insertOne(
+    attempt: AttemptRecord,
+    reservation: AttemptReservation | undefined,
+  ): InsertAttemptResult {
     const same = this.getRow(this.stmts.attemptById, attempt.attemptId);
     if (same) return {inserted: false, existing: same, reason: 'same_attempt'};
     const live = this.getRow(this.stmts.liveAttempt, attempt.orderRef);
     if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
+    if (reservation) {
+      const refused = this.velocityRefusal(reservation);
+      if (refused) return {inserted: false, reason: 'limited', ...refused};
+    }
     const params = this.attemptParams(attempt);
     this.stmts.insertAttempt.run(params);
+    // In the attempt's savepoint: should either write throw, neither is kept.
+    if (reservation) this.velocityRecord(reservation);
     // The row as it now reads back: the same values, without the empty columns.
     return {inserted: true, attempt: rowToAttempt(params)};
   }
@@ -478,9 +488,15 @@ export class SqlitePaymentStore implements PaymentStore {
     else this.stmts.syncNormal.run();
   }
 
-  /** Inserts the attempt in the next group commit (fsynced unless `syncAttemptInserts` is off). */
-  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult> {
-    return this.enqueue(() => this.insertOne(attempt), this.syncInserts);
+  /**
+   * Inserts the attempt, and takes its reservation's counts, in one step of the next group
+   * commit (fsynced unless `syncAttemptInserts` is off).
+   */
+  insertAttempt(
+    attempt: AttemptRecord,
+    reservation?: AttemptReservation,
+  ): Promise<InsertAttemptResult> {
+    return this.enqueue(() => this.insertOne(attempt, reservation), this.syncInserts);
   }
 
   async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {
@@ -755,25 +771,35 @@ export class SqlitePaymentStore implements PaymentStore {
 
   private lastVelocityPrune = 0;
 
-  private reserveOne(
-    keys: readonly VelocityKey[],
-    now: number,
-    windowMs: number,
-  ): ReserveAttemptResult {
-    const since = now - windowMs;
-    for (const k of keys) {
+  /** The first key of `r` at its limit, and when a place frees; `undefined`: all have room. */
+  private velocityRefusal(
+    r: AttemptReservation,
+  ): {scope: string; retryAfterMs: number} | undefined {
+    const since = r.now - r.windowMs;
+    for (const k of r.keys) {
       const {n} = this.stmts.velocityCount.get(k.scope, k.key, since) as {n: number};
       if (n >= k.max) {
         // The attempt whose leaving the window frees a place: the max-th newest.
         const {at} = this.stmts.velocityNth.get(k.scope, k.key, since, k.max - 1) as {at: number};
-        return {ok: false, scope: k.scope, retryAfterMs: at + windowMs - now};
+        return {scope: k.scope, retryAfterMs: at + r.windowMs - r.now};
       }
     }
-    for (const k of keys) this.stmts.velocityInsert.run(k.scope, k.key, now);
-    if (now - this.lastVelocityPrune > 60_000) {
-      this.lastVelocityPrune = now;
-      this.stmts.velocityPrune.run(since);
+    return undefined;
+  }
+
+  /** Counts one attempt for each key of `r` (after {@link velocityRefusal}, in its transaction). */
+  private velocityRecord(r: AttemptReservation): void {
+    for (const k of r.keys) this.stmts.velocityInsert.run(k.scope, k.key, r.now);
+    if (r.now - this.lastVelocityPrune > 60_000) {
+      this.lastVelocityPrune = r.now;
+      this.stmts.velocityPrune.run(r.now - r.windowMs);
     }
+  }
+
+  private reserveOne(r: AttemptReservation): ReserveAttemptResult {
+    const refused = this.velocityRefusal(r);
+    if (refused) return {ok: false, ...refused};
+    this.velocityRecord(r);
     return {ok: true};
   }
 
@@ -789,7 +815,7 @@ export class SqlitePaymentStore implements PaymentStore {
     now: number,
     windowMs: number,
   ): Promise<ReserveAttemptResult> {
-    return this.enqueue(() => this.reserveOne(keys, now, windowMs), false);
+    return this.enqueue(() => this.reserveOne({keys, now, windowMs}), false);
   }
 
   /** In one step of the group commit: a live card of the customer with this token wins. */

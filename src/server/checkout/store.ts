@@ -313,10 +313,25 @@ export interface AttemptMutation {
   saveCard?: SavedCardRecord;
 }
 
+/**
+ * Card-testing limits reserved in the same transaction as a new attempt (see
+ * {@link PaymentStore.insertAttempt}): what {@link PaymentStore.reserveAttempt} takes.
+ */
+export interface AttemptReservation {
+  keys: readonly VelocityKey[];
+  now: number;
+  windowMs: number;
+}
+
 export type InsertAttemptResult =
   | {inserted: true; attempt: AttemptRecord}
   /** Not inserted: `existing` is the row with the same attempt id, or the order's live attempt. */
-  | {inserted: false; existing: AttemptRecord; reason: 'same_attempt' | 'order_has_live_attempt'};
+  | {inserted: false; existing: AttemptRecord; reason: 'same_attempt' | 'order_has_live_attempt'}
+  /**
+   * Not inserted: a key of the reservation is at its limit (`scope`; a place frees in
+   * `retryAfterMs`). Nothing was written, and nothing was counted.
+   */
+  | {inserted: false; reason: 'limited'; scope: string; retryAfterMs: number};
 
 export interface UpdateAttemptResult {
   /** The event was already stored: nothing was changed. */
@@ -358,8 +373,16 @@ export interface PaymentStore extends SavedCardStore {
    * Inserts a new attempt in state `creating`, unless an attempt with the same id exists
    * or the order already has a live attempt (creating, unknown, init, pending, success):
    * then nothing is written and that attempt is returned. The gateway order id is unique.
+   * With a `reservation`, in the same transaction and after those checks, its card-testing
+   * limits are taken as {@link reserveAttempt} takes them: when a key is at its limit,
+   * nothing is written (`limited`); else the attempt and one count per key are written
+   * together — an attempt is never stored without its counts, nor counted without being
+   * stored.
    */
-  insertAttempt(attempt: AttemptRecord): Promise<InsertAttemptResult>;
+  insertAttempt(
+    attempt: AttemptRecord,
+    reservation?: AttemptReservation,
+  ): Promise<InsertAttemptResult>;
   getAttempt(attemptId: string): Promise<AttemptRecord | undefined>;
   getAttemptByGatewayOrderId(gatewayOrderId: string): Promise<AttemptRecord | undefined>;
   /** The order's attempts, oldest first. */

@@ -7,7 +7,7 @@
  * The schema migration that came with this (`sqlite-schema.ts`, `postgres-schema.ts`)
  * rewrites older rows with the same functions ({@link TOKEN_REWRITES}).
  */
-import {encodeWebhookData} from '../gateway/webhook.js';
+import {encodeWebhookJson} from '../gateway/webhook.js';
 
 const TOKEN_FIELD = 'cc_token';
 
@@ -31,14 +31,30 @@ export function jsonWithoutToken(json: string): string {
 }
 
 /**
+ * A gateway record as JSON text without its `cc_token` fields: written once, through the
+ * replacer (not written, parsed and written again as {@link jsonWithoutToken} would).
+ */
+export function recordJsonWithoutToken(record: unknown): string {
+  return JSON.stringify(record, dropToken);
+}
+
+/**
  * A webhook's `data` (Base64Url JSON) as the store keeps it: the same text when its JSON
  * (`json`, when already decoded) has no token, else re-encoded without it.
  */
 export function webhookDataWithoutToken(data: string, json?: string): string {
   const text = json ?? Buffer.from(data, 'base64url').toString('utf8');
   if (!text.includes(TOKEN_FIELD)) return data;
-  const redacted = jsonWithoutToken(text);
-  return redacted === text ? data : encodeWebhookData(JSON.parse(redacted));
+  return webhookDataFor(data, text, jsonWithoutToken(text));
+}
+
+/**
+ * The `data` to keep for a webhook whose JSON `text` reads `redacted` without its token:
+ * the same `data` when nothing was left out, else `redacted` encoded (it is the text
+ * `JSON.stringify` wrote, so encoding it is encoding its value).
+ */
+export function webhookDataFor(data: string, text: string, redacted: string): string {
+  return redacted === text ? data : encodeWebhookJson(redacted);
 }
 
 /** An update (outbox payload JSON) without the `cardToken` that updates carried before. */

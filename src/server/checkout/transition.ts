@@ -8,7 +8,7 @@
  */
 import type {TransactionRecord, WebhookPayload} from '../gateway/schemas.js';
 import {definedOnly} from './defined.js';
-import {jsonWithoutToken} from './stored-tokens.js';
+import {recordJsonWithoutToken} from './stored-tokens.js';
 import type {
   AttemptMutation,
   AttemptRecord,
@@ -49,10 +49,14 @@ export type GatewayStatusInfo = Pick<
   cardTokenExpiration?: string;
 };
 
-/** What a payment record or webhook payload says, with `raw` its JSON as received (kept without the token). */
+/**
+ * What a payment record or webhook payload says. `raw`: its JSON text as the store keeps
+ * it, already without the card token (a webhook's, as received and redacted); by default
+ * the record written without its token.
+ */
 export function statusInfoFromRecord(
   record: TransactionRecord | WebhookPayload,
-  raw: string,
+  raw: string = recordJsonWithoutToken(record),
 ): GatewayStatusInfo {
   const r = record as Record<string, unknown>;
   const str = (k: string) =>
@@ -60,7 +64,7 @@ export function statusInfoFromRecord(
   const recurring = r['recurring'] as {id?: unknown} | null | undefined;
   return {
     status: record.status,
-    raw: jsonWithoutToken(raw),
+    raw,
     ...definedOnly({
       statusCode: str('status_code'),
       statusDescription: str('status_description'),

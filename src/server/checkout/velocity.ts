@@ -2,7 +2,9 @@
  * The card-testing defence: how many payment attempts one client address, one order and
  * one card may make in a sliding window. Every attempt counts, declined or not, and it
  * counts when it is reserved — before the gateway is called — in the payment store, in
- * one transaction with the check (`PaymentStore.reserveAttempt`). So concurrent requests
+ * one transaction with the check — and with the new attempt itself
+ * (`PaymentStore.insertAttempt` with a reservation; `reserveAttempt` for a create sent
+ * again after an unknown outcome, whose attempt is stored already). So concurrent requests
  * cannot all pass the same check, a restart forgets nothing, and several processes on one
  * store share the counters. IPv6 clients are grouped by their /64 (one subscriber's
  * network); a card is keyed by an HMAC of its number under a key derived from the API
@@ -15,7 +17,7 @@
 import {createHmac} from 'node:crypto';
 import {isIPv6} from 'node:net';
 import {CheckoutRateLimitedError} from './errors.js';
-import type {PaymentStore, VelocityKey} from './store.js';
+import type {AttemptReservation, PaymentStore, VelocityKey} from './store.js';
 
 /** Attempts allowed per window; see the `rateLimit` option. */
 export interface VelocityLimits {
@@ -77,16 +79,16 @@ export class AttemptVelocity {
   }
 
   /**
-   * Reserves one attempt for each of the given subjects, or throws `CheckoutRateLimitedError`
-   * when any of them is at its limit (nothing is counted then). A card is its number typed
-   * in (`cardNumber`) or a saved card's token (`cardToken`).
+   * What a payment of the given subjects counts under, for the store to take in one
+   * transaction with its attempt (`PaymentStore.insertAttempt`): one attempt for each of
+   * them. A card is its number typed in (`cardNumber`) or a saved card's token (`cardToken`).
    */
-  async reserve(subject: {
+  reservation(subject: {
     ip: string;
     orderRef?: string;
     cardNumber?: string;
     cardToken?: string;
-  }): Promise<void> {
+  }): AttemptReservation {
     const l = this.#limits;
     const keys: VelocityKey[] = [
       {scope: 'ip', key: velocityAddress(subject.ip), max: l.maxAttemptsPerIp},
@@ -103,7 +105,15 @@ export class AttemptVelocity {
         max: l.maxAttemptsPerCard,
       });
     }
-    await this.#take(keys);
+    return {keys, now: this.#now(), windowMs: l.windowMs};
+  }
+
+  /**
+   * Reserves one attempt for each of the given subjects on its own, or throws
+   * `CheckoutRateLimitedError` when any of them is at its limit (nothing is counted then).
+   */
+  async reserve(subject: Parameters<AttemptVelocity['reservation']>[0]): Promise<void> {
+    await this.#take(this.reservation(subject).keys);
   }
 
   /**
@@ -117,8 +127,13 @@ export class AttemptVelocity {
     ]);
   }
 
-  async #take(keys: VelocityKey[]): Promise<void> {
+  async #take(keys: readonly VelocityKey[]): Promise<void> {
     const r = await this.#store.reserveAttempt(keys, this.#now(), this.#limits.windowMs);
-    if (!r.ok) throw new CheckoutRateLimitedError(Math.max(1, Math.ceil(r.retryAfterMs / 1000)));
+    if (!r.ok) throw rateLimited(r.retryAfterMs);
   }
+}
+
+/** The answer to a refused reservation: retry once a place frees (whole seconds, at least 1). */
+export function rateLimited(retryAfterMs: number): CheckoutRateLimitedError {
+  return new CheckoutRateLimitedError(Math.max(1, Math.ceil(retryAfterMs / 1000)));
 }

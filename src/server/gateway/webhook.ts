@@ -24,10 +24,12 @@ export function signWebhook(data: string, secret: string): string {
 
 /** Encodes a payload as the webhook `data` field: Base64Url of its JSON, padding kept. */
 export function encodeWebhookData(payload: unknown): string {
-  return Buffer.from(JSON.stringify(payload), 'utf8')
-    .toString('base64')
-    .replace(/\+/g, '-')
-    .replace(/\//g, '_');
+  return encodeWebhookJson(JSON.stringify(payload));
+}
+
+/** Encodes JSON text as the webhook `data` field (as {@link encodeWebhookData} does). */
+export function encodeWebhookJson(json: string): string {
+  return Buffer.from(json, 'utf8').toString('base64').replace(/\+/g, '-').replace(/\//g, '_');
 }
 
 const BASE64URL_SIGNATURE = /^[A-Za-z0-9_-]{27}=$/;

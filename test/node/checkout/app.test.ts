@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import {
   CheckoutConfigError,
   MemoryPaymentStore,
+  StoreUnavailableError,
   createCheckoutApp,
   type CheckoutAppOptions,
   type PaymentRecord,
@@ -600,6 +601,31 @@ describe('pay route security', () => {
     const err = (await json(res))['error'] as {code: string; retryAfter: number};
     assert.equal(err.code, 'rate_limited');
     assert.ok(err.retryAfter >= 1 && err.retryAfter <= 60);
+    assert.equal(gw.created.length, 3);
+  });
+
+  test('an attempt the store failed to write uses up no card-testing place', async () => {
+    // The store fails twice at the attempt's write (its reservation is in that write): the
+    // customer is answered 503 and no create is sent, and nothing was counted either.
+    class FailingInserts extends MemoryPaymentStore {
+      failures = 2;
+      override insertAttempt(...args: Parameters<MemoryPaymentStore['insertAttempt']>) {
+        if (this.failures-- > 0) return Promise.reject(new StoreUnavailableError('down'));
+        return super.insertAttempt(...args);
+      }
+    }
+    const gw = new StubGateway();
+    const {app} = inProcessApp(new FailingInserts(), gw, {
+      rateLimit: {maxAttemptsPerIp: 3, maxAttemptsPerOrder: 100, windowMs: 60_000},
+    });
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await pay(app, payBody(`sf-${i}`, `att-sf${i}`))).status, 503);
+    }
+    for (let i = 0; i < 3; i++) {
+      const ok = await json(await pay(app, payBody(`sf-ok-${i}`, `att-sf-ok${i}`)));
+      assert.equal(ok['outcome'], 'success');
+    }
+    assert.equal((await pay(app, payBody('sf-x', 'att-sfx'))).status, 429);
     assert.equal(gw.created.length, 3);
   });
 

@@ -81,7 +81,7 @@ for (const [name, make, skip] of implementations) {
       const r = await s.insertAttempt(attempt('a1', 'o1', {gatewayOrderId: 'other'}));
       assert.equal(r.inserted, false);
       assert.equal(!r.inserted && r.reason, 'same_attempt');
-      assert.equal(!r.inserted && r.existing.gatewayOrderId, 'o1-a1');
+      assert.equal(!r.inserted && r.reason !== 'limited' && r.existing.gatewayOrderId, 'o1-a1');
       await s.close();
     });
 
@@ -110,7 +110,7 @@ for (const [name, make, skip] of implementations) {
       );
       const r = await s.insertAttempt(attempt('a2', 'o1', {seq: 2}));
       assert.equal(r.inserted, false);
-      assert.equal(!r.inserted && r.existing.state, 'success');
+      assert.equal(!r.inserted && r.reason !== 'limited' && r.existing.state, 'success');
       await s.close();
     });
 
@@ -334,6 +334,69 @@ for (const [name, make, skip] of implementations) {
       const refused = results.find((r) => !r.ok);
       assert.deepEqual(refused, {ok: false, scope: 'ip', retryAfterMs: 60_000});
       assert.deepEqual(await s.reserveAttempt(keys, 70_000, 60_000), {ok: true}, 'window moved');
+      await s.close();
+    });
+
+    test('an attempt and its card-testing counts are stored together or not at all', async () => {
+      const s = make();
+      const window = {now: 10_000, windowMs: 60_000};
+      const reserve = (key: string, max: number) => ({keys: [{scope: 'ip', key, max}], ...window});
+      const counted = async (key: string) =>
+        (await s.reserveAttempt([{scope: 'ip', key, max: 2}], 10_000, 60_000)).ok;
+
+      // Inserted: counted in the same write.
+      const first = await s.insertAttempt(attempt('a1', 'o1'), reserve('ip-1', 1));
+      assert.equal(first.inserted, true);
+      assert.deepEqual(
+        await s.reserveAttempt([{scope: 'ip', key: 'ip-1', max: 1}], 10_000, 60_000),
+        {
+          ok: false,
+          scope: 'ip',
+          retryAfterMs: 60_000,
+        },
+      );
+
+      // Over the limit: refused, and the attempt is not stored.
+      const limited = await s.insertAttempt(attempt('a2', 'o2'), reserve('ip-1', 1));
+      assert.deepEqual(limited, {
+        inserted: false,
+        reason: 'limited',
+        scope: 'ip',
+        retryAfterMs: 60_000,
+      });
+      assert.equal(await s.getAttempt('a2'), undefined);
+      assert.deepEqual(await s.listAttempts('o2'), []);
+
+      // The insert fails (its gateway order id is taken): nothing is counted.
+      await assert.rejects(() =>
+        s.insertAttempt(attempt('a3', 'o3', {gatewayOrderId: 'o1-a1'}), reserve('ip-3', 1)),
+      );
+      assert.equal(await s.getAttempt('a3'), undefined);
+      assert.equal(await counted('ip-3'), true, 'the failed insert counted nothing');
+      assert.equal(await counted('ip-3'), true, 'so two places were still free');
+
+      // Not inserted because the order has a live attempt (no create follows): not counted.
+      const blocked = await s.insertAttempt(attempt('a4', 'o1', {seq: 2}), reserve('ip-4', 1));
+      assert.equal(!blocked.inserted && blocked.reason, 'order_has_live_attempt');
+      assert.equal(await counted('ip-4'), true);
+      assert.equal(await counted('ip-4'), true);
+      await s.close();
+    });
+
+    test('concurrent attempts with counts: exactly the limit is stored and counted', async () => {
+      const s = make();
+      const keys = [{scope: 'card', key: 'card-x', max: 5}];
+      const results = await Promise.all(
+        Array.from({length: 60}, (_, i) =>
+          s.insertAttempt(attempt(`p${i}`, `order-${i}`), {keys, now: 10_000, windowMs: 60_000}),
+        ),
+      );
+      assert.equal(results.filter((r) => r.inserted).length, 5);
+      assert.equal(results.filter((r) => !r.inserted && r.reason === 'limited').length, 55);
+      let stored = 0;
+      for (let i = 0; i < 60; i++) if (await s.getAttempt(`p${i}`)) stored++;
+      assert.equal(stored, 5);
+      assert.equal((await s.reserveAttempt(keys, 10_000, 60_000)).ok, false, 'all 5 counted');
       await s.close();
     });
 

@@ -28,7 +28,8 @@ import {
   CheckoutNotFoundError,
 } from '../errors.js';
 import {newGatewayOrderId, type ResolvedOrder} from '../request.js';
-import type {AttemptRecord} from '../store.js';
+import {rateLimited} from '../velocity.js';
+import type {AttemptRecord, AttemptReservation} from '../store.js';
 import {
   markNotCreated,
   markRecreating,
@@ -75,8 +76,11 @@ export interface AttemptSpec {
   newAttemptId(gatewayOrderId: string): string;
   /** Builds and checks the create request; throws the error to answer when it cannot. */
   prepare(order: ResolvedOrder, gatewayOrderId: string): PreparedCreate;
-  /** Runs before each create is sent (card-testing limits). */
-  beforeCreate?(): Promise<void>;
+  /**
+   * The card-testing limits each create takes (taken with a new attempt in one store
+   * transaction; before a create sent again, on their own).
+   */
+  reservation?(): AttemptReservation;
   /** What the gateway's answer says; `undefined` when it is the other mode's answer. */
   statusInfo(result: CreatePaymentResult, gatewayOrderId: string): GatewayStatusInfo | undefined;
 }
@@ -121,7 +125,12 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         );
         return {kind: 'settled', attempt: live};
       }
-      await spec.beforeCreate?.();
+      const reservation = spec.reservation?.();
+      if (reservation) {
+        const {keys, now, windowMs} = reservation;
+        const taken = await store.reserveAttempt(keys, now, windowMs);
+        if (!taken.ok) throw rateLimited(taken.retryAfterMs);
+      }
       const r = await this.d.writes.write({attemptId: live.attemptId}, (c) =>
         markRecreating(c, this.cfg.now()),
       );
@@ -149,9 +158,10 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       createCount: 1,
       ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
-    await spec.beforeCreate?.();
-    const inserted = await store.insertAttempt(attempt);
+    // The attempt and its card-testing counts in one transaction: both or neither.
+    const inserted = await store.insertAttempt(attempt, spec.reservation?.());
     if (!inserted.inserted) {
+      if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
       return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing, true)};

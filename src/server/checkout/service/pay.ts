@@ -100,7 +100,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
           const url = result.checkoutUrl;
           return result.record
             ? {
-                ...statusInfoFromRecord(result.record, JSON.stringify(result.record)),
+                ...statusInfoFromRecord(result.record),
                 userActionUrl: url,
               }
             : {
@@ -199,17 +199,15 @@ export class Payments extends ServicePart<PaymentsDeps> {
       },
       // The per-card limit applies to a saved card too, keyed by its token's hash (by now
       // `prepare` has checked the card is this customer's and can pay).
-      beforeCreate: () =>
-        this.cfg.velocity.reserve({
+      reservation: () =>
+        this.cfg.velocity.reservation({
           ip: ctx.ip,
           orderRef,
           ...(body.card ? {cardNumber: body.card.number} : {}),
           ...(!body.card && saved?.token ? {cardToken: saved.token} : {}),
         }),
       statusInfo: (result) =>
-        result.kind === 'direct'
-          ? statusInfoFromRecord(result.record, JSON.stringify(result.record))
-          : undefined,
+        result.kind === 'direct' ? statusInfoFromRecord(result.record) : undefined,
     });
     return {response: outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt)};
   }

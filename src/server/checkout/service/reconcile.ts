@@ -261,11 +261,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
       }
       return current;
     }
-    const r = await writes.applyStatus(
-      key,
-      statusInfoFromRecord(record, JSON.stringify(record)),
-      'lookup',
-    );
+    const r = await writes.applyStatus(key, statusInfoFromRecord(record), 'lookup');
     const next = r.attempt ?? current;
     if (r.changed) {
       this.log.info(

@@ -15,7 +15,7 @@ import type {WebhookPayload} from '../../gateway/schemas.js';
 import {parseWebhookForm, verifyWebhookText} from '../../gateway/webhook.js';
 import {CheckoutForbiddenError} from '../errors.js';
 import type {AttemptRecord, NewPaymentUpdate, WebhookEventInput} from '../store.js';
-import {jsonWithoutToken, webhookDataWithoutToken} from '../stored-tokens.js';
+import {jsonWithoutToken, webhookDataFor, webhookDataWithoutToken} from '../stored-tokens.js';
 import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {ServicePart, type ServiceConfig} from './config.js';
@@ -66,8 +66,10 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     const base = {eventKey: sha256(form.data), receivedAt: now, data: form.data};
     try {
       ({payload, json: raw} = verifyWebhookText(form, this.cfg.webhookSecret));
-      base.data = webhookDataWithoutToken(form.data, raw);
-      raw = jsonWithoutToken(raw);
+      // Left out once, for the event's `data` and the attempt's `raw` alike.
+      const redacted = jsonWithoutToken(raw);
+      base.data = webhookDataFor(form.data, raw, redacted);
+      raw = redacted;
     } catch (error) {
       if (error instanceof WebhookSignatureError) {
         await this.reject(ip, 'bad_signature', rawBody);
