@@ -102,7 +102,7 @@ export class MemoryPaymentStore implements PaymentStore {
     }
     this.attempts.set(attempt.attemptId, copy(attempt));
     this.byGatewayOrderId.set(attempt.gatewayOrderId, attempt.attemptId);
-    return {inserted: true, attempt: copy(attempt)};
+    return {inserted: true, attempt: copy(attempt), reserved: reservation !== undefined};
   }
 
   async getAttempt(attemptId: string): Promise<AttemptRecord | undefined> {

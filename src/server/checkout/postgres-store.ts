@@ -385,7 +385,7 @@ export class PostgresPaymentStore implements PaymentStore {
         keys.map((k) => attempt[k]),
       );
       if (reservation) await this.recordVelocity(c, reservation);
-      return {inserted: true, attempt: {...attempt}};
+      return {inserted: true, attempt: {...attempt}, reserved: reservation !== undefined};
     });
   }
 

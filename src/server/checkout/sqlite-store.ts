@@ -406,7 +406,7 @@ export class SqlitePaymentStore implements PaymentStore {
     // In the attempt's savepoint: should either write throw, neither is kept.
     if (reservation) this.velocityRecord(reservation);
     // The row as it now reads back: the same values, without the empty columns.
-    return {inserted: true, attempt: rowToAttempt(params)};
+    return {inserted: true, attempt: rowToAttempt(params), reserved: reservation !== undefined};
   }
 
   /** Writes waiting for the next group commit, in the order they were asked for. */

@@ -324,7 +324,12 @@ export interface AttemptReservation {
 }
 
 export type InsertAttemptResult =
-  | {inserted: true; attempt: AttemptRecord}
+  /**
+   * Inserted. `reserved`: the reservation's counts were taken in the same transaction. A
+   * store that leaves it out (one written before `insertAttempt` took reservations) gets
+   * them taken on their own right after, by `reserveAttempt`, so its limits still hold.
+   */
+  | {inserted: true; attempt: AttemptRecord; reserved?: boolean}
   /** Not inserted: `existing` is the row with the same attempt id, or the order's live attempt. */
   | {inserted: false; existing: AttemptRecord; reason: 'same_attempt' | 'order_has_live_attempt'}
   /**

@@ -629,6 +629,41 @@ describe('pay route security', () => {
     assert.equal(gw.created.length, 3);
   });
 
+  test('a store written before insertAttempt took reservations still holds the limits, 20 pays at once', async () => {
+    // Its insertAttempt ignores the reservation (and says nothing of it): the counts are
+    // taken on their own after the insert; over the limit the attempt is closed unsent.
+    class OlderStore extends MemoryPaymentStore {
+      override insertAttempt(attempt: Parameters<MemoryPaymentStore['insertAttempt']>[0]) {
+        return super.insertAttempt(attempt).then((r) => {
+          if (r.inserted) delete r.reserved;
+          return r;
+        });
+      }
+    }
+    const store = new OlderStore();
+    const gw = new StubGateway();
+    const {app} = inProcessApp(store, gw, {
+      rateLimit: {maxAttemptsPerIp: 5, maxAttemptsPerOrder: 100, windowMs: 60_000},
+    });
+    const statuses = await Promise.all(
+      Array.from({length: 20}, (_, i) =>
+        pay(app, payBody(`old-${i}`, `att-old${i}`)).then((r) => r.status),
+      ),
+    );
+    assert.equal(statuses.filter((s) => s === 200).length, 5);
+    assert.equal(statuses.filter((s) => s === 429).length, 15);
+    assert.equal(gw.created.length, 5);
+    // The refused attempts are closed, not left open: their orders can be paid later.
+    const attempts = (
+      await Promise.all(statuses.map((_, i) => store.listAttempts(`old-${i}`)))
+    ).flat();
+    assert.equal(attempts.length, 20);
+    assert.deepEqual(
+      attempts.filter((a) => a.state === 'creating'),
+      [],
+    );
+  });
+
   test('attempts per order and per card are limited too, and card-data validation failures count', async () => {
     const gw = new StubGateway();
     gw.onCreate = async (req) => record(req, 'failure');
