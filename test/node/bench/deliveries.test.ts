@@ -11,23 +11,8 @@ import type {AddressInfo} from 'node:net';
 import {after, describe, test} from 'node:test';
 import {tallyDeliveries} from '../../../bench/server/deliveries.js';
 import {answeredStatus, closeConnections, post} from '../../../bench/server/http-post.js';
-import {runOpenLoop, type Clock} from '../../../bench/server/open-loop.js';
-
-/** A clock that moves only when told to. */
-class FakeClock implements Clock {
-  t = 0;
-  #waiters: {at: number; resolve: () => void}[] = [];
-  now = () => this.t;
-  sleep = (ms: number) =>
-    new Promise<void>((resolve) => this.#waiters.push({at: this.t + Math.max(0, ms), resolve}));
-  async advanceTo(t: number) {
-    this.t = t;
-    const due = this.#waiters.filter((w) => w.at <= t);
-    this.#waiters = this.#waiters.filter((w) => w.at > t);
-    for (const w of due) w.resolve();
-    await new Promise((r) => setImmediate(r));
-  }
-}
+import {runOpenLoop} from '../../../bench/server/open-loop.js';
+import {FakeClock} from './fake-clock.js';
 
 /**
  * What the fake app does with a request whose body is `<id>:<behaviour>`:

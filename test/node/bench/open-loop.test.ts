@@ -9,24 +9,8 @@ import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import {after, describe, test} from 'node:test';
 import {closeConnections, post} from '../../../bench/server/http-post.js';
-import {runOpenLoop, type Clock} from '../../../bench/server/open-loop.js';
-
-/** A clock that moves only when told to. */
-class FakeClock implements Clock {
-  t = 0;
-  #waiters: {at: number; resolve: () => void}[] = [];
-  now = () => this.t;
-  sleep = (ms: number) =>
-    new Promise<void>((resolve) => this.#waiters.push({at: this.t + Math.max(0, ms), resolve}));
-  /** Moves to `t` and wakes every sleeper due by then; lets the woken code run. */
-  async advanceTo(t: number) {
-    this.t = t;
-    const due = this.#waiters.filter((w) => w.at <= t);
-    this.#waiters = this.#waiters.filter((w) => w.at > t);
-    for (const w of due) w.resolve();
-    await new Promise((r) => setImmediate(r));
-  }
-}
+import {runOpenLoop} from '../../../bench/server/open-loop.js';
+import {FakeClock} from './fake-clock.js';
 
 /** A server that holds every request until `release()`. */
 async function stallingServer() {
