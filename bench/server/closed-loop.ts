@@ -8,7 +8,7 @@
  * versions by (steps in turn on systems of their own).
  */
 import {cpuMs} from './children.js';
-import {round} from './open-loop.js';
+import {percentile, round} from './open-loop.js';
 import {appPayTarget, createOrders, nextCustomer, payBody} from './payments.js';
 import type {System} from './system.js';
 
@@ -68,6 +68,9 @@ export async function closedLoopStep(
   };
 }
 
-/** The median of `values` (the lower middle one for an even count). */
-export const median = (values: number[]): number =>
-  [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? NaN;
+/** The median of `values`: the open loop's nearest-rank p50 (the lower middle one of an even count). */
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
