@@ -110,14 +110,28 @@ export function captureLogger() {
   return {logger, lines};
 }
 
-/** An order catalogue: every order costs `amount` XTS unless set otherwise. */
-export function catalogue(defaults: Partial<ResolvedOrder> = {}) {
+/**
+ * An order catalogue: every order costs 1.50 XTS unless `defaults` say otherwise; an order
+ * whose reference starts with a key of `customers` is that customer's (`{'ada-':
+ * 'cust-ada'}`), the others nobody's; `missing…` orders do not exist.
+ */
+export function catalogue(
+  defaults: Partial<ResolvedOrder> = {},
+  customers: Record<string, string> = {},
+) {
   const orders = new Map<string, ResolvedOrder>();
   const resolveOrder = (orderRef: string): ResolvedOrder | null => {
     if (orderRef.startsWith('missing')) return null;
     let order = orders.get(orderRef);
     if (!order) {
-      order = {amount: '1.50', currency: 'XTS', description: `Order ${orderRef}`, ...defaults};
+      const prefix = Object.keys(customers).find((p) => orderRef.startsWith(p));
+      order = {
+        amount: '1.50',
+        currency: 'XTS',
+        description: `Order ${orderRef}`,
+        ...defaults,
+        ...(prefix !== undefined ? {customer: {id: customers[prefix]!}} : {}),
+      };
       orders.set(orderRef, order);
     }
     return order;

@@ -13,7 +13,6 @@ import {
   MemoryPaymentStore,
   PostgresPaymentStore,
   type PaymentStore,
-  type ResolvedOrder,
 } from '../../../src/server/index.js';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
@@ -26,19 +25,12 @@ import {
   serveCompanion,
   tempStores,
   type ServedCompanion,
+  catalogue,
 } from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 /** Orders `ada-…` belong to customer `cust-ada`; others to nobody. */
-function resolveOrder(orderRef: string): ResolvedOrder | null {
-  if (orderRef.startsWith('missing')) return null;
-  return {
-    amount: '12.50',
-    currency: 'UAH',
-    description: `Order ${orderRef}`,
-    ...(orderRef.startsWith('ada-') ? {customer: {id: 'cust-ada'}} : {}),
-  };
-}
+const {resolveOrder} = catalogue({amount: '12.50', currency: 'UAH'}, {'ada-': 'cust-ada'});
 
 let sandbox: Sandbox;
 let files: ReturnType<typeof tempStores>;

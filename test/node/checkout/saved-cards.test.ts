@@ -19,7 +19,6 @@ import {
 /** An order answer, or an error body (`error.field`). */
 type OrderJson = Partial<OrderResponse> & {error?: {field?: string; code?: string}};
 import {OrderResponseSchema} from '../../../src/protocol/schemas.js';
-import type {ResolvedOrder} from '../../../src/server/index.js';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   CARDS,
@@ -33,19 +32,14 @@ import {
   serveCompanion,
   tempStores,
   type ServedCompanion,
+  catalogue,
 } from './helpers.js';
 
 /** Orders `ada-…` belong to customer `cust-ada`, `bob-…` to `cust-bob`; others to nobody. */
-function resolveOrder(orderRef: string): ResolvedOrder | null {
-  if (orderRef.startsWith('missing')) return null;
-  const who = /^(ada|bob)-/.exec(orderRef)?.[1];
-  return {
-    amount: '1250.50',
-    currency: 'UAH',
-    description: `Order ${orderRef}`,
-    ...(who ? {customer: {id: `cust-${who}`}} : {}),
-  };
-}
+const {resolveOrder} = catalogue(
+  {amount: '1250.50', currency: 'UAH'},
+  {'ada-': 'cust-ada', 'bob-': 'cust-bob'},
+);
 
 let sandbox: Sandbox;
 let stores: ReturnType<typeof tempStores>;

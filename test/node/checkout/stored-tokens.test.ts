@@ -20,7 +20,6 @@ import {
   type CheckoutApp,
   type PaymentStore,
   type PaymentUpdate,
-  type ResolvedOrder,
 } from '../../../src/server/index.js';
 import {
   CARDS,
@@ -33,18 +32,12 @@ import {
   record,
   signedWebhook,
   tempStores,
+  catalogue,
 } from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 /** Orders `c-…` belong to customer `cust-1` (identified on the server); others to nobody. */
-function resolveOrder(orderRef: string): ResolvedOrder {
-  return {
-    amount: '1.50',
-    currency: 'XTS',
-    description: `Order ${orderRef}`,
-    ...(orderRef.startsWith('c-') ? {customer: {id: 'cust-1'}} : {}),
-  };
-}
+const {resolveOrder} = catalogue({}, {'c-': 'cust-1'});
 
 const EXPIRY = '2031-12-31T23:59:59';
 let tokens = 0;
