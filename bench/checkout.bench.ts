@@ -109,7 +109,7 @@ export default async function checkoutBench() {
     );
     const tag = `<pg-card-form id="card-form" endpoint="${CHECKOUT_BASE}/pay" status-endpoint="${CHECKOUT_BASE}/status" order-ref="${order}" amount="1.20" currency="XTS" lang="en" offer-save-card></pg-card-form>`;
     let client = swap(rendered, CARD_FORM, tag);
-    client = swap(client, '/assets/pg-checkout-hydrate.js', '/assets/pg-checkout.js');
+    client = swap(client, '/assets/pg-checkout-hydrate-after-paint.js', '/assets/pg-checkout.js');
     // The CDN bundle's startup modules where the page named the hydrating bundle's.
     if (client.match(PRELOAD)) {
       client = swap(client.replace(PRELOAD, ''), '</head>', `${cdnPreloads}</head>`);

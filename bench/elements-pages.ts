@@ -35,7 +35,11 @@ export function ensureCdnBundle(hydrate = false): Buffer {
     statSync(file).mtimeMs <
       Math.max(
         newestMtime('src'),
-        ...['vite.config.ts', 'scripts/vite/minify-templates.ts'].map((f) => statSync(f).mtimeMs),
+        ...[
+          'vite.config.ts',
+          'scripts/vite/minify-templates.ts',
+          'scripts/vite/after-paint-loader.ts',
+        ].map((f) => statSync(f).mtimeMs),
       );
   if (stale) {
     execFileSync(process.execPath, ['scripts/build.mjs', hydrate ? 'cdn-hydrate' : 'cdn'], {

@@ -73,12 +73,12 @@ export function assetRoutes(opts: {
     return c.body(new Uint8Array(b.code), 200, {'Content-Type': JS, 'Cache-Control': 'no-cache'});
   });
 
-  // The bundle of pages rendered on the server (pg-checkout/ssr): the same elements, hydrating.
-  assets.get(
-    '/assets/pg-checkout-hydrate.js',
-    revalidate,
-    serveStatic({path: path.join(opts.cdnDir, 'pg-checkout-hydrate.js')}),
-  );
+  // The bundle of pages rendered on the server (pg-checkout/ssr): the same elements,
+  // hydrating; and the loader the checkout page names, which fetches that bundle (checked
+  // against the hash it was built with) once the page has painted.
+  for (const file of ['pg-checkout-hydrate.js', 'pg-checkout-hydrate-after-paint.js']) {
+    assets.get(`/assets/${file}`, revalidate, serveStatic({path: path.join(opts.cdnDir, file)}));
+  }
 
   // The modules the bundle loads on demand, next to it: the languages
   // (`./locales/<code>-<hash>.js`), the brand marks (`./brand-marks-<hash>.js`), the order

@@ -2,7 +2,8 @@
 import {Hono} from 'hono';
 import {renderCardForm, styleHashes} from 'pg-checkout/ssr';
 
-const HYDRATE = 'https://cdn.example/pg-checkout@0.1.0/dist/cdn/pg-checkout-hydrate.js';
+// Loads pg-checkout-hydrate.js (deploy it beside) once the page has painted.
+const HYDRATE = 'https://cdn.example/pg-checkout@0.1.0/dist/cdn/pg-checkout-hydrate-after-paint.js';
 // The form's styles are inline in its shadow root: allow them by hash, computed once.
 const STYLES = await styleHashes(await renderCardForm({endpoint: '/', orderRef: '-'}));
 

@@ -11,31 +11,44 @@ import path from 'node:path';
 import {brotliCompressSync, constants, gzipSync} from 'node:zlib';
 import type {Plugin} from 'vite';
 
+/** The `integrity` value of a file's bytes (sha384). */
+export const sriHash = (code: Buffer): string =>
+  `sha384-${createHash('sha384').update(code).digest('base64')}`;
+
+/**
+ * Writes the SRI files of `dir/fileName` and prints its sizes; answers why the build must
+ * fail (over the gzip budget), else undefined.
+ */
+export function writeIntegrity(dir: string, fileName: string, budgetGzip: number) {
+  const file = path.join(dir, fileName);
+  const code = readFileSync(file);
+  const integrity = sriHash(code);
+  const gzip = gzipSync(code, {level: 9}).length;
+  const brotli = brotliCompressSync(code, {
+    params: {[constants.BROTLI_PARAM_QUALITY]: 11},
+  }).length;
+  writeFileSync(`${file}.sri`, `${integrity}\n`);
+  writeFileSync(
+    path.join(dir, `${path.basename(fileName, '.js')}.integrity.json`),
+    `${JSON.stringify({file: fileName, integrity, bytes: code.length, gzip, brotli}, null, 2)}\n`,
+  );
+  console.log(
+    `built ${path.relative(process.cwd(), file)}: ${code.length} B, ${gzip} B gzip, ${brotli} B brotli`,
+  );
+  console.log(`integrity="${integrity}"`);
+  return gzip > budgetGzip
+    ? `${fileName} is ${gzip} B gzip, over the ${budgetGzip} B budget`
+    : undefined;
+}
+
 export function subresourceIntegrity(opts: {fileName: string; budgetGzip: number}): Plugin {
   return {
     name: 'pg-subresource-integrity',
     apply: 'build',
     writeBundle(output) {
       const dir = output.dir ?? path.dirname(output.file ?? '.');
-      const file = path.join(dir, opts.fileName);
-      const code = readFileSync(file);
-      const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;
-      const gzip = gzipSync(code, {level: 9}).length;
-      const brotli = brotliCompressSync(code, {
-        params: {[constants.BROTLI_PARAM_QUALITY]: 11},
-      }).length;
-      writeFileSync(`${file}.sri`, `${integrity}\n`);
-      writeFileSync(
-        path.join(dir, `${path.basename(opts.fileName, '.js')}.integrity.json`),
-        `${JSON.stringify({file: opts.fileName, integrity, bytes: code.length, gzip, brotli}, null, 2)}\n`,
-      );
-      console.log(
-        `built ${path.relative(process.cwd(), file)}: ${code.length} B, ${gzip} B gzip, ${brotli} B brotli`,
-      );
-      console.log(`integrity="${integrity}"`);
-      if (gzip > opts.budgetGzip) {
-        this.error(`${opts.fileName} is ${gzip} B gzip, over the ${opts.budgetGzip} B budget`);
-      }
+      const problem = writeIntegrity(dir, opts.fileName, opts.budgetGzip);
+      if (problem) this.error(problem);
     },
   };
 }

@@ -4,7 +4,10 @@
  * (the form's inline styles allowed by their hash, `styleHashes`). The module is held back
  * by the test: the fields must be shown, focusable and typeable before it runs; what was
  * typed, and where the caret was, must survive hydration; nothing may move when it
- * hydrates; and the hydrated form formats, validates and pays.
+ * hydrates; and the hydrated form formats, validates and pays. Then the same module loaded
+ * by pg-checkout-hydrate-after-paint.js: only after the first paint (or the customer's
+ * first touch, or at once in a hidden tab), and never when it is not the file it was built
+ * with.
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +20,10 @@ import {renderCardForm, styleHashes, type CardFormHtmlOptions} from '../../src/s
 
 const MODULE = 'pg-checkout-hydrate.js';
 const bundle = readFileSync(`dist/cdn/${MODULE}`);
+const LOADER = 'pg-checkout-hydrate-after-paint.js';
+const loader = readFileSync(`dist/cdn/${LOADER}`);
+/** The hydrating module changed after the build (served under /tampered/). */
+const tampered = Buffer.concat([bundle, Buffer.from('\nwindow.tampered = true;\n')]);
 
 const csp = (styles: readonly string[]) =>
   [
@@ -61,13 +68,13 @@ const OPTIONS: CardFormHtmlOptions = {
   lang: 'en',
 };
 
-const pageHtml = async (options: CardFormHtmlOptions) => `<!doctype html>
+const pageHtml = async (options: CardFormHtmlOptions, module = `/${MODULE}`) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <title>Checkout</title>
 <script src="/page.js"></script>
-<script type="module" src="/${MODULE}"></script>
+<script type="module" src="${module}"></script>
 </head>
 <body>
 <main>
@@ -109,6 +116,14 @@ before(async () => {
       if (url.pathname === '/pl') {
         return send(200, 'text/html; charset=utf-8', await pageHtml({...OPTIONS, lang: 'pl'}));
       }
+      if (url.pathname === '/after-paint' || url.pathname === '/tampered/') {
+        const dir = url.pathname === '/tampered/' ? '/tampered/' : '/';
+        return send(200, 'text/html; charset=utf-8', await pageHtml(OPTIONS, `${dir}${LOADER}`));
+      }
+      if (url.pathname === `/${LOADER}` || url.pathname === `/tampered/${LOADER}`) {
+        return send(200, 'text/javascript', loader);
+      }
+      if (url.pathname === `/tampered/${MODULE}`) return send(200, 'text/javascript', tampered);
       const locale = /^\/locales\/([\w-]+\.js)$/.exec(url.pathname)?.[1];
       if (locale) return send(200, 'text/javascript', readFileSync(`dist/cdn/locales/${locale}`));
       // The modules the bundle loads on demand, beside it (the brand marks on focus).
@@ -118,6 +133,7 @@ before(async () => {
         )?.[1];
       if (chunk) return send(200, 'text/javascript', readFileSync(`dist/cdn/${chunk}`));
       if (url.pathname === '/page.js') return send(200, 'text/javascript', PAGE_JS);
+      if (url.pathname === '/favicon.ico') return send(204, 'image/x-icon', '');
       if (url.pathname === `/${MODULE}`) return send(200, 'text/javascript', bundle);
       if (url.pathname === '/checkout/pay' && req.method === 'POST') {
         const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
@@ -163,19 +179,51 @@ async function openHeld(path = '/') {
   await tab.locator('pg-card-form input#cvv').waitFor();
   const hydrated = async () => {
     release();
-    await tab.waitForFunction(() => {
-      const form = document.querySelector('pg-card-form') as
-        (HTMLElement & {hasUpdated?: boolean}) | null;
-      return customElements.get('pg-card-form') !== undefined && form?.hasUpdated === true;
-    });
-    await tab.evaluate(
-      () =>
-        (document.querySelector('pg-card-form') as unknown as {updateComplete: Promise<unknown>})
-          .updateComplete,
-    );
+    await untilHydrated(tab);
   };
   return {context, tab, problems, hydrated};
 }
+
+/** Waits until the module has defined the element and its first update is done. */
+async function untilHydrated(tab: Page) {
+  await tab.waitForFunction(() => {
+    const form = document.querySelector('pg-card-form') as
+      (HTMLElement & {hasUpdated?: boolean}) | null;
+    return customElements.get('pg-card-form') !== undefined && form?.hasUpdated === true;
+  });
+  await tab.evaluate(
+    () =>
+      (document.querySelector('pg-card-form') as unknown as {updateComplete: Promise<unknown>})
+        .updateComplete,
+  );
+}
+
+/** A page of its own, its errors collected; `init` (script text) runs before the page's. */
+async function open(path: string, init?: string) {
+  const context = await browser.newContext();
+  const tab = await context.newPage();
+  const problems: string[] = [];
+  tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  tab.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
+  });
+  if (init) await context.addInitScript({content: init});
+  await tab.goto(`${origin}${path}`);
+  return {context, tab, problems};
+}
+
+/** When the page first painted, and when it asked for the hydrating module (if it did). */
+const timings = (tab: Page) =>
+  tab.evaluate((module) => {
+    const paint = performance.getEntriesByName('first-paint')[0]?.startTime;
+    const fetched = performance
+      .getEntriesByType('resource')
+      .find((e) => e.name.endsWith(`/${module}`))?.startTime;
+    return {paint, fetched};
+  }, MODULE);
+
+const violations = (tab: Page) =>
+  tab.evaluate(() => (window as unknown as {violations: string[]}).violations);
 
 const defined = (tab: Page) => tab.evaluate(() => customElements.get('pg-card-form') !== undefined);
 
@@ -328,6 +376,96 @@ describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the m
       [],
     );
     assert.deepEqual(problems, []);
+    await context.close();
+  });
+});
+
+describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after the first paint', () => {
+  it('asks for pg-checkout-hydrate.js only after the page has painted, and hydrates under the strict policy', async () => {
+    const {context, tab, problems} = await open('/after-paint');
+    await untilHydrated(tab);
+    const {paint, fetched} = await timings(tab);
+    assert.ok(paint !== undefined && fetched !== undefined, `paint ${paint}, fetched ${fetched}`);
+    assert.ok(fetched >= paint, `asked for at ${fetched} ms, painted at ${paint} ms`);
+    const number = tab.locator('pg-card-form input#number');
+    await number.pressSequentially('42424242');
+    assert.equal(await number.inputValue(), '4242 4242');
+    assert.deepEqual(await violations(tab), []);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('keeps what was typed while it was on its way, and moves nothing', async () => {
+    const {context, tab, problems, hydrated} = await openHeld('/after-paint');
+    const before = await boxes(tab);
+    const number = tab.locator('pg-card-form input#number');
+    await number.focus();
+    await tab.keyboard.type('42424242');
+    assert.equal(await defined(tab), false);
+    await hydrated();
+    assert.equal(await number.inputValue(), '4242 4242');
+    assert.deepEqual(await boxes(tab), before);
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {shifts: number[]}).shifts),
+      [],
+    );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('waits for the paint; the customer touching the form first starts the load at once', async () => {
+    // The page never hears of its paint: only the touch can start the load.
+    const {context, tab, problems} = await open(
+      '/after-paint',
+      'PerformanceObserver.prototype.observe = () => {};',
+    );
+    await tab.waitForTimeout(300);
+    assert.equal(await defined(tab), false);
+    assert.equal((await timings(tab)).fetched, undefined, 'asked for before the paint');
+    await tab.locator('pg-card-form input#number').focus();
+    await untilHydrated(tab);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('loads at once in a hidden tab, which paints nothing', async () => {
+    const {context, tab, problems} = await open(
+      '/after-paint',
+      `PerformanceObserver.prototype.observe = () => {};
+       Object.defineProperty(Document.prototype, 'visibilityState', {get: () => 'hidden'});`,
+    );
+    await untilHydrated(tab);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('refuses a pg-checkout-hydrate.js that is not the file it was built with: it never runs', async () => {
+    const {context, tab, problems} = await open('/tampered/');
+    await tab.waitForFunction(() => performance.getEntriesByName('first-paint').length > 0);
+    const refused = async () => {
+      for (let i = 0; i < 50 && !problems.some((p) => /integrity/i.test(p)); i++) {
+        await tab.waitForTimeout(100);
+      }
+    };
+    await refused();
+    assert.ok(
+      problems.some((p) => /integrity/i.test(p)),
+      `the browser says why: ${problems.join(' | ')}`,
+    );
+    assert.ok(
+      problems.some((p) => p.includes(`/tampered/${MODULE} was refused`)),
+      `the loader says which file: ${problems.join(' | ')}`,
+    );
+    await tab.waitForTimeout(300);
+    assert.equal(await tab.evaluate(() => 'tampered' in window), false, 'the changed file ran');
+    assert.equal(await defined(tab), false);
+    // The form stays inert: Enter sends the card nowhere.
+    const paid = payments.length;
+    await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
+    await tab.keyboard.press('Enter');
+    await tab.waitForTimeout(200);
+    assert.equal(tab.url(), `${origin}/tampered/`);
+    assert.equal(payments.length, paid);
     await context.close();
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Server rendering from the packed tarball: in the server app (which installed the optional
  * peer @lit-labs/ssr), `pg-checkout/ssr` renders `<pg-card-form>`, and a merchant page made
- * of that HTML and the package's dist/cdn/pg-checkout-hydrate.js shows the fields before the
- * module runs and hydrates them in Chromium, keeping what was typed.
+ * of that HTML and the package's dist/cdn/pg-checkout-hydrate-after-paint.js (pinned by its
+ * `.sri`, as the guide says), which loads pg-checkout-hydrate.js beside it, shows the fields
+ * before the module runs and hydrates them in Chromium, keeping what was typed.
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
@@ -31,18 +32,20 @@ before(async () => {
   ]);
   assert.equal(rendered.stderr, '');
   formHtml = rendered.stdout;
-  const module = readFileSync(path.join(installedPackage(app), 'dist/cdn/pg-checkout-hydrate.js'));
+  const cdn = (file: string) => readFileSync(path.join(installedPackage(app), 'dist/cdn', file));
+  const files = ['pg-checkout-hydrate.js', 'pg-checkout-hydrate-after-paint.js'];
+  const integrity = cdn('pg-checkout-hydrate-after-paint.js.sri').toString().trim();
   server = createServer((req, res) => {
     if (req.url === '/') {
       res.writeHead(200, {'Content-Type': 'text/html; charset=utf-8'});
       res.end(
         `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Pay</title>` +
-          `<script type="module" src="/pg-checkout-hydrate.js"></script></head>` +
+          `<script type="module" src="/pg-checkout-hydrate-after-paint.js" integrity="${integrity}"></script></head>` +
           `<body><main><h1>Pay</h1>${formHtml}</main></body></html>`,
       );
-    } else if (req.url === '/pg-checkout-hydrate.js') {
+    } else if (files.includes(req.url?.slice(1) ?? '')) {
       res.writeHead(200, {'Content-Type': 'text/javascript'});
-      res.end(module);
+      res.end(cdn(req.url!.slice(1)));
     } else {
       res.writeHead(404);
       res.end();
@@ -70,6 +73,9 @@ describe('pg-checkout/ssr from the package', () => {
     const tab = await context.newPage();
     const problems: string[] = [];
     tab.on('pageerror', (e) => problems.push(e.message));
+    tab.on('console', (m) => {
+      if (m.type() === 'error' && !m.text().includes('404')) problems.push(m.text());
+    });
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     await tab.route('**/pg-checkout-hydrate.js', async (route) => {
