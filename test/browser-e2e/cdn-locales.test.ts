@@ -68,16 +68,14 @@ describe('the CDN bundle and its locales', () => {
     assert.doesNotMatch(bundle, /lengthAdjust|#1a1f71/, 'the marks are in the bundle');
     assert.doesNotMatch(bundle, /dialog::backdrop/, "the 3-D Secure dialog's styles are in it");
     // Beside pg-checkout.js, nothing else: the bundle, its hashes and its modules; the same
-    // for the hydrating bundle of server-rendered pages.
+    // for the hydrating bundle of server-rendered pages, and its after-paint loader.
     const hydrating = readFileSync('dist/cdn/pg-checkout-hydrate.js', 'utf8');
     const expected = new Set([
       ...chunks,
       ...loadedBy(hydrating),
-      ...['pg-checkout', 'pg-checkout-hydrate'].flatMap((name) => [
-        `${name}.integrity.json`,
-        `${name}.js`,
-        `${name}.js.sri`,
-      ]),
+      ...['pg-checkout', 'pg-checkout-hydrate', 'pg-checkout-hydrate-after-paint'].flatMap(
+        (name) => [`${name}.integrity.json`, `${name}.js`, `${name}.js.sri`],
+      ),
     ]);
     assert.deepEqual(files.sort(), [...expected].sort());
   });
