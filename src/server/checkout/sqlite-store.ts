@@ -42,6 +42,7 @@ import {
   type NewPaymentUpdate,
   type StoredOperationInput,
   type StoredOperation,
+  type OutboxDelivery,
   type OutboxEntry,
   type PaymentStore,
   type RecordOperationResult,
@@ -107,6 +108,7 @@ export class SqlitePaymentStore implements PaymentStore {
     update: Database.Transaction<SqlitePaymentStore['updateOne']>;
     operation: Database.Transaction<SqlitePaymentStore['recordOperationOne']>;
     updateIntent: Database.Transaction<SqlitePaymentStore['updateIntentOne']>;
+    claimAfter: Database.Transaction<SqlitePaymentStore['claimAfterOne']>;
   };
   private readonly synchronous: 'FULL' | 'NORMAL';
   /** The WAL file, synced after a durable group commit; `undefined`: commit with FULL. */
@@ -154,6 +156,12 @@ export class SqlitePaymentStore implements PaymentStore {
           key: string,
           mutate: (current: OperationIntent) => IntentMutation | undefined,
         ) => this.updateIntentOne(orderRef, key, mutate),
+      ),
+      claimAfter: this.db.transaction(
+        (
+          delivered: readonly OutboxDelivery[],
+          claim: {owner: string; now: number; until: number; limit: number},
+        ) => this.claimAfterOne(delivered, claim),
       ),
     };
   }
@@ -668,6 +676,26 @@ export class SqlitePaymentStore implements PaymentStore {
       string,
       unknown
     >[];
+    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  /** The marks and the claim in one `BEGIN IMMEDIATE` transaction: one commit for both. */
+  async claimOutboxAfterDelivery(
+    delivered: readonly OutboxDelivery[],
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    return this.txs.claimAfter.immediate(delivered, {owner, now, until: now + leaseMs, limit});
+  }
+
+  private claimAfterOne(
+    delivered: readonly OutboxDelivery[],
+    claim: {owner: string; now: number; until: number; limit: number},
+  ): OutboxEntry[] {
+    for (const d of delivered) this.stmts.outboxDelivered.run(d.at, d.id);
+    const rows = this.stmts.claimOutbox.all(claim) as Record<string, unknown>[];
     return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
   }
 

@@ -309,6 +309,46 @@ for (const [name, make, skip] of implementations) {
       await s.close();
     });
 
+    test('claimOutboxAfterDelivery marks what was delivered before it claims, never returning it', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      for (const st of ['pending', 'success'] as const) {
+        await s.updateAttempt({attemptId: 'a1'}, (c) =>
+          applyGatewayStatus(c, info(st), 2000, 'webhook'),
+        );
+      }
+      assert.ok(s.claimOutboxAfterDelivery, 'the built-in stores have it');
+      const [first, second] = await s.claimOutbox('i1', 10_000, 5000);
+      assert.ok(first && second);
+      // The owner's own entries are claimed again unless marked: the marks come first.
+      assert.deepEqual(
+        (await s.claimOutboxAfterDelivery([{id: first.id, at: 10_500}], 'i1', 11_000, 5000)).map(
+          (e) => e.id,
+        ),
+        [second.id],
+      );
+      assert.deepEqual(
+        (await s.pendingOutbox()).map((e) => e.id),
+        [second.id],
+      );
+      // A mark again changes nothing; the last one leaves nothing to claim.
+      assert.deepEqual(
+        await s.claimOutboxAfterDelivery(
+          [
+            {id: first.id, at: 99_000},
+            {id: second.id, at: 11_500},
+          ],
+          'i1',
+          12_000,
+          5000,
+        ),
+        [],
+      );
+      assert.deepEqual(await s.pendingOutbox(), []);
+      assert.deepEqual(await s.claimOutbox('i2', 99_000, 5000), [], 'never claimed again');
+      await s.close();
+    });
+
     test('leases: held by one owner until released or expired', async () => {
       const s = make();
       assert.equal(await s.acquireLease('lookup:x', 'i1', 1000, 500), true);
