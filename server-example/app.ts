@@ -64,9 +64,6 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const limits = parseLimits(config.limits);
   const now = config.now ?? Date.now;
   const dbFile = path.join(config.dataDir, 'payments.db');
-  const store: PaymentStore = config.database
-    ? new PostgresPaymentStore(config.database)
-    : new SqlitePaymentStore(dbFile);
   // The shop's own tables live in the SQLite file (beside the companion's, without
   // `database`): its folder is made here too, as the SQLite store makes it for itself.
   mkdirSync(config.dataDir, {recursive: true});
@@ -80,6 +77,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // lost, the update is delivered again (same `updateId`).
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // On SQLite, the companion's store and the shop share this connection: with one each,
+  // every write of one made the other drop its page cache and read its pages again.
+  const store: PaymentStore = config.database
+    ? new PostgresPaymentStore(config.database)
+    : new SqlitePaymentStore({filename: dbFile, connection: db});
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db);
   const throttle = (bucket: string, max: number, windowMs: number) =>

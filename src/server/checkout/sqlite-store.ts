@@ -95,6 +95,15 @@ export interface SqlitePaymentStoreOptions {
   syncAttemptInserts?: boolean;
   /** How long a writer waits for another process's lock, in ms (default 5000). */
   busyTimeoutMs?: number;
+  /**
+   * An open better-sqlite3 connection to `filename`, for an app that keeps tables of its
+   * own in the same file: one connection for both. SQLite drops a connection's whole page
+   * cache whenever another connection has written the file, so with two connections in one
+   * process each re-reads its pages after every write of the other (dozens of reads per
+   * payment). The store sets its pragmas on it (WAL, `synchronous`, busy timeout, foreign
+   * keys) and does not close it: its owner does, after the store's `close()`.
+   */
+  connection?: Database.Database;
 }
 
 export class SqlitePaymentStore implements PaymentStore {
@@ -116,14 +125,25 @@ export class SqlitePaymentStore implements PaymentStore {
   /** Syncs in flight, whose writes are not acknowledged yet. */
   private readonly syncing = new Set<Promise<void>>();
   private readonly syncInserts: boolean;
+  /** False for a connection the app gave (`connection`): its owner closes it. */
+  private readonly ownsDb: boolean;
 
   constructor(options: SqlitePaymentStoreOptions | string) {
-    const opts = typeof options === 'string' ? {filename: options} : options;
+    const opts: SqlitePaymentStoreOptions =
+      typeof options === 'string' ? {filename: options} : options;
     this.filename = opts.filename;
-    if (opts.filename !== ':memory:' && opts.filename !== '') {
+    if (opts.connection) {
+      // The WAL file synced for durable commits is found by `filename`: it must be this one's.
+      if (path.resolve(opts.connection.name) !== path.resolve(opts.filename)) {
+        throw new Error(
+          `SqlitePaymentStore: the connection is to ${opts.connection.name}, not ${opts.filename}`,
+        );
+      }
+    } else if (opts.filename !== ':memory:' && opts.filename !== '') {
       mkdirSync(path.dirname(path.resolve(opts.filename)), {recursive: true});
     }
-    this.db = new (loadBetterSqlite3())(opts.filename);
+    this.ownsDb = !opts.connection;
+    this.db = opts.connection ?? new (loadBetterSqlite3())(opts.filename);
     this.db.pragma('journal_mode = WAL');
     this.synchronous = opts.synchronous ?? 'NORMAL';
     this.syncInserts = opts.syncAttemptInserts ?? true;
@@ -897,6 +917,6 @@ export class SqlitePaymentStore implements PaymentStore {
       closeSync(this.walFd);
       this.walFd = undefined;
     }
-    if (this.db.open) this.db.close();
+    if (this.ownsDb && this.db.open) this.db.close();
   }
 }

@@ -491,6 +491,30 @@ describe('SqlitePaymentStore specifics', () => {
     db.close();
   });
 
+  test("on the app's own connection: one page cache for both, the app's to close", async () => {
+    const file = path.join(tmp, 'shared.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE app_orders (ref TEXT PRIMARY KEY)');
+    const s = new SqlitePaymentStore({filename: file, connection: db});
+    assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
+    assert.equal((await s.insertAttempt(attempt('a1', 'o1'))).inserted, true);
+    db.prepare('INSERT INTO app_orders VALUES (?)').run('o1');
+    assert.equal((await s.getAttempt('a1'))?.orderRef, 'o1');
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as {n: number}).n, 1);
+    await s.close();
+    assert.equal(db.open, true, 'the store leaves the connection to its owner');
+    db.close();
+    const again = new SqlitePaymentStore(file);
+    assert.equal((await again.getAttempt('a1'))?.state, 'creating', 'durable as on its own');
+    await again.close();
+    const other = new Database(path.join(tmp, 'other.db'));
+    assert.throws(
+      () => new SqlitePaymentStore({filename: file, connection: other}),
+      /the connection is to .*other\.db/,
+    );
+    other.close();
+  });
+
   test('upgrades a version-1 database in place, keeping its attempts', async () => {
     const file = path.join(tmp, 'v1.db');
     const v1 = new Database(file);
