@@ -83,6 +83,14 @@ interface QueuedWrite {
 
 type Settled = {ok: true; value: unknown} | {ok: false; error: unknown};
 
+/** An outbox claim's parameters: for `owner` until `until`, up to `limit` entries. */
+interface OutboxClaim {
+  owner: string;
+  now: number;
+  until: number;
+  limit: number;
+}
+
 export interface SqlitePaymentStoreOptions {
   /** Database file; `:memory:` for a throw-away database. Parent folders are created. */
   filename: string;
@@ -118,6 +126,7 @@ export class SqlitePaymentStore implements PaymentStore {
     operation: Database.Transaction<SqlitePaymentStore['recordOperationOne']>;
     updateIntent: Database.Transaction<SqlitePaymentStore['updateIntentOne']>;
     claimAfter: Database.Transaction<SqlitePaymentStore['claimAfterOne']>;
+    claim: Database.Transaction<SqlitePaymentStore['claimRows']>;
   };
   private readonly synchronous: 'FULL' | 'NORMAL';
   /** The WAL file, synced after a durable group commit; `undefined`: commit with FULL. */
@@ -177,12 +186,10 @@ export class SqlitePaymentStore implements PaymentStore {
           mutate: (current: OperationIntent) => IntentMutation | undefined,
         ) => this.updateIntentOne(orderRef, key, mutate),
       ),
-      claimAfter: this.db.transaction(
-        (
-          delivered: readonly OutboxDelivery[],
-          claim: {owner: string; now: number; until: number; limit: number},
-        ) => this.claimAfterOne(delivered, claim),
+      claimAfter: this.db.transaction((delivered: readonly OutboxDelivery[], claim: OutboxClaim) =>
+        this.claimAfterOne(delivered, claim),
       ),
+      claim: this.db.transaction((claim: OutboxClaim) => this.claimRows(claim)),
     };
   }
 
@@ -326,13 +333,15 @@ export class SqlitePaymentStore implements PaymentStore {
         'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
       ),
       outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
-      claimOutbox: this.db.prepare(
-        `UPDATE outbox SET claimed_by = @owner, claimed_until = @until
-         WHERE id IN (SELECT id FROM outbox WHERE delivered_at IS NULL
+      // A claim is these two in one write transaction: an UPDATE … WHERE id IN (SELECT …
+      // LIMIT) RETURNING * builds two ephemeral tables and cost ~10 times as much, even
+      // when it found nothing to claim.
+      claimable: this.db.prepare(
+        `SELECT * FROM outbox WHERE delivered_at IS NULL
            AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
-           ORDER BY id LIMIT @limit)
-         RETURNING *`,
+         ORDER BY id LIMIT @limit`,
       ),
+      claimOne: this.db.prepare('UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?'),
       acquireLease: this.db.prepare(
         `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @until)
          ON CONFLICT (key) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
@@ -685,18 +694,21 @@ export class SqlitePaymentStore implements PaymentStore {
     return (this.stmts.pendingOutbox.all(limit) as Record<string, unknown>[]).map(rowToOutbox);
   }
 
-  /** One `UPDATE … RETURNING` (a write transaction: one claimer at a time across processes). */
+  /** One write transaction (`BEGIN IMMEDIATE`): one claimer at a time across processes. */
   async claimOutbox(
     owner: string,
     now: number,
     leaseMs: number,
     limit = 100,
   ): Promise<OutboxEntry[]> {
-    const rows = this.stmts.claimOutbox.all({owner, now, until: now + leaseMs, limit}) as Record<
-      string,
-      unknown
-    >[];
-    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+    return this.txs.claim.immediate({owner, now, until: now + leaseMs, limit});
+  }
+
+  /** The claimable entries, oldest first, claimed (in the caller's write transaction). */
+  private claimRows(claim: OutboxClaim): OutboxEntry[] {
+    const rows = this.stmts.claimable.all(claim) as Record<string, unknown>[];
+    for (const r of rows) this.stmts.claimOne.run(claim.owner, claim.until, r['id']);
+    return rows.map(rowToOutbox);
   }
 
   /** The marks and the claim in one `BEGIN IMMEDIATE` transaction: one commit for both. */
@@ -710,13 +722,9 @@ export class SqlitePaymentStore implements PaymentStore {
     return this.txs.claimAfter.immediate(delivered, {owner, now, until: now + leaseMs, limit});
   }
 
-  private claimAfterOne(
-    delivered: readonly OutboxDelivery[],
-    claim: {owner: string; now: number; until: number; limit: number},
-  ): OutboxEntry[] {
+  private claimAfterOne(delivered: readonly OutboxDelivery[], claim: OutboxClaim): OutboxEntry[] {
     for (const d of delivered) this.stmts.outboxDelivered.run(d.at, d.id);
-    const rows = this.stmts.claimOutbox.all(claim) as Record<string, unknown>[];
-    return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+    return this.claimRows(claim);
   }
 
   async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {
