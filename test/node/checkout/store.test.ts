@@ -515,6 +515,27 @@ describe('SqlitePaymentStore specifics', () => {
     other.close();
   });
 
+  test('finds the undelivered outbox entries by an index of those alone', async () => {
+    const file = path.join(tmp, 'outbox-index.db');
+    const s = new SqlitePaymentStore(file);
+    await s.close();
+    const db = new Database(file);
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as {detail: string}[]).map((r) => r.detail);
+    assert.deepEqual(
+      plan('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT 100'),
+      ['SCAN outbox USING INDEX outbox_undelivered'],
+    );
+    const index = db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
+      .all() as {sql: string}[];
+    assert.deepEqual(
+      index.map((i) => i.sql.replace(/\s+/g, ' ')),
+      ['CREATE INDEX outbox_undelivered ON outbox(id) WHERE delivered_at IS NULL'],
+    );
+    db.close();
+  });
+
   test('upgrades a version-1 database in place, keeping its attempts', async () => {
     const file = path.join(tmp, 'v1.db');
     const v1 = new Database(file);
