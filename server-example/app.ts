@@ -233,6 +233,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     async close() {
       await checkout.close();
       await store.close();
+      webhookLog.flush();
       db.close();
     },
   };
