@@ -11,8 +11,7 @@
 import {mkdirSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import {Hono} from 'hono';
-import {except} from 'hono/combine';
+import {Hono, type MiddlewareHandler} from 'hono';
 import {
   GatewayClient,
   PostgresPaymentStore,
@@ -59,14 +58,27 @@ export interface ExampleApp {
   close(): Promise<void>;
 }
 
+/**
+ * `middleware`, except on the paths at or under one of `prefixes` — the paths
+ * `except('<prefix>/*', …)` of `hono/combine` skips (`/admin`, `/admin/`, `/admin/x`; not
+ * `/adminx`) — with no more than a prefix test in front of the routes it skips: `except`
+ * wraps every request, those too, in two layers of async middleware and a router match.
+ */
+export function exceptUnder(
+  prefixes: readonly string[],
+  middleware: MiddlewareHandler,
+): MiddlewareHandler {
+  const under = (p: string) => prefixes.some((x) => p === x || p.startsWith(`${x}/`));
+  return async function exceptUnderPrefixes(c, next) {
+    return under(c.req.path) ? next() : middleware(c, next);
+  };
+}
+
 /** Builds the example app (nothing is started: call `start()`, then serve `app.fetch`). */
 export function createExampleApp(config: ExampleConfig): ExampleApp {
   const limits = parseLimits(config.limits);
   const now = config.now ?? Date.now;
   const dbFile = path.join(config.dataDir, 'payments.db');
-  const store: PaymentStore = config.database
-    ? new PostgresPaymentStore(config.database)
-    : new SqlitePaymentStore(dbFile);
   // The shop's own tables live in the SQLite file (beside the companion's, without
   // `database`): its folder is made here too, as the SQLite store makes it for itself.
   mkdirSync(config.dataDir, {recursive: true});
@@ -80,6 +92,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // lost, the update is delivered again (same `updateId`).
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  // On SQLite, the companion's store and the shop share this connection: with one each,
+  // every write of one made the other drop its page cache and read its pages again.
+  const store: PaymentStore = config.database
+    ? new PostgresPaymentStore(config.database)
+    : new SqlitePaymentStore({filename: dbFile, connection: db});
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db);
   const throttle = (bucket: string, max: number, windowMs: number) =>
@@ -145,16 +162,13 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // The companion answers with its own headers (it is a JSON API that other origins may call).
   app.use(
     '*',
-    except(`${CHECKOUT_BASE}/*`, pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
+    exceptUnder([CHECKOUT_BASE], pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
   );
   // Each visitor signs in as a demo customer of their own: the session the shop's pages
   // open (the back office has its own sessions, the companion sets no cookie).
   app.use(
     '*',
-    except(
-      [`${CHECKOUT_BASE}/*`, '/admin', '/admin/*'],
-      visitorSessions({secure: base.startsWith('https:')}),
-    ),
+    exceptUnder([CHECKOUT_BASE, '/admin'], visitorSessions({secure: base.startsWith('https:')})),
   );
 
   // Answers at once, also while start-up recovery waits on a slow gateway: `state` tells
@@ -231,6 +245,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     async close() {
       await checkout.close();
       await store.close();
+      webhookLog.flush();
       db.close();
     },
   };

@@ -135,25 +135,74 @@ const SQL = {
 /** Lenient UTF-8 for the log's copy (the companion refuses a malformed body itself). */
 const UTF8 = new TextDecoder();
 
-/** The log table, in the shop's database. */
+/** How long a recorded delivery may wait to be written with the ones after it. */
+export const WEBHOOK_LOG_FLUSH_MS = 20;
+/** Deliveries written at once at most (more are written at once). */
+const FLUSH_ROWS = 100;
+
+/**
+ * The log table, in the shop's database. Deliveries are written a few at a time, in one
+ * transaction each `WEBHOOK_LOG_FLUSH_MS` (a commit per delivery cost more than the
+ * insert), before the log is read, and on `flush()` (the app calls it before it closes the
+ * database): a crash loses at most the last moment's lines of this log for people — never
+ * a webhook, which the companion has stored (durably, before it answered) on its own.
+ */
 export class WebhookLog {
   readonly #sql: Statements<keyof typeof SQL>;
+  readonly #insertAll: Database.Transaction<(rows: readonly object[]) => void>;
+  #pending: object[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(db: Database.Database) {
     this.#sql = openTable(db, SCHEMA, SQL);
+    this.#insertAll = db.transaction((rows: readonly object[]) => {
+      for (const row of rows) this.#sql.insert.run(row);
+    });
   }
 
   /**
-   * Records a delivery once the companion has answered it: one insert. Whether it repeats
-   * an earlier one is worked out when the log is listed; the `duplicate` column, which
-   * files written before kept it in, is no longer read (0).
+   * Records a delivery once the companion has answered it: written with the others of
+   * the next moment (see the class comment). Whether it repeats an earlier one is worked
+   * out when the log is listed; the `duplicate` column, which files written before kept it
+   * in, is no longer read (0).
    */
   record(receipt: WebhookReceipt, ip: string, answer: number, receivedAt: number): void {
-    this.#sql.insert.run({...receipt, ip, answer, receivedAt, duplicate: 0});
+    this.#pending.push({...receipt, ip, answer, receivedAt, duplicate: 0});
+    if (this.#pending.length >= FLUSH_ROWS) this.flush();
+    else if (!this.#timer) {
+      this.#timer = setTimeout(() => {
+        this.#timer = undefined;
+        try {
+          this.flush();
+        } catch (error) {
+          console.error(`webhook log: ${(error as Error).message}: written later`);
+        }
+      }, WEBHOOK_LOG_FLUSH_MS);
+      this.#timer.unref?.();
+    }
   }
 
-  /** The latest deliveries, newest first. */
+  /** Writes the recorded deliveries not written yet, in one transaction. */
+  flush(): void {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    const rows = this.#pending;
+    if (rows.length === 0) return;
+    this.#pending = [];
+    try {
+      this.#insertAll.immediate(rows);
+    } catch (error) {
+      // Kept for the next flush (none of them was written: one transaction).
+      this.#pending = rows.concat(this.#pending);
+      throw error;
+    }
+  }
+
+  /** The latest deliveries, newest first (the ones recorded so far included). */
   list(limit = 200): WebhookLogEntry[] {
+    this.flush();
     return (this.#sql.list.all(limit) as Row[]).map((r) => ({
       id: r.id,
       receivedAt: r.received_at,

@@ -65,9 +65,80 @@ export const REDACT_PATHS: readonly string[] = [
   '*.headers["x-api-key"]',
 ];
 
+const CENSOR = '[redacted]';
+/** The keys `REDACT_PATHS` censors at the top of a line (`card`) … */
+const TOP_KEYS = new Set([
+  'card',
+  'cc_number',
+  'card_cvv',
+  'cvv',
+  'number',
+  'cc_token',
+  'cardToken',
+  'apiSecret',
+  'credentials',
+  'authorization',
+]);
+/** … one level down (`*.card`; `authorization` only in `headers`) … */
+const NESTED_KEYS = [...TOP_KEYS].filter((k) => k !== 'authorization');
+/** … and in `headers`, at the top or one level down (`headers.cookie`, `*.headers.cookie`). */
+const HEADER_KEYS = ['authorization', 'cookie', 'x-api-auth', 'x-api-key'];
+
+const copyOf = (value: object): Record<string, unknown> =>
+  Object.assign(Array.isArray(value) ? [] : {}, value) as Record<string, unknown>;
+
+/** `value` with `keys` censored (a copy when one is there; `value` itself otherwise). */
+function censorKeys(value: object, keys: readonly string[]): object {
+  let copy: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    if (key in value) (copy ??= copyOf(value))[key] = CENSOR;
+  }
+  return copy ?? value;
+}
+
+/** An object-valued field of a line with `REDACT_PATHS` one level down censored. */
+function redactNested(value: object, isHeaders: boolean): object {
+  let out = censorKeys(value, NESTED_KEYS);
+  if (isHeaders) out = censorKeys(out, HEADER_KEYS);
+  const headers = 'headers' in out ? (out as {headers: unknown}).headers : undefined;
+  if (typeof headers === 'object' && headers !== null) {
+    const censored = censorKeys(headers, HEADER_KEYS);
+    if (censored !== headers) {
+      if (out === value) out = copyOf(value);
+      (out as Record<string, unknown>)['headers'] = censored;
+    }
+  }
+  return out;
+}
+
 /**
- * A pino logger with the companion's redaction. `destination` lets tests capture every
- * line (any writable stream); by default lines go to stdout.
+ * The fields of a log line with every path of `REDACT_PATHS` censored, as pino's `redact`
+ * option censors them (a path that is there, even undefined, reads `[redacted]`), without
+ * changing the caller's objects: a copy is made only of what has something to censor. Done
+ * here rather than by pino's `redact`, whose wildcard paths cost about 25 µs per line,
+ * every line, for nothing to censor in all of them (several lines per payment).
+ */
+export function redactLogFields<T extends object>(given: T): T {
+  const fields = given as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key in fields) {
+    if (!Object.prototype.hasOwnProperty.call(fields, key)) continue;
+    const value = fields[key];
+    if (value === undefined) continue;
+    if (TOP_KEYS.has(key)) {
+      (out ??= {...fields})[key] = CENSOR;
+    } else if (typeof value === 'object' && value !== null) {
+      const censored = redactNested(value, key === 'headers');
+      if (censored !== value) (out ??= {...fields})[key] = censored;
+    }
+  }
+  return (out ?? given) as T;
+}
+
+/**
+ * A pino logger with the companion's redaction (`REDACT_PATHS`, in each line's fields and a
+ * child logger's bindings). `destination` lets tests capture every line (any writable
+ * stream); by default lines go to stdout.
  */
 export function createCheckoutLogger(
   options: LoggerOptions = {},
@@ -77,7 +148,31 @@ export function createCheckoutLogger(
     name: 'pg-checkout',
     level: 'info',
     ...options,
-    redact: {paths: [...REDACT_PATHS], censor: '[redacted]'},
+    redact: undefined,
+    formatters: redactingFormatters(options.formatters),
   };
-  return destination ? pino(merged, destination) : pino(merged);
+  const logger = destination ? pino(merged, destination) : pino(merged);
+  // A child's bindings are written once, without the formatters' `bindings` (pino resets
+  // it for children): they are censored on their way in. Children inherit this `child`.
+  const child = logger.child;
+  logger.child = function redactingChild(this: Logger, bindings, childOptions) {
+    const opts = childOptions?.formatters
+      ? {...childOptions, formatters: redactingFormatters(childOptions.formatters)}
+      : childOptions;
+    return child.call(this, redactLogFields(bindings), opts);
+  } as typeof logger.child;
+  return logger;
+}
+
+/** `given` formatters (a logger's or a child's), each line's fields and the bindings then censored. */
+function redactingFormatters<F extends {log?: unknown; bindings?: unknown}>(
+  given: F | undefined,
+): F {
+  const log = given?.log as ((fields: object) => object) | undefined;
+  const bindings = given?.bindings as ((fields: object) => object) | undefined;
+  return {
+    ...given,
+    log: (fields: object) => redactLogFields(log ? log(fields) : fields),
+    bindings: (fields: object) => redactLogFields(bindings ? bindings(fields) : fields),
+  } as unknown as F;
 }

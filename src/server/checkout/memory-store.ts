@@ -20,6 +20,7 @@ import {
   type NewPaymentUpdate,
   type StoredOperationInput,
   type StoredOperation,
+  type OutboxDelivery,
   type OutboxEntry,
   type PaymentStore,
   type RecordOperationResult,
@@ -234,6 +235,10 @@ export class MemoryPaymentStore implements PaymentStore {
     limit = 100,
   ): Promise<OutboxEntry[]> {
     this.check();
+    return this.claim(owner, now, leaseMs, limit);
+  }
+
+  private claim(owner: string, now: number, leaseMs: number, limit: number): OutboxEntry[] {
     const free = (o: OutboxRow) =>
       o.deliveredAt === undefined &&
       (o.claimedUntil === undefined || o.claimedUntil <= now || o.claimedBy === owner);
@@ -243,6 +248,21 @@ export class MemoryPaymentStore implements PaymentStore {
       o.claimedUntil = now + leaseMs;
     }
     return rows.map(outboxEntry);
+  }
+
+  async claimOutboxAfterDelivery(
+    delivered: readonly OutboxDelivery[],
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    this.check();
+    for (const d of delivered) {
+      const row = this.outbox.find((o) => o.id === d.id);
+      if (row && row.deliveredAt === undefined) row.deliveredAt = d.at;
+    }
+    return this.claim(owner, now, leaseMs, limit);
   }
 
   async acquireLease(key: string, owner: string, now: number, leaseMs: number): Promise<boolean> {

@@ -53,6 +53,7 @@ import {
   type IntentState,
   type NewPaymentUpdate,
   type OperationIntent,
+  type OutboxDelivery,
   type OutboxEntry,
   type PaymentStore,
   type RecordOperationResult,
@@ -587,6 +588,29 @@ export class PostgresPaymentStore implements PaymentStore {
       [owner, now + leaseMs, now, limit],
     );
     return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
+  }
+
+  /**
+   * The marks in one statement, then the claim (two round trips, as a claim and one mark
+   * each took). Not one transaction: a mark stands on its own, and the claim after it
+   * cannot return an entry it marked.
+   */
+  async claimOutboxAfterDelivery(
+    delivered: readonly OutboxDelivery[],
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit = 100,
+  ): Promise<OutboxEntry[]> {
+    if (delivered.length > 0) {
+      await this.query(
+        `UPDATE outbox o SET delivered_at = d.at
+         FROM unnest($1::bigint[], $2::bigint[]) AS d(id, at)
+         WHERE o.id = d.id AND o.delivered_at IS NULL`,
+        [delivered.map((d) => d.id), delivered.map((d) => d.at)],
+      );
+    }
+    return this.claimOutbox(owner, now, leaseMs, limit);
   }
 
   async markOutboxDelivered(id: number, at: number): Promise<void> {

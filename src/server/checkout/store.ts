@@ -172,6 +172,12 @@ export interface OutboxEntry {
   failures: number;
 }
 
+/** An outbox entry delivered at `at`, to be marked delivered. */
+export interface OutboxDelivery {
+  id: number;
+  at: number;
+}
+
 /** A received, signature-checked webhook. */
 export interface WebhookEventInput {
   /** Deduplication key derived from the raw `data` (SHA-256 hex). */
@@ -428,6 +434,20 @@ export interface PaymentStore extends SavedCardStore {
    * claim runs; an instance that died loses its entries when their claims expire.
    */
   claimOutbox(owner: string, now: number, leaseMs: number, limit?: number): Promise<OutboxEntry[]>;
+  /**
+   * Optional: marks each of `delivered` delivered (as `markOutboxDelivered`), then claims as
+   * `claimOutbox` does, in one transaction where the store has them: the outbox records a
+   * delivery run's marks with the next run's claim, one write instead of two per run. The
+   * marks are made before the claim, so it never returns them. Without it, each is marked
+   * on its own right after its delivery.
+   */
+  claimOutboxAfterDelivery?(
+    delivered: readonly OutboxDelivery[],
+    owner: string,
+    now: number,
+    leaseMs: number,
+    limit?: number,
+  ): Promise<OutboxEntry[]>;
   /** Delivered: never claimed again. */
   markOutboxDelivered(id: number, at: number): Promise<void>;
   /** Delivery failed: counted; the entry stays claimed until its claim expires. */

@@ -398,43 +398,132 @@ describe('onPaymentUpdate and the outbox', () => {
     assert.deepEqual(seen, ['ob-1:success'], 'not delivered twice');
   });
 
-  test('a store failing during delivery is logged and retried, never an unhandled rejection', async () => {
-    const gw = new StubGateway();
+  for (const combined of [false, true]) {
+    const how = combined
+      ? 'marking with the next claim (claimOutboxAfterDelivery)'
+      : 'marking each entry on its own (a store without claimOutboxAfterDelivery)';
+    test(`a store failing during delivery is logged and retried, never an unhandled rejection: ${how}`, async () => {
+      const gw = new StubGateway();
+      const store = new MemoryPaymentStore();
+      const markDelivered = store.markOutboxDelivered.bind(store);
+      const claim = store.claimOutbox.bind(store);
+      const claimAfter = store.claimOutboxAfterDelivery.bind(store);
+      let down = true;
+      store.markOutboxDelivered = (id, at) =>
+        down ? Promise.reject(new Error('database unreachable')) : markDelivered(id, at);
+      store.claimOutbox = (...args) =>
+        down && seen.length > 0
+          ? Promise.reject(new Error('database unreachable'))
+          : claim(...args);
+      // The marks go with the next claim: it fails while the database is down.
+      (store as Partial<MemoryPaymentStore>).claimOutboxAfterDelivery = combined
+        ? (...args) =>
+            down ? Promise.reject(new Error('database unreachable')) : claimAfter(...args)
+        : undefined;
+      const seen: string[] = [];
+      const unhandled: unknown[] = [];
+      const onUnhandled = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', onUnhandled);
+      try {
+        let now = Date.now();
+        const {app} = inProcessApp(store, gw, {
+          clock: () => now,
+          onPaymentUpdate: (u) => void seen.push(`${u.orderRef}:${u.state}`),
+        });
+        await pay(app, payBody('ob-3', 'att-ob3'));
+        await app.flushOutbox(); // delivered, but marking it fails
+        await app.flushOutbox(); // reading the outbox fails
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.deepEqual(unhandled, []);
+        assert.deepEqual(seen, ['ob-3:success']);
+        // The database is back; the claim has run out. Marked on its own, the mark was
+        // lost: delivered again (same updateId), then marked. Marked with the next claim,
+        // the mark waited for it: written now, and not delivered again.
+        down = false;
+        now += 61_000;
+        await app.flushOutbox();
+        await app.flushOutbox();
+        assert.deepEqual(seen, combined ? ['ob-3:success'] : ['ob-3:success', 'ob-3:success']);
+        assert.equal((await store.pendingOutbox()).length, 0);
+      } finally {
+        process.off('unhandledRejection', onUnhandled);
+      }
+    });
+  }
+
+  test('deliveries are marked with the next claim, one store call instead of two per run', async () => {
     const store = new MemoryPaymentStore();
-    const markDelivered = store.markOutboxDelivered.bind(store);
-    const claim = store.claimOutbox.bind(store);
-    let down = true;
-    store.markOutboxDelivered = (id, at) =>
-      down ? Promise.reject(new Error('database unreachable')) : markDelivered(id, at);
-    store.claimOutbox = (...args) =>
-      down && seen.length > 0 ? Promise.reject(new Error('database unreachable')) : claim(...args);
-    const seen: string[] = [];
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
-    try {
-      let now = Date.now();
-      const {app} = inProcessApp(store, gw, {
-        clock: () => now,
-        onPaymentUpdate: (u) => void seen.push(`${u.orderRef}:${u.state}`),
-      });
-      await pay(app, payBody('ob-3', 'att-ob3'));
-      await app.flushOutbox(); // delivered, but marking it fails
-      await app.flushOutbox(); // reading the outbox fails
-      await new Promise((resolve) => setImmediate(resolve));
-      assert.deepEqual(unhandled, []);
-      assert.deepEqual(seen, ['ob-3:success']);
-      // The database is back; the claim has run out: delivered again (same updateId), then
-      // marked, and not again.
-      down = false;
-      now += 61_000;
-      await app.flushOutbox();
-      await app.flushOutbox();
-      assert.deepEqual(seen, ['ob-3:success', 'ob-3:success']);
-      assert.equal((await store.pendingOutbox()).length, 0);
-    } finally {
-      process.off('unhandledRejection', onUnhandled);
+    const calls: string[] = [];
+    for (const name of [
+      'claimOutbox',
+      'claimOutboxAfterDelivery',
+      'markOutboxDelivered',
+    ] as const) {
+      const real = (store[name] as (...a: unknown[]) => Promise<unknown>).bind(store);
+      (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
+        calls.push(name);
+        return real(...args);
+      };
     }
+    const {app, updates} = inProcessApp(store, new StubGateway());
+    for (const n of [1, 2, 3]) {
+      await pay(app, payBody(`mk-${n}`, `att-mk${n}`));
+      // The run the write kicked, on the next turn.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    assert.deepEqual(
+      updates.map((u) => u.orderRef),
+      ['mk-1', 'mk-2', 'mk-3'],
+    );
+    // The first run claims; each later one marks the run before it and claims.
+    assert.deepEqual(calls, [
+      'claimOutbox',
+      'claimOutboxAfterDelivery',
+      'claimOutboxAfterDelivery',
+    ]);
+    assert.equal((await store.pendingOutbox()).length, 1, 'the last delivery waits for a claim');
+    // Nothing else comes: the last one is marked a moment later, by a run of its own.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    assert.equal((await store.pendingOutbox()).length, 0);
+    assert.equal(calls.length, 4);
+    assert.deepEqual(updates.length, 3, 'nothing delivered twice');
+  });
+
+  test('a crash before the marks are written delivers those updates again, once their claims run out', async () => {
+    const store = new MemoryPaymentStore();
+    const gw = new StubGateway();
+    const first = inProcessApp(store, gw);
+    await pay(first.app, payBody('mc-1', 'att-mc1'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.deepEqual(
+      first.updates.map((u) => u.orderRef),
+      ['mc-1'],
+    );
+    // The process "dies" before the mark went with a claim: never closed, no more runs.
+    assert.equal((await store.pendingOutbox()).length, 1);
+    const early = inProcessApp(store, gw);
+    await early.app.recover();
+    assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
+    const later = Date.now() + 60_000;
+    const second = inProcessApp(store, gw, {clock: () => later});
+    await second.app.recover();
+    assert.deepEqual(
+      second.updates.map((u) => u.updateId),
+      first.updates.map((u) => u.updateId),
+      'the same update, its updateId to deduplicate by',
+    );
+    assert.equal((await store.pendingOutbox()).length, 0);
+  });
+
+  test('close marks what was delivered before it resolves', async () => {
+    const store = new MemoryPaymentStore();
+    const {app, updates} = inProcessApp(store, new StubGateway());
+    await pay(app, payBody('cl-1', 'att-cl1'));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(updates.length, 1);
+    assert.equal((await store.pendingOutbox()).length, 1);
+    await app.close();
+    assert.equal((await store.pendingOutbox()).length, 0);
   });
 
   test('a crash between storing and calling re-delivers on start', async () => {

@@ -309,6 +309,46 @@ for (const [name, make, skip] of implementations) {
       await s.close();
     });
 
+    test('claimOutboxAfterDelivery marks what was delivered before it claims, never returning it', async () => {
+      const s = make();
+      await s.insertAttempt(attempt('a1', 'o1'));
+      for (const st of ['pending', 'success'] as const) {
+        await s.updateAttempt({attemptId: 'a1'}, (c) =>
+          applyGatewayStatus(c, info(st), 2000, 'webhook'),
+        );
+      }
+      assert.ok(s.claimOutboxAfterDelivery, 'the built-in stores have it');
+      const [first, second] = await s.claimOutbox('i1', 10_000, 5000);
+      assert.ok(first && second);
+      // The owner's own entries are claimed again unless marked: the marks come first.
+      assert.deepEqual(
+        (await s.claimOutboxAfterDelivery([{id: first.id, at: 10_500}], 'i1', 11_000, 5000)).map(
+          (e) => e.id,
+        ),
+        [second.id],
+      );
+      assert.deepEqual(
+        (await s.pendingOutbox()).map((e) => e.id),
+        [second.id],
+      );
+      // A mark again changes nothing; the last one leaves nothing to claim.
+      assert.deepEqual(
+        await s.claimOutboxAfterDelivery(
+          [
+            {id: first.id, at: 99_000},
+            {id: second.id, at: 11_500},
+          ],
+          'i1',
+          12_000,
+          5000,
+        ),
+        [],
+      );
+      assert.deepEqual(await s.pendingOutbox(), []);
+      assert.deepEqual(await s.claimOutbox('i2', 99_000, 5000), [], 'never claimed again');
+      await s.close();
+    });
+
     test('leases: held by one owner until released or expired', async () => {
       const s = make();
       assert.equal(await s.acquireLease('lookup:x', 'i1', 1000, 500), true);
@@ -447,6 +487,51 @@ describe('SqlitePaymentStore specifics', () => {
     assert.equal(
       (db.prepare('SELECT COUNT(*) AS n FROM schema_migrations').get() as {n: number}).n,
       MIGRATIONS.length,
+    );
+    db.close();
+  });
+
+  test("on the app's own connection: one page cache for both, the app's to close", async () => {
+    const file = path.join(tmp, 'shared.db');
+    const db = new Database(file);
+    db.exec('CREATE TABLE app_orders (ref TEXT PRIMARY KEY)');
+    const s = new SqlitePaymentStore({filename: file, connection: db});
+    assert.equal(db.pragma('journal_mode', {simple: true}), 'wal');
+    assert.equal((await s.insertAttempt(attempt('a1', 'o1'))).inserted, true);
+    db.prepare('INSERT INTO app_orders VALUES (?)').run('o1');
+    assert.equal((await s.getAttempt('a1'))?.orderRef, 'o1');
+    assert.equal((db.prepare('SELECT COUNT(*) AS n FROM attempts').get() as {n: number}).n, 1);
+    await s.close();
+    assert.equal(db.open, true, 'the store leaves the connection to its owner');
+    db.close();
+    const again = new SqlitePaymentStore(file);
+    assert.equal((await again.getAttempt('a1'))?.state, 'creating', 'durable as on its own');
+    await again.close();
+    const other = new Database(path.join(tmp, 'other.db'));
+    assert.throws(
+      () => new SqlitePaymentStore({filename: file, connection: other}),
+      /the connection is to .*other\.db/,
+    );
+    other.close();
+  });
+
+  test('finds the undelivered outbox entries by an index of those alone', async () => {
+    const file = path.join(tmp, 'outbox-index.db');
+    const s = new SqlitePaymentStore(file);
+    await s.close();
+    const db = new Database(file);
+    const plan = (sql: string) =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as {detail: string}[]).map((r) => r.detail);
+    assert.deepEqual(
+      plan('SELECT * FROM outbox WHERE delivered_at IS NULL ORDER BY id LIMIT 100'),
+      ['SCAN outbox USING INDEX outbox_undelivered'],
+    );
+    const index = db
+      .prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'outbox'")
+      .all() as {sql: string}[];
+    assert.deepEqual(
+      index.map((i) => i.sql.replace(/\s+/g, ' ')),
+      ['CREATE INDEX outbox_undelivered ON outbox(id) WHERE delivered_at IS NULL'],
     );
     db.close();
   });

@@ -18,7 +18,7 @@ import {
   SqlitePaymentStore,
   encodeWebhookData,
 } from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/sqlite-schema.js';
+import {MIGRATIONS, TOKEN_FREE_MIGRATION} from '../../../src/server/checkout/sqlite-schema.js';
 import {PG_MIGRATIONS} from '../../../src/server/checkout/postgres-schema.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
@@ -99,8 +99,9 @@ async function checkStore(s: SqlitePaymentStore | PostgresPaymentStore, hadSaved
 }
 
 describe('SQLite: the token-free migration from every earlier version', () => {
-  const latest = MIGRATIONS.at(-1)!.version;
-  for (const from of MIGRATIONS.map((m) => m.version).filter((v) => v < latest)) {
+  // Versions after it (the outbox index) start from files it has already cleaned.
+  const tokenFree = MIGRATIONS.find((m) => m.name === TOKEN_FREE_MIGRATION.name)!.version;
+  for (const from of MIGRATIONS.map((m) => m.version).filter((v) => v < tokenFree)) {
     test(`from version ${from}, with rows holding tokens`, async () => {
       const file = path.join(tmp, `v${from}.db`);
       const old = new Database(file);

@@ -11,13 +11,24 @@
  * the write that stored the entry: the request that wrote it answers first (its claim,
  * hook call and delivery mark are no longer on its path), and the entries written in one
  * turn are claimed and delivered in one run.
+ *
+ * Where the store can (`claimOutboxAfterDelivery`), a run's deliveries are marked with the
+ * next run's claim, in one write, instead of one write each: under load every payment's
+ * update costs one outbox write, not two. A run that leaves marks behind writes them at
+ * the latest `MARK_DELAY_MS` later (a run of its own when nothing kicked one before);
+ * `flush` and `close` write them before they resolve. A crash before they are written
+ * delivers those entries again once their claims expire (the hook sees the same
+ * `updateId`), as a mark that fails does: at least once, never lost.
  */
 import type {CheckoutLogger} from '../logger.js';
-import type {PaymentStore, PaymentUpdate} from '../store.js';
+import type {OutboxDelivery, PaymentStore, PaymentUpdate} from '../store.js';
 import {errorSummary} from './background.js';
 
 /** Entries claimed at a time. */
 const CLAIM_LIMIT = 100;
+
+/** How long deliveries may wait for the next claim to be marked delivered. */
+const MARK_DELAY_MS = 100;
 
 /** How soon delivery is tried again after the store failed (unreachable, timed out). */
 const STORE_RETRY_MS = 5000;
@@ -40,6 +51,12 @@ export class Outbox {
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** A delivery run asked for and not started yet (it starts on the next turn). */
   #soon: ReturnType<typeof setImmediate> | undefined;
+  /** Delivered, not marked yet: marked with the next claim. */
+  #delivered: OutboxDelivery[] = [];
+  /** The run that marks what the last run left, unless another starts first. */
+  #markTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Set while `flush`/`close` wait: a run does not end with marks unwritten. */
+  #eager = false;
 
   constructor(deps: OutboxDeps) {
     this.#d = deps;
@@ -84,18 +101,89 @@ export class Outbox {
       });
   }
 
-  /** Resolves once the outbox is empty or a delivery failed (it is then retried later). */
+  /**
+   * Resolves once the outbox is empty, every delivery marked, or a delivery failed (it is
+   * then retried later).
+   */
   async flush(): Promise<void> {
-    this.#start();
-    while (this.#run) await this.#run;
+    this.#eager = true;
+    try {
+      // A run going now may have passed its last claim: one more writes what it leaves.
+      while (this.#run) await this.#run;
+      this.#start();
+      while (this.#run) await this.#run;
+    } finally {
+      this.#eager = false;
+    }
   }
 
-  /** Waits for the running delivery and cancels the retry timer. */
+  /** Waits for the running delivery, marks what it delivered and cancels the timers. */
   async close(): Promise<void> {
     // A run that was about to start does (the closed check in #start/#drain decides).
     if (this.#soon) this.#start();
     while (this.#run) await this.#run.catch(() => undefined);
     if (this.#timer) clearTimeout(this.#timer);
+    if (this.#markTimer) clearTimeout(this.#markTimer);
+    await this.#markEach();
+  }
+
+  /**
+   * Marks what waits for the next claim, each on its own: when no claim is coming soon
+   * (closing; a failed hook, whose entry waits out its backoff). One that fails is
+   * delivered again once its claim runs out.
+   */
+  async #markEach(): Promise<void> {
+    for (const d of this.#delivered.splice(0)) {
+      await this.#d.store.markOutboxDelivered(d.id, d.at).catch((error: unknown) => {
+        this.#d.logger.error(
+          {error: errorSummary(error)},
+          'marking an update delivered failed: it may be delivered again',
+        );
+      });
+    }
+  }
+
+  /** Claims, with the marks of what was delivered since the last claim when the store can. */
+  async #claim(claimedAt: number): Promise<Awaited<ReturnType<PaymentStore['claimOutbox']>>> {
+    const {store, instance} = this.#d;
+    if (this.#markTimer) {
+      clearTimeout(this.#markTimer);
+      this.#markTimer = undefined;
+    }
+    const delivered = this.#delivered.splice(0);
+    if (delivered.length === 0 || !store.claimOutboxAfterDelivery) {
+      return store.claimOutbox(instance.id, claimedAt, instance.leaseMs, CLAIM_LIMIT);
+    }
+    try {
+      return await store.claimOutboxAfterDelivery(
+        delivered,
+        instance.id,
+        claimedAt,
+        instance.leaseMs,
+        CLAIM_LIMIT,
+      );
+    } catch (error) {
+      // Not marked: kept for the next claim (a mark is idempotent).
+      this.#delivered.unshift(...delivered);
+      throw error;
+    }
+  }
+
+  /** Marks `id` delivered: with the next claim where the store can, else now. */
+  async #markDelivered(id: number): Promise<void> {
+    const at = this.#d.now();
+    if (this.#d.store.claimOutboxAfterDelivery) this.#delivered.push({id, at});
+    else await this.#d.store.markOutboxDelivered(id, at);
+  }
+
+  /** A run of its own, `MARK_DELAY_MS` from now, for marks no claim took meanwhile. */
+  #markSoon(): void {
+    if (this.#delivered.length === 0 || this.#markTimer || this.#d.closed()) return;
+    this.#markTimer = setTimeout(() => {
+      this.#markTimer = undefined;
+      if (this.#delivered.length > 0) this.kick();
+    }, MARK_DELAY_MS);
+    this.#markTimer.unref?.();
   }
 
   async #drain(): Promise<void> {
@@ -105,7 +193,7 @@ export class Outbox {
       let entries;
       const claimedAt = this.#d.now();
       try {
-        entries = await store.claimOutbox(instance.id, claimedAt, instance.leaseMs, CLAIM_LIMIT);
+        entries = await this.#claim(claimedAt);
       } catch (error) {
         logger.error({error: errorSummary(error)}, 'reading the outbox failed: will retry');
         this.#retryIn(STORE_RETRY_MS);
@@ -133,11 +221,12 @@ export class Outbox {
             },
             'onPaymentUpdate failed: will retry',
           );
+          await this.#markEach();
           this.#retryIn(delay);
           return;
         }
         try {
-          await store.markOutboxDelivered(entry.id, this.#d.now());
+          await this.#markDelivered(entry.id);
         } catch (error) {
           // Delivered but not marked: once the claim runs out it is delivered again (the
           // hook sees the same updateId), never lost.
@@ -152,8 +241,15 @@ export class Outbox {
       // A claim short of its limit took every entry there was: one written since was kicked
       // (`#again`); one of another instance is that instance's to deliver, or recovery's
       // once its claim runs out. Claiming again only to find nothing would cost a write
-      // transaction per run (per payment, on the pay route).
-      if (entries.length < CLAIM_LIMIT && !this.#again) return;
+      // transaction per run (per payment, on the pay route). Its marks wait for the next
+      // claim, or a run of their own a little later (at once for `flush`).
+      if (entries.length < CLAIM_LIMIT && !this.#again) {
+        if (this.#delivered.length === 0) return;
+        if (!this.#eager) {
+          this.#markSoon();
+          return;
+        }
+      }
     }
   }
 
