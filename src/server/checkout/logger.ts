@@ -66,23 +66,39 @@ export const REDACT_PATHS: readonly string[] = [
 ];
 
 const CENSOR = '[redacted]';
+
+/**
+ * `REDACT_PATHS` read into the three shapes it holds, so that the paths stay the one
+ * definition: a key at the top of a line (`card`), a key one level down (`*.card`), and a
+ * header at the top or one level down (`headers.cookie`, `*.headers["x-api-key"]`). A path
+ * of any other shape fails here, at start-up, rather than go uncensored.
+ */
+function pathShapes(paths: readonly string[]) {
+  const top = new Set<string>();
+  const nested: string[] = [];
+  const headers = {top: [] as string[], nested: [] as string[]};
+  const KEY = String.raw`(?:([\w$]+)|\["([^"]+)"\])`;
+  for (const p of paths) {
+    const m =
+      new RegExp(String.raw`^(\*\.)?(headers)(?:\.|(?=\[))${KEY}$`).exec(p) ??
+      new RegExp(String.raw`^(\*\.)?()${KEY}$`).exec(p);
+    const key = m?.[3] ?? m?.[4];
+    if (!m || key === undefined) throw new Error(`REDACT_PATHS: no rule for the path ${p}`);
+    if (m[2]) (m[1] ? headers.nested : headers.top).push(key);
+    else if (m[1]) nested.push(key);
+    else top.add(key);
+  }
+  return {top, nested, headers};
+}
+
+const SHAPES = pathShapes(REDACT_PATHS);
 /** The keys `REDACT_PATHS` censors at the top of a line (`card`) … */
-const TOP_KEYS = new Set([
-  'card',
-  'cc_number',
-  'card_cvv',
-  'cvv',
-  'number',
-  'cc_token',
-  'cardToken',
-  'apiSecret',
-  'credentials',
-  'authorization',
-]);
-/** … one level down (`*.card`; `authorization` only in `headers`) … */
-const NESTED_KEYS = [...TOP_KEYS].filter((k) => k !== 'authorization');
-/** … and in `headers`, at the top or one level down (`headers.cookie`, `*.headers.cookie`). */
-const HEADER_KEYS = ['authorization', 'cookie', 'x-api-auth', 'x-api-key'];
+const TOP_KEYS = SHAPES.top;
+/** … one level down (`*.card`) … */
+const NESTED_KEYS = SHAPES.nested;
+/** … and in `headers`, at the top and one level down (`headers.cookie`, `*.headers.cookie`). */
+const HEADER_KEYS = SHAPES.headers.top;
+const NESTED_HEADER_KEYS = SHAPES.headers.nested;
 
 const copyOf = (value: object): Record<string, unknown> =>
   Object.assign(Array.isArray(value) ? [] : {}, value) as Record<string, unknown>;
@@ -102,7 +118,7 @@ function redactNested(value: object, isHeaders: boolean): object {
   if (isHeaders) out = censorKeys(out, HEADER_KEYS);
   const headers = 'headers' in out ? (out as {headers: unknown}).headers : undefined;
   if (typeof headers === 'object' && headers !== null) {
-    const censored = censorKeys(headers, HEADER_KEYS);
+    const censored = censorKeys(headers, NESTED_HEADER_KEYS);
     if (censored !== headers) {
       if (out === value) out = copyOf(value);
       (out as Record<string, unknown>)['headers'] = censored;

@@ -58,17 +58,34 @@ const CASES: Record<string, unknown>[] = [
   {error: Object.assign(new Error('failed'), {card: CARD, code: 'E'})},
 ];
 
+/**
+ * One line per path of `REDACT_PATHS`, holding that path and nothing else (`*` as `outer`):
+ * a path added to the list is tested here without a case of its own.
+ */
+const PER_PATH: Record<string, unknown>[] = REDACT_PATHS.map((path) => {
+  const keys = path
+    .split(/\.|(?=\[)/)
+    .map((k) => (k === '*' ? 'outer' : k.replace(/^\["|"\]$/g, '')));
+  const line: Record<string, unknown> = {};
+  let at = line;
+  for (const key of keys.slice(0, -1)) at = (at[key] = {}) as Record<string, unknown>;
+  at[keys.at(-1)!] = CARD;
+  return line;
+});
+
 describe('createCheckoutLogger redaction', () => {
   test('writes the lines pino writes with REDACT_PATHS as its redact option', () => {
     const ours = capture((s) => createCheckoutLogger({}, s));
     const reference = capture((s) =>
       pino({name: 'pg-checkout', redact: {paths: [...REDACT_PATHS], censor: '[redacted]'}}, s),
     );
-    for (const fields of CASES) {
+    for (const fields of [...CASES, ...PER_PATH]) {
       ours.logger.info(fields, 'line');
       reference.logger.info(fields, 'line');
     }
-    assert.equal(ours.lines.length, CASES.length);
+    assert.equal(ours.lines.length, CASES.length + PER_PATH.length);
+    // Each path's own line keeps nothing of the card (the near misses above may).
+    assert.equal(JSON.stringify(ours.lines.slice(CASES.length)).includes(CARD), false);
     assert.deepEqual(ours.lines, reference.lines);
   });
 
