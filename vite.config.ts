@@ -69,7 +69,7 @@ const CDN_HYDRATE_BUDGET_GZIP = 28 * 1024;
 
 /**
  * Gzip budget of dist/cdn/pg-checkout-hydrate-after-paint.js (src/hydrate-after-paint.ts),
- * the loader of pg-checkout-hydrate.js on server-rendered pages: about 0.5 kB.
+ * the loader of pg-checkout-hydrate.js on server-rendered pages: about 0.8 kB.
  */
 const CDN_AFTER_PAINT_BUDGET_GZIP = 1024;
 

@@ -18,6 +18,11 @@
  * policy allowing only `lit-html` still holds. A browser without `modulepreload` gets a
  * `<script type="module">` with the same `integrity` instead.
  *
+ * When the file cannot be had (refused by its hash, missing, the network down), the forms
+ * stay as the server sent them, typeable and paying nothing, and each `<pg-card-form>`
+ * dispatches `pg-error` (`misconfigured`, not retryable), as the element does for a form
+ * that cannot pay, so the page can tell the customer.
+ *
  * It exports nothing: the elements' classes are exported by `pg-checkout-hydrate.js`.
  */
 
@@ -45,13 +50,40 @@ function load(): void {
         reject(new Error(`pg-checkout: ${url} was refused (integrity or network)`));
     });
     document.head.append(link);
-    void checked.then(() => import(url));
+    void checked.then(
+      () => import(url),
+      (error: Error) => {
+        notLoaded();
+        throw error;
+      },
+    );
   } else {
     const script = document.createElement('script');
     script.type = 'module';
     script.integrity = __PG_HYDRATE_INTEGRITY__;
     script.src = url;
+    script.onerror = notLoaded;
     document.head.append(script);
+  }
+}
+
+/**
+ * `pg-error` on every card form of the page (the shape of the elements' `PgErrorDetail`),
+ * bubbling and composed as theirs do: the module that would make them pay did not load.
+ */
+function notLoaded(): void {
+  for (const form of document.querySelectorAll('pg-card-form')) {
+    const event = new Event('pg-error', {bubbles: true, composed: true});
+    const orderRef = form.getAttribute('order-ref');
+    Object.defineProperty(event, 'detail', {
+      value: {
+        ...(orderRef ? {orderRef} : {}),
+        code: 'misconfigured',
+        message: `${url} could not be loaded`,
+        retryable: false,
+      },
+    });
+    form.dispatchEvent(event);
   }
 }
 

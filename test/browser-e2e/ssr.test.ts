@@ -439,8 +439,12 @@ describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after 
     await context.close();
   });
 
-  it('refuses a pg-checkout-hydrate.js that is not the file it was built with: it never runs', async () => {
-    const {context, tab, problems} = await open('/tampered/');
+  it('refuses a pg-checkout-hydrate.js that is not the file it was built with: it never runs, and the form says pg-error', async () => {
+    const {context, tab, problems} = await open(
+      '/tampered/',
+      `window.pgErrors = [];
+       document.addEventListener('pg-error', (e) => window.pgErrors.push(e.detail));`,
+    );
     await tab.waitForFunction(() => performance.getEntriesByName('first-paint').length > 0);
     const refused = async () => {
       for (let i = 0; i < 50 && !problems.some((p) => /integrity/i.test(p)); i++) {
@@ -458,6 +462,18 @@ describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after 
     );
     await tab.waitForTimeout(300);
     assert.equal(await tab.evaluate(() => 'tampered' in window), false, 'the changed file ran');
+    // The page hears it, as from a form that cannot pay.
+    assert.deepEqual(
+      await tab.evaluate(() => (window as unknown as {pgErrors: unknown}).pgErrors),
+      [
+        {
+          orderRef: 'order-1',
+          code: 'misconfigured',
+          message: `${origin}/tampered/${MODULE} could not be loaded`,
+          retryable: false,
+        },
+      ],
+    );
     assert.equal(await defined(tab), false);
     // The form stays inert: Enter sends the card nowhere.
     const paid = payments.length;
