@@ -159,8 +159,8 @@ after(async () => {
   await new Promise((resolve) => server?.close(resolve));
 });
 
-/** A page whose module is held until `release()`; its errors are collected. */
-async function openHeld(path = '/') {
+/** A tab in a context of its own, its page errors, console errors and warnings collected. */
+async function newTab() {
   const context = await browser.newContext();
   const tab = await context.newPage();
   const problems: string[] = [];
@@ -168,6 +168,12 @@ async function openHeld(path = '/') {
   tab.on('console', (m) => {
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
   });
+  return {context, tab, problems};
+}
+
+/** A page whose module is held until `release()`; its errors are collected. */
+async function openHeld(path = '/') {
+  const {context, tab, problems} = await newTab();
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   await tab.route(`**/${MODULE}`, async (route) => {
@@ -200,13 +206,7 @@ async function untilHydrated(tab: Page) {
 
 /** A page of its own, its errors collected; `init` (script text) runs before the page's. */
 async function open(path: string, init?: string) {
-  const context = await browser.newContext();
-  const tab = await context.newPage();
-  const problems: string[] = [];
-  tab.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  tab.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console: ${m.text()}`);
-  });
+  const {context, tab, problems} = await newTab();
   if (init) await context.addInitScript({content: init});
   await tab.goto(`${origin}${path}`);
   return {context, tab, problems};
