@@ -258,10 +258,7 @@ export class MemoryPaymentStore implements PaymentStore {
     limit = 100,
   ): Promise<OutboxEntry[]> {
     this.check();
-    for (const d of delivered) {
-      const row = this.outbox.find((o) => o.id === d.id);
-      if (row && row.deliveredAt === undefined) row.deliveredAt = d.at;
-    }
+    for (const d of delivered) this.markDelivered(d.id, d.at);
     return this.claim(owner, now, leaseMs, limit);
   }
 
@@ -280,6 +277,11 @@ export class MemoryPaymentStore implements PaymentStore {
 
   async markOutboxDelivered(id: number, at: number): Promise<void> {
     this.check();
+    this.markDelivered(id, at);
+  }
+
+  /** Marks `id` delivered at `at`, unless it was already (the first mark stands). */
+  private markDelivered(id: number, at: number): void {
     const row = this.outbox.find((o) => o.id === id);
     if (row && row.deliveredAt === undefined) row.deliveredAt = at;
   }
