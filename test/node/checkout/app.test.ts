@@ -32,6 +32,21 @@ import {
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
 
+/**
+ * Another instance on `store`, after the first died holding an outbox entry: it leaves the
+ * entry alone while the first's claim runs (60 s by default), then answers what a second
+ * instance, a lease later, delivers.
+ */
+async function deliveredByAnotherInstance(store: MemoryPaymentStore, gw: StubGateway) {
+  const early = inProcessApp(store, gw);
+  await early.app.recover();
+  assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
+  const later = Date.now() + 60_000;
+  const second = inProcessApp(store, gw, {clock: () => later});
+  await second.app.recover();
+  return second.updates;
+}
+
 describe('options', () => {
   const base = (): CheckoutAppOptions => ({
     gateway: new StubGateway(),
@@ -501,14 +516,9 @@ describe('onPaymentUpdate and the outbox', () => {
     );
     // The process "dies" before the mark went with a claim: never closed, no more runs.
     assert.equal((await store.pendingOutbox()).length, 1);
-    const early = inProcessApp(store, gw);
-    await early.app.recover();
-    assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
-    const later = Date.now() + 60_000;
-    const second = inProcessApp(store, gw, {clock: () => later});
-    await second.app.recover();
+    const redelivered = await deliveredByAnotherInstance(store, gw);
     assert.deepEqual(
-      second.updates.map((u) => u.updateId),
+      redelivered.map((u) => u.updateId),
       first.updates.map((u) => u.updateId),
       'the same update, its updateId to deduplicate by',
     );
@@ -535,14 +545,9 @@ describe('onPaymentUpdate and the outbox', () => {
     await new Promise((resolve) => setImmediate(resolve));
     // The process "dies" here: the hook never returned. Another instance on the same store
     // leaves the entry to it while its claim runs (60 s by default), then delivers it.
-    const early = inProcessApp(store, gw);
-    await early.app.recover();
-    assert.deepEqual(early.updates, [], 'not while the first instance holds the entry');
-    const later = Date.now() + 60_000;
-    const second = inProcessApp(store, gw, {clock: () => later});
-    await second.app.recover();
+    const redelivered = await deliveredByAnotherInstance(store, gw);
     assert.deepEqual(
-      second.updates.map((u) => `${u.orderRef}:${u.state}`),
+      redelivered.map((u) => `${u.orderRef}:${u.state}`),
       ['ob-2:success'],
     );
   });
