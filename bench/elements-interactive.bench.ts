@@ -16,7 +16,10 @@
  * script to be typed into), and the page also records when the bundle has hydrated the
  * form (`ssrHydratedMs`: formatting and validation from then on).
  *
- * The plain form is three bare inputs with no style. Beside it the bench loads the same card
+ * The plain form is three bare inputs with no style. Beside it the bench loads the least a Lit
+ * element can be (`litFloor`: bench/fixtures/lit-floor.ts, the plain form's inputs in a
+ * shadow root, no logic, built as the CDN file is), the floor under any card form rendered by
+ * Lit in the browser, and the same card
  * form as ours as plain HTML (`sameForm`: the server-rendered markup and its styles in the
  * light DOM, with no shadow root, no template markers and no bundle), so the ratios can be
  * read two ways: against the goal's plain form, and against a page with as many fields,
@@ -35,6 +38,7 @@
 import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
 import {cdnChunks, ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
+import {buildLitFloor} from './lit-floor.js';
 import {INTERACTIVE_MARK, TRACE_CATEGORIES, phasesOf, type LoadPhases} from './trace-phases.js';
 
 /** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */
@@ -120,7 +124,8 @@ const sameFormPage = (
 ) => `${head('<script type="module" src="/ready.js"></script>')}<body><main><h1>Pay</h1>
 ${asPlainHtml(form)}</main></body></html>`;
 
-type Variant = 'plain' | 'sameForm' | 'element' | 'ssr' | 'ssrEager' | 'baseline' | 'ssrBaseline';
+type Variant =
+  'plain' | 'sameForm' | 'litFloor' | 'element' | 'ssr' | 'ssrEager' | 'baseline' | 'ssrBaseline';
 
 export default async function elementsInteractive() {
   const bundle = ensureCdnBundle();
@@ -128,7 +133,8 @@ export default async function elementsInteractive() {
   const form = await renderCardForm({endpoint: '/pay', orderRef: 'o-1'});
   const baselineFile = process.env.PG_BENCH_BASELINE;
   const hydrateBaselineFile = process.env.PG_BENCH_BASELINE_HYDRATE;
-  const variants: Variant[] = ['plain', 'sameForm', 'element', 'ssr', 'ssrEager'];
+  const litFloor = await buildLitFloor(bundle);
+  const variants: Variant[] = ['plain', 'sameForm', 'litFloor', 'element', 'ssr', 'ssrEager'];
   if (baselineFile) variants.push('baseline');
   if (hydrateBaselineFile) variants.push('ssrBaseline');
   const site = await servePages({
@@ -137,6 +143,8 @@ export default async function elementsInteractive() {
     '/plain.html': ['text/html; charset=utf-8', PLAIN],
     '/sameForm.html': ['text/html; charset=utf-8', sameFormPage(form)],
     '/element.html': ['text/html; charset=utf-8', elementPage('pg-checkout.js')],
+    '/litFloor.html': ['text/html; charset=utf-8', elementPage('lit-floor.js')],
+    '/lit-floor.js': ['text/javascript', litFloor],
     '/ready.js': ['text/javascript', READY_JS],
     '/pg-checkout.js': ['text/javascript', bundle],
     '/ssr.html': ['text/html; charset=utf-8', ssrPage(form)],
@@ -159,6 +167,7 @@ export default async function elementsInteractive() {
   const times: Record<Variant, number[]> = {
     plain: [],
     sameForm: [],
+    litFloor: [],
     element: [],
     ssr: [],
     ssrEager: [],
@@ -196,7 +205,7 @@ export default async function elementsInteractive() {
       for (let k = 0; k < variants.length; k++) await measure(variants[(i + k) % variants.length]!);
     }
     const tracedVariants = variants.filter(
-      (v) => v === 'plain' || v === 'element' || v === 'baseline',
+      (v) => v === 'plain' || v === 'litFloor' || v === 'element' || v === 'baseline',
     );
     for (let i = 0; i < PHASE_ROUNDS; i++) {
       for (let k = 0; k < tracedVariants.length; k++) {
@@ -220,6 +229,7 @@ export default async function elementsInteractive() {
   const plain = median(times.plain);
   const sameForm = median(times.sameForm);
   const element = median(times.element);
+  const floor = median(times.litFloor);
   const ssr = median(times.ssr);
   const ssrEager = median(times.ssrEager);
   const baseline = baselineFile ? median(times.baseline) : undefined;
@@ -251,6 +261,9 @@ export default async function elementsInteractive() {
     ssrEagerInteractiveMs: round(ssrEager, 1),
     ssrEagerRatio: round(ssrEager / plain),
     ssrEagerHydratedMs: round(median(hydrated.ssrEager!), 1),
+    litFloorInteractiveMs: round(floor, 1),
+    litFloorRatio: round(floor / plain),
+    ratioToLitFloor: round(element / floor),
     sameFormPlainMs: round(sameForm, 1),
     ratioToSameForm: round(element / sameForm),
     ssrRatioToSameForm: round(ssr / sameForm),

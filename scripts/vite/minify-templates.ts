@@ -87,13 +87,16 @@ export function minifyTemplates(source: string, fileName = 'source.ts'): string 
   return out;
 }
 
-/** The plugin: minifies the templates of every `.ts` file under `src/`, before it is compiled. */
-export function minifyTemplatesPlugin(): Plugin {
+/**
+ * The plugin: minifies the templates of every `.ts` file under `src/` (or whose path
+ * matches `files`: the benches build a fixture of their own), before it is compiled.
+ */
+export function minifyTemplatesPlugin(files = /[\\/]src[\\/].*\.ts$/): Plugin {
   return {
     name: 'pg-minify-templates',
     enforce: 'pre',
     transform: {
-      filter: {id: /[\\/]src[\\/].*\.ts$/},
+      filter: {id: files},
       handler(code, id) {
         return {code: minifyTemplates(code, id), map: null};
       },
