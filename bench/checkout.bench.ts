@@ -41,7 +41,8 @@ import {startSandbox} from '../sandbox/index.js';
 import {CHECKOUT_BASE, createExampleApp} from '../server-example/app.js';
 import {startupChunks} from '../server-example/assets.js';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../src/protocol/checkout.js';
-import {median, round, serveLoopback} from './load.js';
+import {serveLoopback} from './load.js';
+import {median, round} from './stats.js';
 
 const RUNS = 9;
 const CARD = {number: '4242424242424242', expiry: '1234', cvv: '123'};

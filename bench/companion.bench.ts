@@ -33,10 +33,10 @@
  */
 import {loadavg} from 'node:os';
 import {cpuMs, startLoadProcess, type LoadProcess} from './server/children.js';
-import {closedLoopStep, median, type ClosedLoopStep} from './server/closed-loop.js';
+import {closedLoopStep, type ClosedLoopStep} from './server/closed-loop.js';
 import type {LoadStep} from './server/load-process.js';
 import type {OpenLoopResult} from './server/open-loop.js';
-import {round} from './server/open-loop.js';
+import {median, round} from './stats.js';
 import {
   appPayTarget,
   createOrders,

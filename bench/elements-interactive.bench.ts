@@ -37,8 +37,9 @@
  */
 import {readFileSync} from 'node:fs';
 import {renderCardForm} from '../src/ssr.js';
-import {cdnChunks, ensureCdnBundle, launch, median, round, servePages} from './elements-pages.js';
+import {cdnChunks, ensureCdnBundle, launch, servePages} from './elements-pages.js';
 import {buildLitFloor} from './lit-floor.js';
+import {median, round} from './stats.js';
 import {INTERACTIVE_MARK, TRACE_CATEGORIES, phasesOf, type LoadPhases} from './trace-phases.js';
 
 /** Rounds of every variant; `PG_BENCH_ROUNDS` asks for more on a noisy machine. */

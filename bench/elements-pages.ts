@@ -118,11 +118,3 @@ export async function servePages(
 export function launch(): Promise<Browser> {
   return launchChromium();
 }
-
-export const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-export const round = (x: number, digits = 2): number => Number(x.toFixed(digits));

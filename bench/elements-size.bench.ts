@@ -4,7 +4,8 @@
  * Card component 98 kB gzip. Budget: 24 kB gzip (vite.config.ts).
  */
 import {brotliCompressSync, constants, gzipSync} from 'node:zlib';
-import {ensureCdnBundle, round} from './elements-pages.js';
+import {ensureCdnBundle} from './elements-pages.js';
+import {round} from './stats.js';
 
 export default async function elementsSize() {
   const code = ensureCdnBundle();

@@ -3,7 +3,8 @@
  * Chromium must cause no long task (> 50 ms). Reports the longest task seen (0 when none)
  * and, from the Event Timing API, the slowest keystroke's processing duration.
  */
-import {cdnChunks, ensureCdnBundle, launch, round, servePages} from './elements-pages.js';
+import {cdnChunks, ensureCdnBundle, launch, servePages} from './elements-pages.js';
+import {round} from './stats.js';
 
 const OBSERVE_JS = `
 window.longTasks = [];

@@ -1,17 +1,10 @@
 /**
- * Small helpers of the in-process benchmarks (`checkout`): median, rounding, and a fetch
- * handler served on a loopback port. The server benchmarks' open-loop load generator is
+ * A helper of the in-process benchmarks (`checkout`): a fetch handler served on a loopback
+ * port. The server benchmarks' open-loop load generator is
  * in `bench/server/`.
  */
 import {createAdaptorServer} from '@hono/node-server';
 import type {AddressInfo} from 'node:net';
-
-export {round} from './server/open-loop.js';
-
-export const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 /** Serves a fetch handler on a loopback port; the handler may be set after the port is known. */
 export async function serveLoopback(

@@ -28,7 +28,7 @@ import {tallyDeliveries, total, type Delivery, type DeliveryTally} from './serve
 import type {PostTarget} from './server/http-post.js';
 import type {LoadStep} from './server/load-process.js';
 import type {OpenLoopResult} from './server/open-loop.js';
-import {round} from './server/open-loop.js';
+import {round} from './stats.js';
 import {CREDENTIALS, startApp, startProxy, startSandbox} from './server/system.js';
 
 const STEP_MS = Number(process.env['BENCH_STEP_SECONDS'] ?? 3) * 1000;

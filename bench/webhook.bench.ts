@@ -17,6 +17,7 @@ import {
   signWebhook,
   verifyWebhook,
 } from '../src/server/gateway/index.js';
+import {median} from './stats.js';
 
 const VERIFY_GOAL_US = 25;
 const SECRET = 'b3f1c2d4e5a6978812ab34cd56ef7890';
@@ -62,8 +63,6 @@ function opsPerSecond(fn: () => unknown, ms: number): number {
   }
   return n / ((now - start) / 1000);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export default async function webhookBench() {
   const data = encodeWebhookData(PAYLOAD);

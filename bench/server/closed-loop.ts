@@ -8,7 +8,7 @@
  * versions by (steps in turn on systems of their own).
  */
 import {cpuMs} from './children.js';
-import {percentile, round} from './open-loop.js';
+import {round} from '../stats.js';
 import {appPayTarget, createOrders, nextCustomer, payBody} from './payments.js';
 import type {System} from './system.js';
 
@@ -67,10 +67,3 @@ export async function closedLoopStep(
     wallMsPerPayment: round(wall / n, 3),
   };
 }
-
-/** The median of `values`: the open loop's nearest-rank p50 (the lower middle one of an even count). */
-export const median = (values: readonly number[]): number =>
-  percentile(
-    [...values].sort((a, b) => a - b),
-    0.5,
-  );

@@ -10,6 +10,7 @@
  * The clock is injectable, so the behaviour is tested without wall-clock bounds
  * (test/node/bench/open-loop.test.ts).
  */
+import {percentile, round} from '../stats.js';
 
 export interface Clock {
   /** Milliseconds, monotonic. */
@@ -156,11 +157,3 @@ export async function runOpenLoop(o: OpenLoopOptions): Promise<OpenLoopResult> {
     outcomes,
   };
 }
-
-/** The `p` quantile (0..1) of sorted values (nearest rank); NaN when there are none. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-export const round = (x: number, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
