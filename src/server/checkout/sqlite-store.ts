@@ -333,14 +333,9 @@ export class SqlitePaymentStore implements PaymentStore {
         'UPDATE outbox SET delivered_at = ? WHERE id = ? AND delivered_at IS NULL',
       ),
       outboxFailed: this.db.prepare('UPDATE outbox SET failures = failures + 1 WHERE id = ?'),
-      // A claim is these two in one write transaction: an UPDATE … WHERE id IN (SELECT …
-      // LIMIT) RETURNING * builds two ephemeral tables and cost ~10 times as much, even
-      // when it found nothing to claim.
-      claimable: this.db.prepare(
-        `SELECT * FROM outbox WHERE delivered_at IS NULL
-           AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
-         ORDER BY id LIMIT @limit`,
-      ),
+      // A claim is `claimable` (below) and this, in one write transaction: an UPDATE …
+      // WHERE id IN (SELECT … LIMIT) RETURNING * builds two ephemeral tables and cost ~10
+      // times as much, even when it found nothing to claim.
       claimOne: this.db.prepare('UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?'),
       acquireLease: this.db.prepare(
         `INSERT INTO leases (key, owner, expires_at) VALUES (@key, @owner, @until)
@@ -398,6 +393,29 @@ export class SqlitePaymentStore implements PaymentStore {
          WHERE customer_id = ? AND id = ? AND deleted_at IS NULL`,
       ),
     };
+  }
+
+  private readonly claimables = new Map<number, Database.Statement>();
+
+  /**
+   * The claimable entries' SELECT for one `limit`, written into the statement (cached: the
+   * outbox passes one). A bound `LIMIT ?` makes this SQLite prepare the statement again at
+   * every run: ~100 µs per claim in the companion bench instead of ~15.
+   */
+  private claimable(limit: number): Database.Statement {
+    let stmt = this.claimables.get(limit);
+    if (!stmt) {
+      if (!Number.isSafeInteger(limit)) {
+        throw new RangeError(`claimOutbox: limit must be an integer, not ${limit}`);
+      }
+      stmt = this.db.prepare(
+        `SELECT * FROM outbox WHERE delivered_at IS NULL
+           AND (claimed_until IS NULL OR claimed_until <= @now OR claimed_by = @owner)
+         ORDER BY id LIMIT ${limit}`,
+      );
+      this.claimables.set(limit, stmt);
+    }
+    return stmt;
   }
 
   private readonly updates = new Map<string, Database.Statement>();
@@ -706,7 +724,7 @@ export class SqlitePaymentStore implements PaymentStore {
 
   /** The claimable entries, oldest first, claimed (in the caller's write transaction). */
   private claimRows(claim: OutboxClaim): OutboxEntry[] {
-    const rows = this.stmts.claimable.all(claim) as Record<string, unknown>[];
+    const rows = this.claimable(claim.limit).all(claim) as Record<string, unknown>[];
     for (const r of rows) this.stmts.claimOne.run(claim.owner, claim.until, r['id']);
     return rows.map(rowToOutbox);
   }
