@@ -2,8 +2,12 @@
 // package as merchants install it (test:pack), end-to-end (test:e2e) — with their output
 // passed through as it comes, then one closing line that counts the tests of all four:
 // `all suites: N passed, N failed`. Stops at the first suite that fails, as `a && b && c`
-// would, and exits with its code.
-import {spawn} from 'node:child_process';
+// would, and exits with its code. On a checkout that was never built (`npm install &&
+// npm test`, as the README allows) it builds first: the documentation tests read the
+// package build (test/node/docs/site.ts), which the other suites make for themselves.
+import {execFileSync, spawn} from 'node:child_process';
+import {existsSync} from 'node:fs';
+import {PACKAGE_BUILD_FILES} from './package-build.mjs';
 
 const SUITES = ['test:node', 'test:browser', 'test:pack', 'test:e2e'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -41,6 +45,12 @@ function runSuite(name) {
       resolve(signal ? 1 : (code ?? 1));
     });
   });
+}
+
+const missing = PACKAGE_BUILD_FILES.filter((file) => !existsSync(file));
+if (missing.length > 0) {
+  console.log(`npm test: ${missing.join(', ')} missing: building the package first`);
+  execFileSync(process.execPath, ['scripts/build.mjs'], {stdio: 'inherit'});
 }
 
 let exitCode = 0;

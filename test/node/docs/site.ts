@@ -9,17 +9,14 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
+import {PACKAGE_BUILD_FILES} from '../../../scripts/package-build.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
 /** What the site is built from: the package build must be there (CI builds before it tests). */
 export function requireBuiltPackage(): void {
-  for (const file of [
-    'dist/cdn/pg-checkout.js',
-    'dist/server/index.d.ts',
-    'custom-elements.json',
-  ]) {
+  for (const file of PACKAGE_BUILD_FILES) {
     if (!existsSync(path.join(ROOT, file))) {
       throw new Error(`${file} is missing: run npm run build before the documentation tests`);
     }
