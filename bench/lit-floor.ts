@@ -3,7 +3,7 @@
  * (Rolldown through Vite, Lit's production build, templates minified, the same first-line
  * compile hint when the CDN file has one), for the interactive bench's `litFloor` page.
  */
-import path from 'node:path';
+import {fileURLToPath} from 'node:url';
 import {build, type Rollup} from 'vite';
 import {minifyTemplatesPlugin} from '../scripts/vite/minify-templates.js';
 
@@ -28,7 +28,7 @@ export async function buildLitFloor(cdnFile: Buffer): Promise<string> {
       minify: true,
       target: 'es2022',
       modulePreload: false,
-      rolldownOptions: {input: path.resolve('bench/fixtures/lit-floor.ts')},
+      rolldownOptions: {input: fileURLToPath(new URL('fixtures/lit-floor.ts', import.meta.url))},
     },
   })) as Rollup.RollupOutput | Rollup.RollupOutput[];
   const output = (Array.isArray(result) ? result[0]! : result).output;
