@@ -36,6 +36,7 @@
  * compile, of its evaluation and first render, and of the ready script's focus and layout.
  */
 import {readFileSync} from 'node:fs';
+import {loadavg} from 'node:os';
 import {renderCardForm} from '../src/ssr.js';
 import {cdnChunks, ensureCdnBundle, launch, servePages} from './elements-pages.js';
 import {buildLitFloor} from './lit-floor.js';
@@ -165,6 +166,8 @@ export default async function elementsInteractive() {
       : {}),
   });
   const browser = await launch();
+  // The ratios swing with what else the two cores run: each run says its load.
+  const loadBefore = loadavg()[0]!;
   const times: Record<Variant, number[]> = {
     plain: [],
     sameForm: [],
@@ -249,6 +252,7 @@ export default async function elementsInteractive() {
   );
   return {
     runs: ROUNDS,
+    loadAverage: [round(loadBefore), round(loadavg()[0]!)],
     plainFormInteractiveMs: round(plain, 1),
     cardFormInteractiveMs: round(element, 1),
     ratio: round(element / plain),
