@@ -16,14 +16,14 @@
  * script to be typed into), and the page also records when the bundle has hydrated the
  * form (`ssrHydratedMs`: formatting and validation from then on).
  *
- * The plain form is three bare inputs with no style. Beside it the bench loads the least a Lit
- * element can be (`litFloor`: bench/fixtures/lit-floor.ts, the plain form's inputs in a
- * shadow root, no logic, built as the CDN file is), the floor under any card form rendered by
- * Lit in the browser, and the same card
- * form as ours as plain HTML (`sameForm`: the server-rendered markup and its styles in the
- * light DOM, with no shadow root, no template markers and no bundle), so the ratios can be
- * read two ways: against the goal's plain form, and against a page with as many fields,
- * labels, error rows and style rules as ours, where what is left is the elements' own cost.
+ * The plain form is three bare inputs with no style. Beside it the bench loads the least a
+ * Lit element can be (`litFloor`: bench/fixtures/lit-floor.ts, the plain form's fields in a
+ * shadow root, no logic, built as the CDN file is), the floor under any card form rendered
+ * by Lit in the browser, and the same card form as ours as plain HTML (`sameForm`: the
+ * server-rendered markup and its styles in the light DOM, with no shadow root, no template
+ * markers and no bundle), so the ratios can be read two ways: against the goal's plain
+ * form, and against a page with as many fields, labels, error rows and style rules as ours,
+ * where what is left is the elements' own cost.
  *
  * `PG_BENCH_BASELINE=path/to/old/pg-checkout.js npm run bench -- interactive` also loads
  * that bundle in the same page and the same rotation, for before/after figures measured
