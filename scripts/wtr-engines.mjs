@@ -49,22 +49,32 @@ async function firefoxLauncher(concurrency) {
   );
 }
 
+/**
+ * Pages each engine runs at once, for the 2 cores CI has (`PG_BROWSER_PAGES=<n>` sets every
+ * engine's, on a bigger machine). The three engines run side by side.
+ */
+export const PAGES = {chromium: 1, firefox: 1, webkit: 1};
+
+function pagesOf(engine) {
+  const fromEnv = process.env.PG_BROWSER_PAGES;
+  if (!fromEnv) return PAGES[engine];
+  const n = Number(fromEnv);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`PG_BROWSER_PAGES=${fromEnv}: not a count of pages`);
+  return n;
+}
+
 /** web-test-runner launchers for `engines`. */
 export async function engineLaunchers(engines = selectedEngines()) {
   const launchers = [];
   for (const engine of engines) {
+    const concurrency = pagesOf(engine);
     if (engine === 'chromium') {
-      launchers.push(
-        playwrightLauncher({
-          product: 'chromium',
-          launchOptions: await chromiumLaunchOptions(),
-          concurrency: 2,
-        }),
-      );
+      const launchOptions = await chromiumLaunchOptions();
+      launchers.push(playwrightLauncher({product: 'chromium', launchOptions, concurrency}));
     }
-    if (engine === 'firefox') launchers.push(await firefoxLauncher(2));
-    if (engine === 'webkit')
-      launchers.push(new WebKitLauncher({concurrency: 2, viewport: VIEWPORT}));
+    if (engine === 'firefox') launchers.push(await firefoxLauncher(concurrency));
+    if (engine === 'webkit') launchers.push(new WebKitLauncher({concurrency, viewport: VIEWPORT}));
   }
   return launchers;
 }
