@@ -15,19 +15,13 @@
  * in `<head>` (a same-origin script: allowed by `script-src 'self'`, and no Trusted Types
  * sink). It keeps what the page itself can see: console calls, uncaught errors and
  * rejections, Content Security Policy violations, elements whose resource failed to load, and
- * the events named in its tag. Assert on what the product shows (an event, an element, a
- * request the server saw) rather than on one engine's wording of a console message.
+ * the events named in its tag. In every engine a refusal by the policy is a console error,
+ * and a missing script a failed request (Firefox does not list policy refusals among failed
+ * requests). Assert on what the product shows (an event, an element, a request the server
+ * saw) rather than on one engine's wording of a console message.
  */
-import type {
-  Browser as PlaywrightBrowser,
-  BrowserContext,
-  Page as PlaywrightPage,
-} from 'playwright';
-import type {
-  Browser as PuppeteerBrowser,
-  BrowserContext as PuppeteerContext,
-  Page as PuppeteerPage,
-} from 'puppeteer-core';
+import type {Browser as PlaywrightBrowser} from 'playwright';
+import type {Browser as PuppeteerBrowser} from 'puppeteer-core';
 import {launchChromium} from '../../scripts/chromium.mjs';
 import {ENGINES, selectedEngines, type Engine} from '../../scripts/engines.mjs';
 import {launchFirefox} from '../../scripts/firefox.mjs';
@@ -184,14 +178,20 @@ function focusIn(host: string, selector: string): string {
   })()`;
 }
 
+/** An uncaught error as one line (Firefox's message already starts with the error's name). */
+function errorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  return e.message.startsWith(`${e.name}:`) ? e.message : `${e.name}: ${e.message}`;
+}
+
+/** The browser's own request for a tab icon (Firefox makes one) is not the page's. */
+const isFavicon = (entry: string) => /^\S+\/favicon\.ico\b/.test(entry);
+
 const matches = (match: string | RegExp, text: string) =>
   typeof match === 'string' ? text.includes(match) : match.test(text);
 
-/**
- * What the two protocol-driven engines share: an engine-side log of the console and of
- * failed requests, and the page recorder for events.
- */
-abstract class ProtocolPage implements EnginePage {
+/** What every engine's page shares: finding and focusing fields, the page recorder, waiting. */
+abstract class BasePage implements EnginePage {
   abstract readonly engine: Engine;
   protected readonly consoleLog: ConsoleMessage[] = [];
   protected readonly pageErrors: string[] = [];
@@ -263,29 +263,58 @@ abstract class ProtocolPage implements EnginePage {
   }
 
   async consoleErrors(): Promise<string[]> {
-    return [
-      ...this.consoleLog.filter((m) => m.type === 'error').map((m) => m.text),
-      ...this.pageErrors,
-    ];
+    const errors = this.consoleLog.filter((m) => m.type === 'error').map((m) => m.text);
+    return [...errors, ...this.pageErrors];
   }
 
   async failedRequests(): Promise<string[]> {
-    return [...this.failed];
+    return this.failed.filter((entry) => !isFavicon(entry));
   }
 }
 
-class ChromiumPage extends ProtocolPage {
-  readonly engine = 'chromium';
+/**
+ * The part of a Playwright page and of a puppeteer page used here: the two libraries agree
+ * on these names, and both report the console, page errors and requests as events.
+ */
+interface ScriptedPage {
+  on(event: string, listener: (value: never) => void): unknown;
+  goto(url: string, options: {waitUntil: 'load'}): Promise<unknown>;
+  evaluate(fn: unknown, arg?: unknown): Promise<unknown>;
+  mouse: {click(x: number, y: number): Promise<void>};
+  keyboard: {type(text: string): Promise<void>; press(key: string): Promise<void>};
+}
 
+interface ScriptedMessage {
+  type(): string;
+  text(): string;
+}
+
+interface ScriptedRequest {
+  url(): string;
+  failure(): {errorText: string} | null;
+}
+
+interface ScriptedResponse {
+  url(): string;
+  status(): number;
+}
+
+/** Chromium (Playwright) and Firefox (puppeteer over BiDi): the engine reports its console. */
+class ProtocolPage extends BasePage {
   constructor(
-    private readonly context: BrowserContext,
-    private readonly page: PlaywrightPage,
+    readonly engine: Engine,
+    private readonly page: ScriptedPage,
+    private readonly closeContext: () => Promise<void>,
   ) {
     super();
-    page.on('console', (m) => this.consoleLog.push({type: m.type(), text: m.text()}));
-    page.on('pageerror', (e) => this.pageErrors.push(`${e.name}: ${e.message}`));
-    page.on('requestfailed', (r) => this.failed.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('response', (r) => {
+    page.on('console', (m: ScriptedMessage) =>
+      this.consoleLog.push({type: m.type(), text: m.text()}),
+    );
+    page.on('pageerror', (e: unknown) => this.pageErrors.push(errorText(e)));
+    page.on('requestfailed', (r: ScriptedRequest) =>
+      this.failed.push(`${r.url()} ${r.failure()?.errorText ?? ''}`),
+    );
+    page.on('response', (r: ScriptedResponse) => {
       if (r.status() >= 400) this.failed.push(`${r.url()} ${r.status()}`);
     });
   }
@@ -295,7 +324,9 @@ class ChromiumPage extends ProtocolPage {
   }
 
   evaluate<R, A = undefined>(fn: string | ((arg: A) => R | Promise<R>), arg?: A): Promise<R> {
-    return this.page.evaluate(fn as never, arg as never) as Promise<R>;
+    // A string is an expression: puppeteer would pass `arg` to it as to a function.
+    const result = typeof fn === 'string' ? this.page.evaluate(fn) : this.page.evaluate(fn, arg);
+    return result as Promise<R>;
   }
 
   protected mouseClick(x: number, y: number): Promise<void> {
@@ -311,57 +342,13 @@ class ChromiumPage extends ProtocolPage {
   }
 
   close(): Promise<void> {
-    return this.context.close();
-  }
-}
-
-class FirefoxPage extends ProtocolPage {
-  readonly engine = 'firefox';
-
-  constructor(
-    private readonly context: PuppeteerContext,
-    private readonly page: PuppeteerPage,
-  ) {
-    super();
-    page.on('console', (m) => this.consoleLog.push({type: m.type(), text: m.text()}));
-    page.on('pageerror', (e) =>
-      this.pageErrors.push(e instanceof Error ? `${e.name}: ${e.message}` : String(e)),
-    );
-    page.on('requestfailed', (r) => this.failed.push(`${r.url()} ${r.failure()?.errorText ?? ''}`));
-    page.on('response', (r) => {
-      if (r.status() >= 400) this.failed.push(`${r.url()} ${r.status()}`);
-    });
-  }
-
-  async goto(url: string): Promise<void> {
-    await this.page.goto(url, {waitUntil: 'load'});
-  }
-
-  evaluate<R, A = undefined>(fn: string | ((arg: A) => R | Promise<R>), arg?: A): Promise<R> {
-    if (typeof fn === 'string') return this.page.evaluate(fn) as Promise<R>;
-    return this.page.evaluate(fn as never, arg as never) as Promise<R>;
-  }
-
-  protected mouseClick(x: number, y: number): Promise<void> {
-    return this.page.mouse.click(x, y);
-  }
-
-  protected type(text: string): Promise<void> {
-    return this.page.keyboard.type(text);
-  }
-
-  press(key: string): Promise<void> {
-    return this.page.keyboard.press(key as Parameters<PuppeteerPage['keyboard']['press']>[0]);
-  }
-
-  close(): Promise<void> {
-    return this.context.close();
+    return this.closeContext();
   }
 }
 
 type WebKitSession = Awaited<ReturnType<typeof launchWebKit>>;
 
-class WebKitPage extends ProtocolPage {
+class WebKitPage extends BasePage {
   readonly engine = 'webkit';
 
   constructor(
@@ -442,24 +429,24 @@ class WebKitPage extends ProtocolPage {
 
 /** Starts `engine`'s browser. Close it when done; its pages close with it. */
 export async function launchEngine(engine: Engine): Promise<EngineBrowser> {
-  if (engine === 'chromium') {
-    const browser: PlaywrightBrowser = await launchChromium();
+  if (engine === 'chromium' || engine === 'firefox') {
+    // A context of its own per page: no cache, cookie or storage shared with another page.
+    const {browser, newContext} =
+      engine === 'chromium'
+        ? await launchChromium().then((b: PlaywrightBrowser) => ({
+            browser: b,
+            newContext: () => b.newContext(),
+          }))
+        : await launchFirefox().then((b: PuppeteerBrowser) => ({
+            browser: b,
+            newContext: () => b.createBrowserContext(),
+          }));
     return {
       engine,
       async newPage() {
-        const context = await browser.newContext();
-        return new ChromiumPage(context, await context.newPage());
-      },
-      close: () => browser.close(),
-    };
-  }
-  if (engine === 'firefox') {
-    const browser: PuppeteerBrowser = await launchFirefox();
-    return {
-      engine,
-      async newPage() {
-        const context = await browser.createBrowserContext();
-        return new FirefoxPage(context, await context.newPage());
+        const context = await newContext();
+        const page = await context.newPage();
+        return new ProtocolPage(engine, page as unknown as ScriptedPage, () => context.close());
       },
       close: () => browser.close(),
     };
