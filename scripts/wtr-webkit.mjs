@@ -1,10 +1,11 @@
 // WebKit as a web-test-runner launcher: each test file runs in a WebKitGTK MiniBrowser of its
 // own, driven over classic WebDriver by webdriverio (scripts/webkit.mjs), up to `concurrency`
-// at once. Each browser has its own X display, so each window has the keyboard's focus: two
-// windows on one display would share it, and in the one without it `focus()` and `blur()`
-// fire nothing. (@web/test-runner-webdriver runs one page at a time, or several in iframes of
-// one page, which share the focus and the keyboard.) Typing is real key events, each key
-// pressed and released before the next (see `typeActions`).
+// at once. Each browser has an X display of its own, so each window is the focused one (a
+// page without the focus fires no `focus` or `blur`, and its fields never validate on
+// leaving). (@web/test-runner-webdriver runs one page at a time, or several in iframes of one
+// page, which share the focus and the keyboard.) Typing is real key events, each key
+// pressed and released before the next (see `typeActions`); `sendMouse` is real pointer
+// events too. (`sendKeys`' `down` and `up` have no WebDriver form in @web/test-runner-commands.)
 import {launchWebKit, pressActions, typeActions} from './webkit.mjs';
 
 /** Sizes a WebDriver window so that its page's viewport is `width` × `height` CSS px. */
@@ -25,6 +26,9 @@ export async function setViewportSize(driver, {width, height}) {
     throw new Error(`WebKit kept a ${w}×${h} viewport, not ${width}×${height}`);
   }
 }
+
+/** WebDriver's pointer button numbers. */
+const BUTTONS = {left: 0, middle: 1, right: 2};
 
 export class WebKitLauncher {
   /** @param {{concurrency?: number, viewport: {width: number, height: number}}} options */
@@ -106,6 +110,38 @@ export class WebKitLauncher {
         ? pressActions(keys[0])
         : typeActions(keys.join(''));
     return this.driverOf(sessionId).performActions(actions);
+  }
+
+  /** `sendMouse` of @web/test-runner-commands: real pointer events, at viewport coordinates. */
+  pointer(sessionId, actions) {
+    const mouse = {type: 'pointer', id: 'mouse', parameters: {pointerType: 'mouse'}, actions};
+    return this.driverOf(sessionId).performActions([mouse]);
+  }
+
+  sendMouseMove(sessionId, x, y) {
+    return this.pointer(sessionId, [{type: 'pointerMove', duration: 0, x, y, origin: 'viewport'}]);
+  }
+
+  sendMouseClick(sessionId, x, y, button = 'left') {
+    const b = BUTTONS[button];
+    return this.pointer(sessionId, [
+      {type: 'pointerMove', duration: 0, x, y, origin: 'viewport'},
+      {type: 'pointerDown', button: b},
+      {type: 'pointerUp', button: b},
+    ]);
+  }
+
+  sendMouseDown(sessionId, button = 'left') {
+    return this.pointer(sessionId, [{type: 'pointerDown', button: BUTTONS[button]}]);
+  }
+
+  sendMouseUp(sessionId, button = 'left') {
+    return this.pointer(sessionId, [{type: 'pointerUp', button: BUTTONS[button]}]);
+  }
+
+  async resetMouse(sessionId) {
+    await this.driverOf(sessionId).releaseActions();
+    await this.sendMouseMove(sessionId, 0, 0);
   }
 
   setViewport(sessionId, size) {
