@@ -1,11 +1,12 @@
 // web-test-runner configuration for the element tests (test/browser/**/*.test.ts): real
-// Chromium through Playwright, TypeScript with legacy decorators through esbuild, and
-// card-validator and credit-card-type (CommonJS) served as ES modules. Run it through `npm run test:browser`.
+// Chromium, Firefox and WebKit (scripts/wtr-engines.mjs; `PG_BROWSERS=firefox` picks some),
+// TypeScript with legacy decorators through esbuild, and card-validator and credit-card-type
+// (CommonJS) served as ES modules. Run it through `npm run test:browser`.
 import {createRequire} from 'node:module';
 import {esbuildPlugin} from '@web/dev-server-esbuild';
-import {playwrightLauncher} from '@web/test-runner-playwright';
 import {build} from 'esbuild';
-import {chromiumLaunchOptions} from './scripts/chromium.mjs';
+import {engineCommandsPlugin} from './scripts/wtr-engine-commands.mjs';
+import {engineLaunchers} from './scripts/wtr-engines.mjs';
 import {screenshotPlugin} from './scripts/wtr-screenshots.mjs';
 
 const require = createRequire(import.meta.url);
@@ -61,12 +62,19 @@ export default {
   files: ['test/browser/**/*.test.ts'],
   middleware: [delayedResponses],
   nodeResolve: true,
+  // Pages at once: each engine's launcher sets its own (scripts/wtr-engines.mjs).
   concurrency: 2,
-  concurrentBrowsers: 1,
+  concurrentBrowsers: 3,
+  // Starting a second Firefox or WebKit while the other engines run takes a while on 2 cores.
+  browserStartTimeout: 60_000,
   testsFinishTimeout: 240_000,
-  testFramework: {config: {timeout: 10_000}},
+  // A guard against a hang, not a measure. A test that pays once per reason code types the
+  // card 13 times and runs axe 13 times: seconds alone, far more with three engines on two
+  // busy cores, and a test cut short keeps typing into the next one.
+  testFramework: {config: {timeout: 60_000}},
   plugins: [
     commonJsAsEsm(),
+    engineCommandsPlugin(),
     screenshotPlugin(),
     esbuildPlugin({
       ts: true,
@@ -74,7 +82,5 @@ export default {
       target: 'es2022',
     }),
   ],
-  browsers: [
-    playwrightLauncher({product: 'chromium', launchOptions: await chromiumLaunchOptions()}),
-  ],
+  browsers: await engineLaunchers(),
 };

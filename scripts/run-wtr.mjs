@@ -1,15 +1,16 @@
-// `npm run test:browser`: the element tests in real Chromium (web-test-runner), then the
-// end-to-end check of the built CDN bundle under a strict CSP with Trusted Types
-// (test/browser-e2e, Node + Playwright). Exits non-zero when anything fails.
+// `npm run test:browser`: the element tests in real Chromium, Firefox and WebKit
+// (web-test-runner; scripts/engines.mjs), then the end-to-end checks of the built bundles
+// (test/browser-e2e, Node driving the engines through test/browser-e2e/engines.ts).
+// `PG_BROWSERS=firefox,webkit` runs some engines only. Exits non-zero when anything fails.
 import {spawnSync} from 'node:child_process';
 import {existsSync, readdirSync, statSync} from 'node:fs';
 import path from 'node:path';
-import {chromiumExecutable} from './chromium.mjs';
+import {checkEngines, selectedEngines} from './engines.mjs';
 
 try {
-  await chromiumExecutable();
+  await checkEngines(selectedEngines());
 } catch (error) {
-  console.error(error.message); // one line: how to get a browser
+  console.error(error.message); // one line: which package to install, or which variable to set
   process.exit(1);
 }
 

@@ -7,6 +7,7 @@
 // package build (test/node/docs/site.ts), which the other suites make for themselves.
 import {execFileSync, spawn} from 'node:child_process';
 import {existsSync} from 'node:fs';
+import {stripVTControlCharacters} from 'node:util';
 import {PACKAGE_BUILD_FILES} from './package-build.mjs';
 
 const SUITES = ['test:node', 'test:browser', 'test:pack', 'test:e2e'];
@@ -19,7 +20,8 @@ function runSuite(name) {
   return new Promise((resolve) => {
     const child = spawn(npm, ['run', '--silent', name], {stdio: ['ignore', 'pipe', 'inherit']});
     let pending = '';
-    let browserCounts; // web-test-runner redraws its progress line: keep the last one
+    // web-test-runner redraws one progress line per engine: keep the last of each.
+    const browserCounts = new Map();
     const count = (line) => {
       const node = /^ℹ (pass|fail) (\d+)$/.exec(line);
       if (node) {
@@ -27,8 +29,11 @@ function runSuite(name) {
         else failed += Number(node[2]);
         return;
       }
-      const wtr = /test files \| (\d+) passed, (\d+) failed/.exec(line);
-      if (wtr) browserCounts = [Number(wtr[1]), Number(wtr[2])];
+      const plain = stripVTControlCharacters(line); // without the cursor moves
+      const wtr = /(\w+): *\|[^|]*\| *\d+\/\d+ test files \| (\d+) passed, (\d+) failed/.exec(
+        plain,
+      );
+      if (wtr) browserCounts.set(wtr[1], [Number(wtr[2]), Number(wtr[3])]);
     };
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
@@ -38,9 +43,9 @@ function runSuite(name) {
     });
     child.on('close', (code, signal) => {
       count(pending);
-      if (browserCounts) {
-        passed += browserCounts[0];
-        failed += browserCounts[1];
+      for (const [pass, fail] of browserCounts.values()) {
+        passed += pass;
+        failed += fail;
       }
       resolve(signal ? 1 : (code ?? 1));
     });

@@ -4,11 +4,12 @@
 // the form or the screen. The 360 px layout of each language is saved as
 // docs/screenshots/card-form-360-<locale>.png (and one in the dark scheme).
 import {expect, fixture, html} from '@open-wc/testing';
-import {emulateMedia, executeServerCommand, setViewport} from '@web/test-runner-commands';
+import {executeServerCommand} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import {SHIPPED_LOCALES, loadMessages} from '../../src/i18n/messages.js';
 import {VISA, inputOf, markOf, typeInto} from './helpers.js';
+import {emulateColorScheme, preferColorScheme, setViewport} from './engine.js';
 
 const LOCALES = SHIPPED_LOCALES;
 
@@ -33,7 +34,7 @@ function directionOf(locale: string): string {
 
 after(async () => {
   await setViewport({width: 800, height: 600});
-  await emulateMedia({colorScheme: 'light'});
+  await emulateColorScheme('light');
 });
 
 /** A phone page `width` px wide with the form in it, the number typed and errors shown. */
@@ -149,8 +150,8 @@ describe('pg-card-form on a phone', () => {
     });
   }
 
-  it('keeps rows in line in the dark scheme too, and saves its screenshot', async () => {
-    await emulateMedia({colorScheme: 'dark'});
+  it('keeps rows in line in the dark scheme too, and saves its screenshot', async function () {
+    await preferColorScheme(this, 'dark');
     const {page, el} = await phonePage(360, 'en');
     expect(getComputedStyle(el).backgroundColor).to.equal('rgb(27, 27, 31)');
     expectInLine(el, 'expiry', 'cvv', 'dark');
