@@ -8,7 +8,7 @@
  * customer, `visitor.ts`), and new orders are counted per client address (see
  * `ExampleLimits`). `main.ts` starts it; tests start it in-process with their own config.
  */
-import {mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {Hono, type MiddlewareHandler} from 'hono';
@@ -23,7 +23,7 @@ import {
   type ResolvedOrder,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
-import {assetRoutes, loadBundle, startupChunks, type Bundle} from './assets.js';
+import {assetRoutes, loadCdn, type CdnFiles} from './assets.js';
 import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
 import {DEFAULT_SUBSCRIPTION} from './catalog.js';
@@ -144,12 +144,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 
   const demoDir = config.demoDir ?? path.resolve('demo');
   const bundlePath = config.bundlePath ?? path.resolve('dist/cdn/pg-checkout.js');
-  let bundle: Bundle | undefined;
-  const getBundle = () => (bundle ??= loadBundle(bundlePath));
-  // Read once, as the bundle is: the hydrating bundle's startup modules, by their built names.
-  let chunks: readonly string[] | undefined;
-  const getStartupChunks = () =>
-    (chunks ??= startupChunks(path.join(path.dirname(bundlePath), 'pg-checkout-hydrate.js')));
+  // The bundle's folder as its script inventory lists it, read once it is built.
+  let cdn: CdnFiles | undefined;
+  const getCdn = () =>
+    (cdn ??= existsSync(bundlePath) ? loadCdn(path.dirname(bundlePath)) : undefined);
   const templates = new PageTemplates(demoDir);
   const takeOrderPlace = orderLimit(
     throttle('orders', limits.orders, limits.orderWindowMs),
@@ -185,12 +183,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     storefrontRoutes({
       shop,
       templates,
-      getBundle,
+      getCdn,
       subscription,
       takeOrderPlace,
       checkoutBase: CHECKOUT_BASE,
       orderStatus: (orderRef, request) => checkout.service.status(orderRef, request),
-      startupChunks: getStartupChunks,
     }),
   );
   app.route(
@@ -198,8 +195,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     assetRoutes({
       demoDir,
       buildDir: config.demoBuildDir ?? path.resolve('dist/demo'),
-      cdnDir: path.dirname(bundlePath),
-      getBundle,
+      getCdn,
     }),
   );
   app.route('/api/orders', ordersApi({shop, subscription, takeOrderPlace}));

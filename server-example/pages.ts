@@ -3,8 +3,9 @@
  * server-filled slots) rendered with `hono/html`, so every value put in a page is escaped
  * unless it is itself `html` — a forgotten escape cannot happen; and the headers of every
  * page from `hono/secure-headers`: a strict Content-Security-Policy — no inline script or
- * style, no eval — with Trusted Types enforced (the pages have no inline code, and the
- * elements create only Lit's own `lit-html` policy).
+ * style, no eval — with Trusted Types enforced (the pages have no inline code; the
+ * elements create only Lit's own `lit-html` policy, and the after-paint loader the
+ * `pg-checkout` policy that passes the one URL of the hydrating bundle).
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -40,7 +41,7 @@ export function pageSecurity(
       frameAncestors: ["'self'"],
       baseUri: ["'none'"],
       requireTrustedTypesFor: ["'script'"],
-      trustedTypes: ['lit-html'],
+      trustedTypes: ['lit-html', 'pg-checkout'],
     },
     // The result page links back within the shop; other sites get no referrer.
     referrerPolicy: 'same-origin',
