@@ -15,12 +15,16 @@ import {Hono, type MiddlewareHandler} from 'hono';
 import {
   GatewayClient,
   PostgresPaymentStore,
+  PostgresSecurityReportStore,
+  SECURITY_REPORT_ROUTE,
   SqlitePaymentStore,
+  SqliteSecurityReportStore,
   createCheckoutApp,
   createCheckoutLogger,
   type CheckoutApp,
   type PaymentStore,
   type ResolvedOrder,
+  type SecurityReportStore,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
 import {assetRoutes, loadCdn, type CdnFiles} from './assets.js';
@@ -97,6 +101,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const store: PaymentStore = config.database
     ? new PostgresPaymentStore(config.database)
     : new SqlitePaymentStore({filename: dbFile, connection: db});
+  // The pages' CSP violation reports, beside the payments: in the same database.
+  const securityReports: SecurityReportStore =
+    store instanceof PostgresPaymentStore
+      ? new PostgresSecurityReportStore({pool: store.pool, schema: store.schema})
+      : new SqliteSecurityReportStore({connection: db});
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db);
   const throttle = (bucket: string, max: number, windowMs: number) =>
@@ -118,6 +127,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
     ...(config.payAttempts ? {rateLimit: config.payAttempts} : {}),
+    securityReports: {
+      store: securityReports,
+      ...(config.onSecurityReport ? {onSecurityReport: config.onSecurityReport} : {}),
+    },
     ...(config.trustProxy ? {trustProxy: config.trustProxy} : {}),
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
@@ -160,7 +173,13 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // The companion answers with its own headers (it is a JSON API that other origins may call).
   app.use(
     '*',
-    exceptUnder([CHECKOUT_BASE], pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
+    exceptUnder(
+      [CHECKOUT_BASE],
+      pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC, {
+        // Where the browsers send the pages' CSP violation reports: the companion's route.
+        reportUrl: `${base}${CHECKOUT_BASE}${SECURITY_REPORT_ROUTE}`,
+      }),
+    ),
   );
   // Each visitor signs in as a demo customer of their own: the session the shop's pages
   // open (the back office has its own sessions, the companion sets no cookie).
@@ -218,6 +237,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       store,
       shop,
       webhookLog,
+      securityReports,
       sessions: new AdminSessions(
         db,
         {maxAgeMs: limits.sessionMaxAgeMs, idleMs: limits.sessionIdleMs},

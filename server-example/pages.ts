@@ -22,13 +22,18 @@ export type Slot = Html | string;
 /**
  * The headers of every page and asset. `gatewayOrigin` is where the hosted-payment form's
  * redirect and the 3-D Secure modal go (`form-action` also applies to redirects after a
- * form post).
+ * form post). `reportUrl` is where browsers send the policy's violation reports: named in
+ * `Reporting-Endpoints` for `report-to` (Chromium, WebKit) and in `report-uri` (Firefox;
+ * the others ignore it when `report-to` is there).
  */
 export function pageSecurity(
   gatewayOrigin: string,
   styleSources: readonly string[] = [],
+  opts: {reportUrl?: string} = {},
 ): MiddlewareHandler {
+  const reports = opts.reportUrl;
   return secureHeaders({
+    ...(reports ? {reportingEndpoints: [{name: 'csp-endpoint', url: reports}]} : {}),
     contentSecurityPolicy: {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
@@ -42,6 +47,7 @@ export function pageSecurity(
       baseUri: ["'none'"],
       requireTrustedTypesFor: ["'script'"],
       trustedTypes: ['lit-html', 'pg-checkout'],
+      ...(reports ? {reportTo: 'csp-endpoint', reportUri: [reports]} : {}),
     },
     // The result page links back within the shop; other sites get no referrer.
     referrerPolicy: 'same-origin',
