@@ -39,7 +39,6 @@ import {pino} from 'pino';
 import {launchChromium} from '../scripts/chromium.mjs';
 import {startSandbox} from '../sandbox/index.js';
 import {CHECKOUT_BASE, createExampleApp} from '../server-example/app.js';
-import {startupChunks} from '../server-example/assets.js';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../src/protocol/checkout.js';
 import {serveLoopback} from './load.js';
 import {median, round} from './stats.js';
@@ -62,8 +61,7 @@ const barePage = (orderRef: string) => `<!doctype html>
 ${plainForm(orderRef)}</body></html>`;
 
 const CARD_FORM = /<pg-card-form[\s\S]*?<\/pg-card-form>/;
-const SCRIPT = /<script type="module" src="[^"]*"><\/script>\s*/g;
-const PRELOAD = /<link rel="modulepreload" href="[^"]*" \/>\s*/g;
+const SCRIPT = /<script type="module" src="[^"]*"(?: integrity="[^"]*")?><\/script>\s*/g;
 
 /** `page` with `re` replaced by `by`; throws when `re` matched nothing (the page changed). */
 function swap(page: string, re: RegExp | string, by: string): string {
@@ -91,11 +89,6 @@ export default async function checkoutBench() {
   });
   await example.start();
 
-  // The CDN bundle's startup modules, preloaded on the client-rendered page as the
-  // server-rendered one preloads the hydrating bundle's.
-  const cdnPreloads = startupChunks(path.resolve('dist/cdn/pg-checkout.js'))
-    .map((file) => `<link rel="modulepreload" href="/assets/${file}" />`)
-    .join('');
   /**
    * The plain and client-rendered pages of an order, made from the checkout page as the
    * example app sends it, before the order's run is timed: a server makes such a page with
@@ -104,17 +97,12 @@ export default async function checkoutBench() {
   const derivedPages = new Map<string, {plain: string; client: string}>();
   const derivePages = async (order: string) => {
     const rendered = await (await example.app.request(`/checkout?order=${order}`)).text();
-    const plain = swap(swap(rendered, CARD_FORM, plainForm(order)), SCRIPT, '').replace(
-      PRELOAD,
-      '',
-    );
+    const plain = swap(swap(rendered, CARD_FORM, plainForm(order)), SCRIPT, '');
     const tag = `<pg-card-form id="card-form" endpoint="${CHECKOUT_BASE}/pay" status-endpoint="${CHECKOUT_BASE}/status" order-ref="${order}" amount="1.20" currency="XTS" lang="en" offer-save-card></pg-card-form>`;
     let client = swap(rendered, CARD_FORM, tag);
-    client = swap(client, '/assets/pg-checkout-hydrate-after-paint.js', '/assets/pg-checkout.js');
-    // The CDN bundle's startup modules where the page named the hydrating bundle's.
-    if (client.match(PRELOAD)) {
-      client = swap(client.replace(PRELOAD, ''), '</head>', `${cdnPreloads}</head>`);
-    }
+    // The CDN bundle where the page named the loader (each file's hash is its own).
+    const loaderTag = /src="\/assets\/pg-checkout-hydrate-after-paint\.js" integrity="[^"]*"/;
+    client = swap(client, loaderTag, 'src="/assets/pg-checkout.js"');
     derivedPages.set(order, {plain, client});
   };
   const derived = (order: string | undefined, kind: 'plain' | 'client') => {

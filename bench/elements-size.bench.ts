@@ -1,7 +1,7 @@
 /**
  * Size of the CDN bundle (all three elements with Lit and card-validator), gzip and
  * brotli, beside the anchors from issue 4: Braintree Hosted Fields 36 kB gzip and Adyen's
- * Card component 98 kB gzip. Budget: 24 kB gzip (vite.config.ts).
+ * Card component 98 kB gzip. Budget: 26 kB gzip (vite.config.ts).
  */
 import {brotliCompressSync, constants, gzipSync} from 'node:zlib';
 import {ensureCdnBundle} from './elements-pages.js';
@@ -17,8 +17,8 @@ export default async function elementsSize() {
     minifiedKB: kB(code.length),
     gzipKB: kB(gzip),
     brotliKB: kB(brotli),
-    budgetGzipKB: 24,
-    withinBudget: gzip <= 24 * 1024,
+    budgetGzipKB: 26,
+    withinBudget: gzip <= 26 * 1024,
     anchorBraintreeHostedFieldsGzipKB: 36,
     anchorAdyenCardGzipKB: 98,
     ratioToBraintree: round(gzip / 1024 / 36),

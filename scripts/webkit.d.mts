@@ -12,6 +12,7 @@ export declare function startWebKitDriver(
 export declare function webkitCapabilities(): WebdriverIO.Capabilities;
 export declare function launchWebKit(options?: {
   display?: string;
+  capabilities?: WebdriverIO.Capabilities;
 }): Promise<{browser: Browser; display: string; close(): Promise<void>}>;
 type KeyActions = Array<{type: 'key'; id: string; actions: Array<{type: string; value: string}>}>;
 export declare function typeActions(text: string): KeyActions;

@@ -209,9 +209,10 @@ export function webkitCapabilities() {
 /**
  * Starts what one WebKit browser needs: an X display (unless `display` is given), a driver
  * and a webdriverio session. Resolves with `{browser, display, close()}`; `close()` ends
- * the session and stops every process it started.
+ * the session and stops every process it started. `capabilities` are added to the session's
+ * (e.g. `acceptInsecureCerts` for a test's own certificate on loopback HTTPS).
  */
-export async function launchWebKit({display} = {}) {
+export async function launchWebKit({display, capabilities = {}} = {}) {
   webkitExecutables();
   const xvfb = display ? undefined : await startXvfb();
   const shown = display ?? xvfb.display;
@@ -225,7 +226,7 @@ export async function launchWebKit({display} = {}) {
       logLevel: 'error',
       connectionRetryTimeout: 30_000,
       connectionRetryCount: 1,
-      capabilities: webkitCapabilities(),
+      capabilities: {...webkitCapabilities(), ...capabilities},
     });
     return {
       browser,

@@ -8,22 +8,26 @@
  * customer, `visitor.ts`), and new orders are counted per client address (see
  * `ExampleLimits`). `main.ts` starts it; tests start it in-process with their own config.
  */
-import {mkdirSync} from 'node:fs';
+import {existsSync, mkdirSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {Hono, type MiddlewareHandler} from 'hono';
 import {
   GatewayClient,
   PostgresPaymentStore,
+  PostgresSecurityReportStore,
+  SECURITY_REPORT_ROUTE,
   SqlitePaymentStore,
+  SqliteSecurityReportStore,
   createCheckoutApp,
   createCheckoutLogger,
   type CheckoutApp,
   type PaymentStore,
   type ResolvedOrder,
+  type SecurityReportStore,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
-import {assetRoutes, loadBundle, startupChunks, type Bundle} from './assets.js';
+import {assetRoutes, loadCdn, type CdnFiles} from './assets.js';
 import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
 import {DEFAULT_SUBSCRIPTION} from './catalog.js';
@@ -97,6 +101,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const store: PaymentStore = config.database
     ? new PostgresPaymentStore(config.database)
     : new SqlitePaymentStore({filename: dbFile, connection: db});
+  // The pages' CSP violation reports, beside the payments: in the same database.
+  const securityReports: SecurityReportStore =
+    store instanceof PostgresPaymentStore
+      ? new PostgresSecurityReportStore({pool: store.pool, schema: store.schema})
+      : new SqliteSecurityReportStore({connection: db});
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db);
   const throttle = (bucket: string, max: number, windowMs: number) =>
@@ -118,6 +127,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       ? {hosted: {orderTimeoutSeconds: config.hostedOrderTimeoutSeconds}}
       : {}),
     ...(config.payAttempts ? {rateLimit: config.payAttempts} : {}),
+    securityReports: {
+      store: securityReports,
+      ...(config.onSecurityReport ? {onSecurityReport: config.onSecurityReport} : {}),
+    },
     ...(config.trustProxy ? {trustProxy: config.trustProxy} : {}),
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
@@ -144,12 +157,10 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 
   const demoDir = config.demoDir ?? path.resolve('demo');
   const bundlePath = config.bundlePath ?? path.resolve('dist/cdn/pg-checkout.js');
-  let bundle: Bundle | undefined;
-  const getBundle = () => (bundle ??= loadBundle(bundlePath));
-  // Read once, as the bundle is: the hydrating bundle's startup modules, by their built names.
-  let chunks: readonly string[] | undefined;
-  const getStartupChunks = () =>
-    (chunks ??= startupChunks(path.join(path.dirname(bundlePath), 'pg-checkout-hydrate.js')));
+  // The bundle's folder as its script inventory lists it, read once it is built.
+  let cdn: CdnFiles | undefined;
+  const getCdn = () =>
+    (cdn ??= existsSync(bundlePath) ? loadCdn(path.dirname(bundlePath)) : undefined);
   const templates = new PageTemplates(demoDir);
   const takeOrderPlace = orderLimit(
     throttle('orders', limits.orders, limits.orderWindowMs),
@@ -162,7 +173,13 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // The companion answers with its own headers (it is a JSON API that other origins may call).
   app.use(
     '*',
-    exceptUnder([CHECKOUT_BASE], pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC)),
+    exceptUnder(
+      [CHECKOUT_BASE],
+      pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC, {
+        // Where the browsers send the pages' CSP violation reports: the companion's route.
+        reportUrl: `${base}${CHECKOUT_BASE}${SECURITY_REPORT_ROUTE}`,
+      }),
+    ),
   );
   // Each visitor signs in as a demo customer of their own: the session the shop's pages
   // open (the back office has its own sessions, the companion sets no cookie).
@@ -185,12 +202,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     storefrontRoutes({
       shop,
       templates,
-      getBundle,
+      getCdn,
       subscription,
       takeOrderPlace,
       checkoutBase: CHECKOUT_BASE,
       orderStatus: (orderRef, request) => checkout.service.status(orderRef, request),
-      startupChunks: getStartupChunks,
     }),
   );
   app.route(
@@ -198,8 +214,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     assetRoutes({
       demoDir,
       buildDir: config.demoBuildDir ?? path.resolve('dist/demo'),
-      cdnDir: path.dirname(bundlePath),
-      getBundle,
+      getCdn,
     }),
   );
   app.route('/api/orders', ordersApi({shop, subscription, takeOrderPlace}));
@@ -222,6 +237,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       store,
       shop,
       webhookLog,
+      securityReports,
       sessions: new AdminSessions(
         db,
         {maxAgeMs: limits.sessionMaxAgeMs, idleMs: limits.sessionIdleMs},

@@ -58,6 +58,8 @@ export interface ExampleConfig {
    */
   trustProxy?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
+  /** Hears each CSP violation report the pages' browsers send (the companion's hook). */
+  onSecurityReport?: NonNullable<CheckoutAppOptions['securityReports']>['onSecurityReport'];
   /** The throttles and the back office's sessions; each has a default. */
   limits?: ExampleLimits;
   /** The clock of the throttles and the sessions (ms since the epoch); default `Date.now`. */

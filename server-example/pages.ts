@@ -3,8 +3,9 @@
  * server-filled slots) rendered with `hono/html`, so every value put in a page is escaped
  * unless it is itself `html` — a forgotten escape cannot happen; and the headers of every
  * page from `hono/secure-headers`: a strict Content-Security-Policy — no inline script or
- * style, no eval — with Trusted Types enforced (the pages have no inline code, and the
- * elements create only Lit's own `lit-html` policy).
+ * style, no eval — with Trusted Types enforced (the pages have no inline code; the
+ * elements create only Lit's own `lit-html` policy, and the after-paint loader the
+ * `pg-checkout` policy that passes the one URL of the hydrating bundle).
  */
 import {readFileSync} from 'node:fs';
 import path from 'node:path';
@@ -21,13 +22,18 @@ export type Slot = Html | string;
 /**
  * The headers of every page and asset. `gatewayOrigin` is where the hosted-payment form's
  * redirect and the 3-D Secure modal go (`form-action` also applies to redirects after a
- * form post).
+ * form post). `reportUrl` is where browsers send the policy's violation reports: named in
+ * `Reporting-Endpoints` for `report-to` (Chromium, WebKit) and in `report-uri` (Firefox;
+ * the others ignore it when `report-to` is there).
  */
 export function pageSecurity(
   gatewayOrigin: string,
   styleSources: readonly string[] = [],
+  opts: {reportUrl?: string} = {},
 ): MiddlewareHandler {
+  const reports = opts.reportUrl;
   return secureHeaders({
+    ...(reports ? {reportingEndpoints: [{name: 'csp-endpoint', url: reports}]} : {}),
     contentSecurityPolicy: {
       defaultSrc: ["'none'"],
       scriptSrc: ["'self'"],
@@ -40,7 +46,8 @@ export function pageSecurity(
       frameAncestors: ["'self'"],
       baseUri: ["'none'"],
       requireTrustedTypesFor: ["'script'"],
-      trustedTypes: ['lit-html'],
+      trustedTypes: ['lit-html', 'pg-checkout'],
+      ...(reports ? {reportTo: 'csp-endpoint', reportUri: [reports]} : {}),
     },
     // The result page links back within the shop; other sites get no referrer.
     referrerPolicy: 'same-origin',

@@ -1,16 +1,16 @@
 /**
  * The shop's pages: the store (a plain form per product, so it works without script), the
- * checkout with `<pg-card-form>` and the order summary rendered on the server (and the
- * card form's startup modules named for preloading), the result page (a known success
- * rendered on the server, else `<pg-3ds-redirect>` asking the status), and the CDN
- * page, which the server fills in (it has no script of its own). Rendered with
- * `hono/html` through `PageTemplates`, so every value is escaped.
+ * checkout with `<pg-card-form>` and the order summary rendered on the server, the result
+ * page (a known success rendered on the server, else `<pg-3ds-redirect>` asking the
+ * status), and the CDN page, which the server fills in (it has no script of its own).
+ * Each of pg-checkout's files is named with its `integrity` (the PCI DSS 6.4.3 way).
+ * Rendered with `hono/html` through `PageTemplates`, so every value is escaped.
  */
 import {Hono} from 'hono';
 import {html, raw} from 'hono/html';
 import type {StatusResponse} from '../src/protocol/checkout.js';
 import type {InitRecurringInput} from '../src/server/index.js';
-import type {Bundle} from './assets.js';
+import type {CdnFiles} from './assets.js';
 import {cardFormHtml} from './card-form-html.js';
 import {PRODUCTS, PRODUCT_IDS, describeSchedule} from './catalog.js';
 import type {TakeOrderPlace} from './order-limit.js';
@@ -21,18 +21,22 @@ import {OrderBody, ShopOrderRef, type ShopOrder, type ShopOrders} from './shop.j
 export interface StorefrontDeps {
   shop: ShopOrders;
   templates: PageTemplates;
-  getBundle: () => Bundle | undefined;
+  /** The CDN files (assets.ts), once built. */
+  getCdn: () => CdnFiles | undefined;
   subscription: InitRecurringInput;
   takeOrderPlace: TakeOrderPlace;
   /** Where the companion is mounted. */
   checkoutBase: string;
   /** The order's payment state, as the companion's status route answers it. */
   orderStatus: (orderRef: string, request: Request) => Promise<StatusResponse>;
-  /**
-   * The hydrating bundle's modules that the card form loads as it starts (assets.ts,
-   * `startupChunks`), file names beside it under `/assets/`.
-   */
-  startupChunks: () => readonly string[];
+}
+
+/** `<script type="module">` of a CDN file served under /assets/, with its SRI hash. */
+function cdnScript(cdn: CdnFiles | undefined, file: string) {
+  const integrity = cdn?.get(file)?.integrity;
+  return integrity
+    ? html`<script type="module" src="/assets/${file}" integrity="${integrity}"></script>`
+    : '';
 }
 
 /** The order summary of the checkout and result pages, as the server knows the order. */
@@ -75,6 +79,7 @@ function resultSlots(
   order: ShopOrder | undefined,
   paid: boolean,
   checkoutBase: string,
+  cdn: CdnFiles | undefined,
 ): Record<string, Slot> {
   const ref = order ? encodeURIComponent(order.orderRef) : '';
   const summary = order ? summaryList(order) : '';
@@ -98,7 +103,7 @@ function resultSlots(
     summary,
     // The checkout's module (it hydrates, and renders what was not rendered on the server):
     // already in the cache when the customer arrives from the checkout.
-    scripts: html`<script type="module" src="/assets/pg-checkout-hydrate.js"></script>
+    scripts: html`${cdnScript(cdn, 'pg-checkout-hydrate.js')}
       <script type="module" src="/demo/js/result.js"></script>`,
     outcome: html`<pg-3ds-redirect
       id="outcome"
@@ -109,12 +114,12 @@ function resultSlots(
 }
 
 export function storefrontRoutes(deps: StorefrontDeps): Hono {
-  const {shop, templates, getBundle} = deps;
+  const {shop, templates, getCdn} = deps;
   const shopPages = new Hono();
 
   /** A page of `demo/`, with the missing-build notice when the bundle is not built. */
   const page = (name: string, slots: Record<string, Slot> = {}) =>
-    templates.render(name, {'build-note': getBundle() ? '' : MISSING_BUILD_NOTE, ...slots});
+    templates.render(name, {'build-note': getCdn() ? '' : MISSING_BUILD_NOTE, ...slots});
 
   shopPages.get('/', function storePage(c) {
     const cards = PRODUCT_IDS.map((id) => {
@@ -163,17 +168,12 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
     const order = ref.success ? shop.get(ref.data) : undefined;
     if (order?.paid) return c.redirect(`/thanks?order=${encodeURIComponent(order.orderRef)}`, 303);
     const form = order ? raw(await cardFormHtml(order, deps.checkoutBase)) : '';
-    // The modules the form loads as it starts, fetched beside the bundle, not after it.
-    const preload = order
-      ? deps
-          .startupChunks()
-          .map((file) => html`<link rel="modulepreload" href="/assets/${file}" />`)
-      : [];
     return sendPage(
       c,
       page('checkout', {
+        // It loads pg-checkout-hydrate.js once the page has painted, checked by its hash.
+        loader: cdnScript(getCdn(), 'pg-checkout-hydrate-after-paint.js'),
         'card-form': form,
-        preload: html`${preload}`,
         summary: order ? summaryList(order) : '',
         'kind-note': order ? kindNote(order, deps.subscription) : '',
       }),
@@ -188,7 +188,7 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
       ? await deps.orderStatus(order.orderRef, c.req.raw).catch(() => undefined)
       : undefined;
     const paid = status?.state === 'success' && status.final;
-    return sendPage(c, page('result', resultSlots(order, paid, deps.checkoutBase)));
+    return sendPage(c, page('result', resultSlots(order, paid, deps.checkoutBase, getCdn())));
   });
 
   // The CDN page: nothing but the bundle's script tag with its SRI hash; the server fills in
@@ -196,7 +196,7 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
   shopPages.get('/cdn', function cdnPage(c) {
     const ref = ShopOrderRef.safeParse(c.req.query('order'));
     const order = ref.success ? shop.get(ref.data) : undefined;
-    const b = getBundle();
+    const b = getCdn()?.get('pg-checkout.js');
     const body = order
       ? html`<p class="summary">
             <span>${order.description}</span> <strong>${order.amount} ${order.currency}</strong>

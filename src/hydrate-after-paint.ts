@@ -11,12 +11,14 @@
  * Loaded from here, it arrives just after them.
  *
  * The file it loads is checked against the hash it was built with (written here at build
- * time, scripts/vite/after-paint-loader.ts): a `<link rel="modulepreload">` with that
- * `integrity`, then `import()` of the same URL, which takes the checked module from the
- * module map. A changed file is refused and never runs. So pinning this file with SRI pins
- * both. No Trusted Types sink is used (`link.href` is none, unlike `script.src`), so a
- * policy allowing only `lit-html` still holds. A browser without `modulepreload` gets a
- * `<script type="module">` with the same `integrity` instead.
+ * time, scripts/vite/after-paint-loader.ts): it is loaded by a `<script type="module">`
+ * with that `integrity`, which Chromium, Firefox and WebKit all refuse to run when the bytes
+ * differ. So pinning this file with SRI pins both. (A `<link rel="modulepreload" integrity>`
+ * followed by `import()` would need no script element, but WebKit does not check a
+ * preload's `integrity`: WebKitGTK 2.50 ran a changed file preloaded with a wrong hash.)
+ * A script's `src` is a Trusted Types sink: on a page that enforces Trusted Types, the URL
+ * goes through a policy named `pg-checkout`, which passes that one URL and nothing else, so
+ * the page's policy must allow it (`trusted-types lit-html pg-checkout`).
  *
  * When the file cannot be had (refused by its hash, missing, the network down), the forms
  * stay as the server sent them, typeable and paying nothing, and each `<pg-card-form>`
@@ -32,6 +34,14 @@ declare const __PG_HYDRATE_INTEGRITY__: string;
 /** What a touch of the page starts the load on, before the first paint has come. */
 const FIRST_TOUCH = ['pointerdown', 'keydown', 'focusin'] as const;
 
+/** The part of the Trusted Types API used here (TypeScript's DOM types have none yet). */
+interface TrustedTypes {
+  createPolicy(
+    name: string,
+    rules: {createScriptURL: (url: string) => string},
+  ): {createScriptURL(url: string): string};
+}
+
 const url = new URL('./pg-checkout-hydrate.js', import.meta.url).href;
 let started = false;
 
@@ -39,39 +49,37 @@ function load(): void {
   if (started) return;
   started = true;
   for (const type of FIRST_TOUCH) document.removeEventListener(type, load, true);
-  const link = document.createElement('link');
-  if (link.relList.supports('modulepreload')) {
-    link.rel = 'modulepreload';
-    link.href = url;
-    link.integrity = __PG_HYDRATE_INTEGRITY__;
-    const checked = new Promise((resolve, reject) => {
-      link.onload = resolve;
-      link.onerror = () =>
-        reject(new Error(`pg-checkout: ${url} was refused (integrity or network)`));
-    });
-    document.head.append(link);
-    void checked.then(
-      () => import(url),
-      (error: Error) => {
-        notLoaded();
-        throw error;
-      },
-    );
-  } else {
-    const script = document.createElement('script');
-    script.type = 'module';
-    script.integrity = __PG_HYDRATE_INTEGRITY__;
-    script.src = url;
-    script.onerror = notLoaded;
-    document.head.append(script);
+  let src: string;
+  try {
+    const trustedTypes = (globalThis as {trustedTypes?: TrustedTypes}).trustedTypes;
+    src =
+      trustedTypes
+        ?.createPolicy('pg-checkout', {
+          createScriptURL: (value) => {
+            if (value !== url) throw new TypeError(`pg-checkout: ${value} is not ${url}`);
+            return value;
+          },
+        })
+        .createScriptURL(url) ?? url;
+  } catch {
+    // The page's CSP does not allow the policy (`trusted-types` without pg-checkout).
+    notLoaded(`its CSP must allow the Trusted Types policy pg-checkout`);
+    return;
   }
+  const script = document.createElement('script');
+  script.type = 'module';
+  script.crossOrigin = 'anonymous';
+  script.integrity = __PG_HYDRATE_INTEGRITY__;
+  script.src = src;
+  script.onerror = () => notLoaded('refused by its integrity hash, missing, or offline');
+  document.head.append(script);
 }
 
 /**
  * `pg-error` on every card form of the page (the shape of the elements' `PgErrorDetail`),
  * bubbling and composed as theirs do: the module that would make them pay did not load.
  */
-function notLoaded(): void {
+function notLoaded(why: string): void {
   for (const form of document.querySelectorAll('pg-card-form')) {
     const event = new Event('pg-error', {bubbles: true, composed: true});
     const orderRef = form.getAttribute('order-ref');
@@ -79,7 +87,7 @@ function notLoaded(): void {
       value: {
         ...(orderRef ? {orderRef} : {}),
         code: 'misconfigured',
-        message: `${url} could not be loaded`,
+        message: `pg-checkout: ${url} could not be loaded: ${why}`,
         retryable: false,
       },
     });

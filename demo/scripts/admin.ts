@@ -1,7 +1,8 @@
 /**
  * The back office page's script (the build's entry for `admin.html`): orders with every
  * gateway transaction and the actions on them, the webhook log, subscriptions, transactions
- * over a period, registers, saved cards, and the sandbox clock, one module each under `admin/`. This
+ * over a period, registers, saved cards, the pages' CSP violation reports, and the sandbox
+ * clock, one module each under `admin/`. This
  * module wires the panels' refresh buttons, loads them, and marks the page ready.
  * Everything goes through the server's `/admin/api` (`admin/api.ts`).
  */
@@ -13,7 +14,7 @@ import {setUpSandbox} from './admin/sandbox.js';
 import {loadSavedCards} from './admin/saved-cards.js';
 import {loadSubscriptions, setUpSubscriptions} from './admin/subscriptions.js';
 import {byId, errorText, whileBusy} from './admin/ui.js';
-import {loadWebhooks} from './admin/webhooks.js';
+import {loadSecurityReports, loadWebhooks} from './admin/webhooks.js';
 import {orderFromQuery} from './dom.js';
 
 async function main(): Promise<void> {
@@ -24,6 +25,7 @@ async function main(): Promise<void> {
   const refreshers: Record<string, () => Promise<void>> = {
     orders: loadOrders,
     webhooks: loadWebhooks,
+    'security-reports': loadSecurityReports,
     subscriptions: loadSubscriptions,
     'saved-cards': loadSavedCards,
   };
@@ -38,7 +40,13 @@ async function main(): Promise<void> {
       );
     });
   }
-  await Promise.all([loadOrders(), loadWebhooks(), loadSubscriptions(), loadSavedCards()]);
+  await Promise.all([
+    loadOrders(),
+    loadWebhooks(),
+    loadSecurityReports(),
+    loadSubscriptions(),
+    loadSavedCards(),
+  ]);
   const open = orderFromQuery();
   if (open) await openOrder(open, false);
   document.body.dataset['ready'] = 'true';

@@ -12,6 +12,7 @@ import {
   type GatewayClient,
   type CheckoutLogger,
   type PaymentStore,
+  type SecurityReportStore,
   jsonWithoutToken,
 } from '../../src/server/index.js';
 import type {ShopOrders} from '../shop.js';
@@ -31,6 +32,8 @@ export interface AreaDeps {
   store: PaymentStore;
   shop: ShopOrders;
   webhookLog: WebhookLog;
+  /** The pages' CSP violation reports (the companion's report route keeps them). */
+  securityReports: SecurityReportStore;
   sandbox: SandboxControl | undefined;
   logger: CheckoutLogger;
 }

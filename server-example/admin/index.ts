@@ -2,7 +2,8 @@
  * The demo's back office, as a Hono app mounted at `/admin`: the sign-in form and the page
  * (`sign-in.ts`), and the JSON API behind the page under `/admin/api`, one sub-app per
  * area — orders and the actions on their payments, subscriptions, the period's
- * transactions and registers, the webhook log, the gateway's settings and the sandbox
+ * transactions and registers, the webhook log and the pages' CSP violation reports, the
+ * gateway's settings and the sandbox
  * clock — behind one guard (`auth.ts`: a session or the Bearer token, throttled per
  * address). Every gateway call goes through the same `GatewayClient` the companion uses.
  */
@@ -18,7 +19,7 @@ import type {AdminSessions} from './sessions.js';
 import {signInRoutes} from './sign-in.js';
 import {savedCardsArea} from './saved-cards.js';
 import {subscriptionsArea} from './subscriptions.js';
-import {webhooksArea} from './webhooks.js';
+import {securityReportsArea, webhooksArea} from './webhooks.js';
 
 export type {SandboxControl} from './answers.js';
 export {AdminSessions} from './sessions.js';
@@ -44,6 +45,7 @@ export function backOffice(deps: AdminDeps): Hono {
   api.route('/transactions', transactionsArea(deps));
   api.route('/registers', registersArea(deps));
   api.route('/webhooks', webhooksArea(deps));
+  api.route('/security-reports', securityReportsArea(deps));
   api.route('/saved-cards', savedCardsArea(deps));
   api.route('/', gatewayArea(deps));
 

@@ -8,7 +8,14 @@
  * through `registerMessages`.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
-import {loadMessages, messagesFor, messagesReady, onMessagesChange} from './catalogue.js';
+import {PgErrorEvent} from '../events/events.js';
+import {
+  loadMessages,
+  messagesFailure,
+  messagesFor,
+  messagesReady,
+  onMessagesChange,
+} from './catalogue.js';
 import {localeDirection} from './format.js';
 import {en} from './locales/en.js';
 
@@ -148,10 +155,14 @@ const updateAll = () => hosts.forEach((h) => h.requestUpdate());
  * Re-renders its host when a `lang` attribute changes anywhere in the document (on the
  * host, an ancestor or `<html>`) and when a table is loaded or registered, and merges the
  * host's overrides into the table of its language (loading it first if it loads on demand:
- * until then the host reads in English).
+ * until then the host reads in English). When a shipped table cannot be had (refused by
+ * its hash, missing, offline), the host stays in English and dispatches `pg-error`
+ * (`misconfigured`, not retryable) once: it works, but not as the page was built to.
  */
 export class LocaleController implements ReactiveController {
   private readonly host: ReactiveControllerHost & HTMLElement;
+  /** The languages this host asked to load (once each: a failed one is not asked again). */
+  private readonly asked = new Set<string>();
 
   constructor(host: ReactiveControllerHost & HTMLElement) {
     this.host = host;
@@ -161,9 +172,26 @@ export class LocaleController implements ReactiveController {
   /** The messages for the current language, with `overrides` applied. */
   messages(overrides?: Partial<CheckoutMessages>): CheckoutMessages {
     const lang = this.lang();
-    if (!messagesReady(lang)) void loadMessages(lang);
+    if (!messagesReady(lang) && !this.asked.has(lang)) {
+      this.asked.add(lang);
+      void loadMessages(lang).then(() => this.reportFailure(lang));
+    }
     const base = messagesFor(lang);
     return overrides ? {...base, ...overrides} : base;
+  }
+
+  private reportFailure(lang: string): void {
+    const why = messagesFailure(lang);
+    if (!why) return;
+    const orderRef = this.host.getAttribute('order-ref');
+    this.host.dispatchEvent(
+      new PgErrorEvent({
+        ...(orderRef ? {orderRef} : {}),
+        code: 'misconfigured',
+        message: `${why}: the form shows English`,
+        retryable: false,
+      }),
+    );
   }
 
   /** The language in effect for the host. */

@@ -33,6 +33,25 @@ export type {SavedCardRecord, SavedCardStore, SavedCardSummary} from './checkout
 export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
 export {PostgresPaymentStore, type PostgresPaymentStoreOptions} from './checkout/postgres-store.js';
+// The payment page's CSP violation reports (`POST /security-report`) and where they are kept.
+export type {
+  SecurityReport,
+  SecurityReportStore,
+  StoredSecurityReport,
+} from './checkout/security-reports.js';
+export {
+  SECURITY_REPORT_ROUTE,
+  type SecurityReportEvent,
+  type SecurityReportOptions,
+} from './checkout/security-report-route.js';
+export {
+  SqliteSecurityReportStore,
+  type SqliteSecurityReportStoreOptions,
+} from './checkout/sqlite-security-reports.js';
+export {
+  PostgresSecurityReportStore,
+  type PostgresSecurityReportStoreOptions,
+} from './checkout/postgres-security-reports.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
 export {normaliseIp} from './checkout/security.js';
 export {

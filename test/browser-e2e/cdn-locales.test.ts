@@ -1,26 +1,26 @@
 /**
- * The CDN bundle carries English only (every table's fallback): the other shipped locales,
- * Ukrainian included, are files of their own in dist/cdn/locales/, one per locale, so a
- * page pays for no language it does not use; the brand marks (needed only once the
- * customer starts), the saved-card modules and the 3-D Secure dialog's styles are files
- * beside it. So the bundle stays within its gzip budget
- * (vite.config.ts).
+ * What dist/cdn/ holds, as the build wrote it: each CDN bundle is one file with all the code
+ * it can run — the brand marks, the saved-card modules and the 3-D Secure dialog's styles
+ * built in — and English; the other shipped locales are JSON files in dist/cdn/locales/,
+ * pinned by the bundle (it carries the hash of their index, which carries each file's
+ * hash: src/i18n/pinned-locales.ts). Nothing else beside it but the SRI files and the
+ * script inventory. And the bundle stays within its gzip budget (vite.config.ts).
  */
 import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
-import {readFileSync, readdirSync, statSync} from 'node:fs';
+import {readFileSync, readdirSync} from 'node:fs';
 import {gzipSync} from 'node:zlib';
 import {SHIPPED_LOCALES} from '../../src/i18n/catalogue.js';
+import {pinnedLocaleFile} from '../../src/i18n/pinned-locales.js';
 import {en} from '../../src/i18n/locales/en.js';
 import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
+import {sriHash} from '../../scripts/vite/subresource-integrity.js';
 
-const BUDGET_GZIP = 24 * 1024; // vite.config.ts, CDN_BUDGET_GZIP
-const bundle = readFileSync('dist/cdn/pg-checkout.js', 'utf8');
-
-/** The files beside it that a bundle imports on demand (`import(`./name-hash.js`)`). */
-const loadedBy = (code: string): string[] =>
-  [...code.matchAll(/import\(`\.\/([\w.-]+\.js)`\)/g)].map((m) => m[1]!);
+const BUDGET_GZIP = 26 * 1024; // vite.config.ts, CDN_BUDGET_GZIP
+const BUNDLES = ['pg-checkout.js', 'pg-checkout-hydrate.js'];
+const read = (file: string) => readFileSync(`dist/cdn/${file}`);
+const bundle = read('pg-checkout.js').toString();
 
 describe('the CDN bundle and its locales', () => {
   it('stays within its gzip budget', () => {
@@ -34,49 +34,52 @@ describe('the CDN bundle and its locales', () => {
     assert.ok(!bundle.includes(pl.threeDSCancelled), 'the Polish table is in the bundle');
   });
 
-  it('has one module beside it per other shipped locale, each just that table', () => {
-    const files = readdirSync('dist/cdn/locales').sort();
-    const lazy = SHIPPED_LOCALES.filter((code) => code !== 'en').sort();
-    assert.deepEqual(
-      files.map((file) => file.split('-')[0]),
-      lazy,
-    );
-    for (const file of files) {
-      const code = readFileSync(`dist/cdn/locales/${file}`, 'utf8');
-      assert.doesNotMatch(code, /\bimport\b/, `${file} imports something`);
+  it('holds every module the elements load on demand, and loads no code: each bundle imports nothing', () => {
+    for (const file of BUNDLES) {
+      const code = read(file).toString();
+      const imports = /\bimport\s*[(`'"{*]|\bimport\s+\w+\s+from\b/.exec(code);
+      assert.equal(imports, null, `${file} imports a module`);
+      assert.ok(code.includes('#1a1f71'), `${file} lacks the brand marks (Visa's blue)`);
+      assert.ok(code.includes('dialog::backdrop'), `${file} lacks the 3-D Secure dialog's styles`);
+      assert.ok(code.includes('pg-saved-card'), `${file} lacks the saved-card view`);
     }
-    const polish = readFileSync(`dist/cdn/locales/${files.find((f) => f.startsWith('pl-'))}`);
-    assert.ok(polish.includes(pl.threeDSCancelled));
   });
 
-  it('has the modules it loads on demand beside it, each importing nothing, and not inside', () => {
-    const files = readdirSync('dist/cdn').filter((file) => statSync(`dist/cdn/${file}`).isFile());
-    const chunks = loadedBy(bundle);
-    assert.deepEqual(chunks.map((file) => file.replace(/-[\w-]{8}\.js$/, '')).sort(), [
-      'brand-marks',
-      'challenge-dialog.styles',
-      'order-request',
-      'saved-cards-view',
-    ]);
-    for (const file of chunks) {
-      const code = readFileSync(`dist/cdn/${file}`, 'utf8');
-      assert.doesNotMatch(code, /\bimport\b/, `${file} imports something (a second Lit?)`);
+  it('has one JSON file per other shipped locale, each that table, pinned through the index the bundles carry', async () => {
+    const files = readdirSync('dist/cdn/locales').sort();
+    const index = files.find((f) => f.startsWith('index-'))!;
+    const indexBytes = read(`locales/${index}`);
+    const indexHash = sriHash(indexBytes);
+    assert.equal(`locales/${index}`, pinnedLocaleFile('index', indexHash));
+    for (const file of BUNDLES) {
+      const hashes = read(file)
+        .toString()
+        .match(/sha384-[A-Za-z0-9+/=]+/g);
+      assert.deepEqual(hashes, [indexHash], `${file} carries the index's hash, and only it`);
     }
-    const marks = readFileSync(`dist/cdn/${chunks.find((f) => f.startsWith('brand-marks-'))}`);
-    assert.match(String(marks), /lengthAdjust="?spacingAndGlyphs/);
-    assert.match(String(marks), /#1a1f71/); // Visa's blue
-    assert.doesNotMatch(bundle, /lengthAdjust|#1a1f71/, 'the marks are in the bundle');
-    assert.doesNotMatch(bundle, /dialog::backdrop/, "the 3-D Secure dialog's styles are in it");
-    // Beside pg-checkout.js, nothing else: the bundle, its hashes and its modules; the same
-    // for the hydrating bundle of server-rendered pages, and its after-paint loader.
-    const hydrating = readFileSync('dist/cdn/pg-checkout-hydrate.js', 'utf8');
-    const expected = new Set([
-      ...chunks,
-      ...loadedBy(hydrating),
+    const hashes = JSON.parse(indexBytes.toString()) as Record<string, string>;
+    const lazy = SHIPPED_LOCALES.filter((code) => code !== 'en').sort();
+    assert.deepEqual(Object.keys(hashes).sort(), lazy);
+    assert.deepEqual(
+      files.filter((f) => f !== index),
+      lazy.map((code) => pinnedLocaleFile(code, hashes[code]!).slice('locales/'.length)).sort(),
+    );
+    for (const code of lazy) {
+      const bytes = read(pinnedLocaleFile(code, hashes[code]!));
+      assert.equal(sriHash(bytes), hashes[code], `${code}: its hash in the index`);
+      const source = (await import(`../../src/i18n/locales/${code}.js`)) as Record<string, unknown>;
+      assert.deepEqual(JSON.parse(bytes.toString()), source[code], `${code}: not its table`);
+    }
+  });
+
+  it('has nothing else beside it: the bundles, their SRI files, the loader and the inventory', () => {
+    const top = readdirSync('dist/cdn').filter((f) => f !== 'locales');
+    const expected = [
       ...['pg-checkout', 'pg-checkout-hydrate', 'pg-checkout-hydrate-after-paint'].flatMap(
         (name) => [`${name}.integrity.json`, `${name}.js`, `${name}.js.sri`],
       ),
-    ]);
-    assert.deepEqual(files.sort(), [...expected].sort());
+      'pg-checkout.inventory.json',
+    ];
+    assert.deepEqual(top.sort(), expected.sort());
   });
 });

@@ -22,8 +22,8 @@
  */
 import type {Browser as PlaywrightBrowser} from 'playwright';
 import type {Browser as PuppeteerBrowser} from 'puppeteer-core';
-import {launchChromium} from '../../scripts/chromium.mjs';
-import {ENGINES, selectedEngines, type Engine} from '../../scripts/engines.mjs';
+import {CHROMIUM_ARGS, launchChromium} from '../../scripts/chromium.mjs';
+import {ENGINES, checkEngines, selectedEngines, type Engine} from '../../scripts/engines.mjs';
 import {launchFirefox} from '../../scripts/firefox.mjs';
 import {launchWebKit, pressActions, typeActions} from '../../scripts/webkit.mjs';
 
@@ -469,4 +469,43 @@ export async function launchEngine(engine: Engine): Promise<EngineBrowser> {
     };
   }
   throw new Error(`no such engine: ${String(engine)}`);
+}
+
+/** Why `engine` cannot run here (a program missing, named with its package), or undefined. */
+export async function missingEngine(engine: Engine): Promise<string | undefined> {
+  return checkEngines([engine]).then(
+    () => undefined,
+    (error: Error) => error.message,
+  );
+}
+
+/** A browser showing one page, until `close()`. */
+export interface OpenBrowser {
+  close(): Promise<void>;
+}
+
+/**
+ * Opens `url` in `engine` and leaves it there: for pages that report what they saw to the
+ * test's own server (tamper.test.ts, security-reports.test.ts), so the assertions need no
+ * driver protocol. Chromium sends Reporting API reports within 100 ms, not a minute, and each
+ * engine takes a test's own certificate on loopback HTTPS.
+ */
+export async function openInEngine(engine: Engine, url: string): Promise<OpenBrowser> {
+  if (engine === 'chromium') {
+    const browser = await launchChromium({
+      args: [...CHROMIUM_ARGS, '--short-reporting-delay', '--ignore-certificate-errors'],
+    });
+    const page = await browser.newPage();
+    await page.goto(url);
+    return {close: () => browser.close()};
+  }
+  if (engine === 'firefox') {
+    const browser = await launchFirefox({acceptInsecureCerts: true});
+    const page = await browser.newPage();
+    await page.goto(url);
+    return {close: () => browser.close()};
+  }
+  const wk = await launchWebKit({capabilities: {acceptInsecureCerts: true}});
+  await wk.browser.url(url);
+  return {close: () => wk.close()};
 }

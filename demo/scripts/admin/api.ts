@@ -180,6 +180,21 @@ export const getOrder = (orderRef: string) => api<OrderDetail>(path('orders', or
 export const sendAction = (orderRef: string, action: OrderAction) =>
   api<unknown>(path('orders', orderRef, 'actions'), action);
 export const listWebhooks = () => api<{deliveries: Delivery[]}>(path('webhooks'));
+
+/** A CSP violation report of the payment pages, as the companion's report route kept it. */
+export interface SecurityReportRow {
+  documentUrl: string;
+  blockedUrl: string;
+  directive: string;
+  disposition: 'enforce' | 'report';
+  sourceFile?: string;
+  line?: number;
+  firstSeen: string;
+  lastSeen: string;
+  count: number;
+}
+export const listSecurityReports = () =>
+  api<{reports: SecurityReportRow[]}>(path('security-reports'));
 export const listSavedCards = () =>
   api<{customers: {customerId: string; cards: SavedCard[]}[]}>(path('saved-cards'));
 export const removeSavedCard = (customerId: string, savedCardId: string) =>

@@ -1,9 +1,11 @@
 /**
  * The webhooks panel: every delivery the server received, with its signature result,
- * whether it was a duplicate, and what the server answered.
+ * whether it was a duplicate, and what the server answered. And the security reports
+ * panel: the CSP violations the payment pages' browsers reported (PCI DSS 11.6.1), each
+ * once, with how often and when it was last seen.
  */
 import {html, nothing} from 'lit/html.js';
-import {listWebhooks} from './api.js';
+import {listSecurityReports, listWebhooks} from './api.js';
 import {badge, showRows, when} from './ui.js';
 
 export function loadWebhooks(): Promise<void> {
@@ -29,5 +31,29 @@ export function loadWebhooks(): Promise<void> {
         <td>${d.answer}</td>
       </tr>`,
     'No webhook yet.',
+  );
+}
+
+export function loadSecurityReports(): Promise<void> {
+  return showRows(
+    'security-reports-table',
+    6,
+    async () => (await listSecurityReports()).reports,
+    (r) =>
+      html`<tr>
+        <td>${when(r.lastSeen)}</td>
+        <td class="mono">${r.directive}</td>
+        <td class="mono">${r.blockedUrl}</td>
+        <td class="mono">${r.documentUrl}</td>
+        <td>
+          ${
+            r.disposition === 'enforce'
+              ? html`<span class="badge badge--failure">blocked</span>`
+              : html`<span class="badge">report only: it ran</span>`
+          }
+        </td>
+        <td>${r.count}</td>
+      </tr>`,
+    'No CSP violation reported.',
   );
 }

@@ -6,7 +6,8 @@
  * `GET|POST /return` where the gateway sends the customer after 3-D Secure,
  * `POST /webhook` for the gateway's notifications, and `POST /hosted` (a plain HTML form
  * posting `order`) that creates a hosted payment and sends the customer to the gateway's
- * page with a 303. Errors are typed and turned into the
+ * page with a 303, and `POST /security-report` where browsers send the payment page's CSP
+ * violation reports (security-report-route.ts). Errors are typed and turned into the
  * protocol's `CheckoutErrorBody` in one `onError`.
  */
 import {Hono, type Context} from 'hono';
@@ -44,6 +45,7 @@ import {
   sameOriginJson,
 } from './security.js';
 import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
+import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {StoreUnavailableError, type PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
 
@@ -362,6 +364,12 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   };
 
   // Answered here rather than thrown: a throw would skip the request log's line.
+  app.post(
+    SECURITY_REPORT_ROUTE,
+    limitBody(o.securityReports.bodyLimitBytes),
+    securityReportRoute(o.securityReports, {logger, now, clientIp}),
+  );
+
   app.notFound((c) => answer(c, new CheckoutNotFoundError('no such route')));
 
   app.onError(function checkoutErrors(error, c) {

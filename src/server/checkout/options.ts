@@ -18,6 +18,7 @@ import {
 } from './service/index.js';
 import type {PaymentStore, PaymentUpdate} from './store.js';
 import {normaliseIp} from './security.js';
+import {SecurityReportOptionsSchema, type SecurityReportOptions} from './security-report-route.js';
 
 /** Options of {@link createCheckoutApp}. */
 export interface CheckoutAppOptions {
@@ -84,6 +85,12 @@ export interface CheckoutAppOptions {
   webhookAllowedIps?: string[];
   /** Largest request body accepted, in bytes. Default 32768. */
   bodyLimitBytes?: number;
+  /**
+   * The CSP report endpoint (`POST /security-report`): where its reports are kept, the hook
+   * that hears them, and its limits. The route is always there; without a store, reports
+   * are logged and handed to the hook only.
+   */
+  securityReports?: SecurityReportOptions;
   /**
    * Hosted payments (`POST /hosted`): how long the gateway's page stays payable
    * (`order_timeout`, seconds; default: the gateway's) and its language (`customer_lang`).
@@ -218,6 +225,7 @@ const OptionsSchema = z.strictObject({
     )
     .optional(),
   bodyLimitBytes: positiveInt('bytes').default(32 * 1024),
+  securityReports: SecurityReportOptionsSchema,
   hosted: z
     .strictObject({
       orderTimeoutSeconds: positiveInt('seconds').optional(),

@@ -9,6 +9,7 @@
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
+import {createHash} from 'node:crypto';
 import {mkdirSync, writeFileSync} from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -26,6 +27,15 @@ let sandbox: Sandbox;
 let example: ExampleApp;
 let dataDir: string;
 let buildDir: string;
+let cdnDir: string;
+
+/** The files of the CDN folder's inventory in this test. */
+const CDN_FILES: Record<string, string> = {
+  'pg-checkout.js': 'export const bundle = 1;\n',
+  'pg-checkout-hydrate.js': 'export const hydrate = 1;\n',
+  'locales/index-abc123.json': '{"pl":"sha384-x"}',
+  'locales/pl-abc123.json': '{"pay":"Zapłać"}',
+};
 
 before(async () => {
   sandbox = await startSandbox({});
@@ -33,20 +43,24 @@ before(async () => {
   buildDir = path.join(dirs.make(), 'demo-build');
   mkdirSync(buildDir);
   writeFileSync(path.join(buildDir, 'checkout.js'), 'export {};\n');
-  mkdirSync(path.join(dataDir, 'locales'));
-  writeFileSync(path.join(dataDir, 'locales', 'pl-abc123.js'), 'export const pl = {};\n');
-  writeFileSync(path.join(dataDir, 'brand-marks-abc123.js'), 'export const brandMark = 1;\n');
-  for (const chunk of ['order-request', 'saved-cards-view', 'challenge-dialog.styles']) {
-    writeFileSync(path.join(dataDir, `${chunk}-abc123.js`), `export const x = '${chunk}';\n`);
-  }
-  writeFileSync(path.join(dataDir, 'other-abc123.js'), 'export const other = 1;\n');
-  writeFileSync(path.join(dataDir, 'secret.txt'), 'not an asset\n');
+  // A CDN folder as the build writes it: the files its script inventory lists, and others.
+  cdnDir = path.join(dirs.make(), 'cdn');
+  mkdirSync(path.join(cdnDir, 'locales'), {recursive: true});
+  for (const [file, text] of Object.entries(CDN_FILES))
+    writeFileSync(path.join(cdnDir, file), text);
+  const files = Object.keys(CDN_FILES).map((file) => ({
+    file,
+    kind: file.endsWith('.json') ? 'data' : 'script',
+  }));
+  writeFileSync(path.join(cdnDir, 'pg-checkout.inventory.json'), JSON.stringify({files}));
+  writeFileSync(path.join(cdnDir, 'other-abc123.js'), 'export const other = 1;\n');
+  writeFileSync(path.join(cdnDir, 'secret.txt'), 'not an asset\n');
   example = createExampleApp({
     publicUrl: 'http://shop.test',
     dataDir,
     adminToken: ADMIN,
     logger: createCheckoutLogger({level: 'silent'}),
-    bundlePath: path.join(dataDir, 'no-bundle.js'),
+    bundlePath: path.join(cdnDir, 'pg-checkout.js'),
     demoBuildDir: buildDir,
     gateway: sandboxGateway(sandbox),
   });
@@ -220,18 +234,13 @@ describe('back-office forms and API from another site', () => {
   });
 });
 
-describe('the modules the bundle loads on demand', () => {
-  test('are served beside the bundle, as a CDN would: the languages, the brand marks, the saved cards, the 3-D Secure dialog', async () => {
-    for (const [file, text] of [
-      ['locales/pl-abc123.js', 'export const pl = {};\n'],
-      ['brand-marks-abc123.js', 'export const brandMark = 1;\n'],
-      ['order-request-abc123.js', "export const x = 'order-request';\n"],
-      ['saved-cards-view-abc123.js', "export const x = 'saved-cards-view';\n"],
-      ['challenge-dialog.styles-abc123.js', "export const x = 'challenge-dialog.styles';\n"],
-    ]) {
+describe('the CDN files', () => {
+  test('are served from the folder beside the bundle, as its script inventory lists them', async () => {
+    for (const [file, text] of Object.entries(CDN_FILES)) {
       const res = await request(`/assets/${file}`);
       assert.equal(res.status, 200, file);
-      assert.match(res.headers.get('content-type') ?? '', /javascript/);
+      const type = file.endsWith('.json') ? /^application\/json/ : /javascript/;
+      assert.match(res.headers.get('content-type') ?? '', type, file);
       assert.equal(await res.text(), text);
     }
   });
@@ -241,15 +250,24 @@ describe('the modules the bundle loads on demand', () => {
       '/assets/locales/../secret.txt',
       '/assets/locales/%2e%2e/secret.txt',
       '/assets/secret.txt',
-      '/assets/brand-marks-..%2fsecret.txt',
-      '/assets/brand-marks-x.txt',
       '/assets/other-abc123.js',
-      '/assets/challenge-dialogxstyles-abc123.js',
+      '/assets/pg-checkout.inventory.json',
+      '/assets/pg-checkout.js.sri',
+      '/assets/locales/xx-none.json',
     ]) {
       const res = await request(p);
       assert.notEqual(res.status, 200, p);
     }
-    assert.equal((await request('/assets/locales/xx-none.js')).status, 404);
-    assert.equal((await request('/assets/brand-marks-none.js')).status, 404);
+  });
+
+  test('the pages name them with their SRI hashes', async () => {
+    const page = await (await request('/thanks')).text();
+    const hash = createHash('sha384').update(CDN_FILES['pg-checkout-hydrate.js']!).digest('base64');
+    assert.match(
+      page,
+      new RegExp(
+        `<script type="module" src="/assets/pg-checkout-hydrate.js" integrity="sha384-${hash.replace(/[+/]/g, '\\$&')}">`,
+      ),
+    );
   });
 });

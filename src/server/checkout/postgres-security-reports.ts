@@ -1,0 +1,107 @@
+/**
+ * `SecurityReportStore` on PostgreSQL (node-postgres): the payment page's CSP violation
+ * reports in one table of their own, `pg_security_reports` in `schema`, one row per report
+ * key with its first and last sighting and its count, the report as JSONB
+ * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
+ * (the payment store's, `store.pool`, or the app's). The table is made on first use, under
+ * a transaction-scoped advisory lock so that processes starting together do not race; an
+ * upsert counts a sighting in one statement.
+ */
+import type {Pool} from 'pg';
+import type {
+  SecurityReport,
+  SecurityReportStore,
+  StoredSecurityReport,
+} from './security-reports.js';
+
+export interface PostgresSecurityReportStoreOptions {
+  pool: Pool;
+  /** The schema of the table (made when missing). Default `public`. */
+  schema?: string;
+}
+
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+/** The advisory lock key of the table's creation (any constant of this module's own). */
+const CREATE_LOCK = 0x70677372;
+
+interface Row {
+  key: string;
+  first_seen: string | number;
+  last_seen: string | number;
+  count: number;
+  report: SecurityReport;
+}
+
+export class PostgresSecurityReportStore implements SecurityReportStore {
+  readonly #pool: Pool;
+  readonly #table: string;
+  readonly #schema: string;
+  #ready: Promise<void> | undefined;
+
+  constructor(options: PostgresSecurityReportStoreOptions) {
+    const schema = options.schema ?? 'public';
+    if (!SCHEMA_NAME.test(schema)) {
+      throw new TypeError('PostgresSecurityReportStore: schema: must be a plain identifier');
+    }
+    this.#pool = options.pool;
+    this.#schema = schema;
+    this.#table = `"${schema}".pg_security_reports`;
+  }
+
+  /** Makes the table once (again after a failed try). */
+  #made(): Promise<void> {
+    this.#ready ??= (async () => {
+      const client = await this.#pool.connect();
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
+        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
+        await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
+          key TEXT PRIMARY KEY,
+          first_seen BIGINT NOT NULL,
+          last_seen BIGINT NOT NULL,
+          count INTEGER NOT NULL,
+          report JSONB NOT NULL
+        )`);
+        await client.query('COMMIT');
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    })().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async record(key: string, report: SecurityReport, at: Date) {
+    await this.#made();
+    const {rows} = await this.#pool.query<{count: number}>(
+      `INSERT INTO ${this.#table} AS r (key, first_seen, last_seen, count, report)
+       VALUES ($1, $2, $2, 1, $3)
+       ON CONFLICT (key) DO UPDATE SET count = r.count + 1, last_seen = GREATEST(r.last_seen, EXCLUDED.last_seen)
+       RETURNING count`,
+      [key, at.getTime(), JSON.stringify(report)],
+    );
+    const count = rows[0]!.count;
+    return {isNew: count === 1, count};
+  }
+
+  async list(limit = 100): Promise<StoredSecurityReport[]> {
+    await this.#made();
+    const {rows} = await this.#pool.query<Row>(
+      `SELECT * FROM ${this.#table} ORDER BY last_seen DESC, key LIMIT $1`,
+      [limit],
+    );
+    return rows.map((row) => ({
+      ...row.report,
+      key: row.key,
+      firstSeen: new Date(Number(row.first_seen)),
+      lastSeen: new Date(Number(row.last_seen)),
+      count: row.count,
+    }));
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * `SecurityReportStore` on SQLite (better-sqlite3): the payment page's CSP violation
+ * reports in one table of their own, `pg_security_reports`, one row per report key with
+ * its first and last sighting and its count, the report itself as JSON (security-reports.ts
+ * has already cut its URLs and masked digit runs). Give it the app's connection
+ * (`connection`, as the example does with the payment store's) or a file. The table is
+ * made when missing; an upsert counts a sighting in one statement, so several processes on
+ * one file count every one.
+ */
+import type Database from 'better-sqlite3';
+import {loadBetterSqlite3} from '../optional-peers.js';
+import type {
+  SecurityReport,
+  SecurityReportStore,
+  StoredSecurityReport,
+} from './security-reports.js';
+
+export interface SqliteSecurityReportStoreOptions {
+  /** An open better-sqlite3 connection (its owner closes it). */
+  connection?: Database.Database;
+  /** Or a database file, opened (and closed by `close()`) here. */
+  filename?: string;
+}
+
+interface Row {
+  key: string;
+  first_seen: number;
+  last_seen: number;
+  count: number;
+  report: string;
+}
+
+export class SqliteSecurityReportStore implements SecurityReportStore {
+  readonly #db: Database.Database;
+  readonly #own: boolean;
+  readonly #record: Database.Statement<
+    [{key: string; at: number; report: string}],
+    {count: number}
+  >;
+  readonly #list: Database.Statement<[number], Row>;
+
+  constructor(options: SqliteSecurityReportStoreOptions) {
+    if (!options.connection === !options.filename) {
+      throw new TypeError('SqliteSecurityReportStore: give connection or filename (one of them)');
+    }
+    this.#own = !options.connection;
+    this.#db = options.connection ?? new (loadBetterSqlite3())(options.filename!);
+    this.#db.exec(`CREATE TABLE IF NOT EXISTS pg_security_reports (
+      key TEXT PRIMARY KEY,
+      first_seen INTEGER NOT NULL,
+      last_seen INTEGER NOT NULL,
+      count INTEGER NOT NULL,
+      report TEXT NOT NULL
+    ) STRICT`);
+    this.#record = this.#db.prepare(
+      `INSERT INTO pg_security_reports (key, first_seen, last_seen, count, report)
+       VALUES (@key, @at, @at, 1, @report)
+       ON CONFLICT (key) DO UPDATE SET count = count + 1, last_seen = max(last_seen, excluded.last_seen)
+       RETURNING count`,
+    );
+    this.#list = this.#db.prepare(
+      'SELECT * FROM pg_security_reports ORDER BY last_seen DESC, key LIMIT ?',
+    );
+  }
+
+  async record(key: string, report: SecurityReport, at: Date) {
+    const {count} = this.#record.get({key, at: at.getTime(), report: JSON.stringify(report)})!;
+    return {isNew: count === 1, count};
+  }
+
+  async list(limit = 100): Promise<StoredSecurityReport[]> {
+    return this.#list.all(limit).map((row) => ({
+      ...(JSON.parse(row.report) as SecurityReport),
+      key: row.key,
+      firstSeen: new Date(row.first_seen),
+      lastSeen: new Date(row.last_seen),
+      count: row.count,
+    }));
+  }
+
+  /** Closes the file it opened (not a connection it was given). */
+  async close(): Promise<void> {
+    if (this.#own) this.#db.close();
+  }
+}
