@@ -87,15 +87,25 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
     const ddl = pending;
     pending = [];
     const previous = defining ?? Promise.resolve();
-    const run = previous.then(() =>
+    const define = () =>
       inTransaction(async (c) => {
         await c.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [DEFINE_LOCK]);
-        // The companion's store creates the schema too, under a lock of its own: should
-        // it do so at this very moment, this transaction fails and the next use retries.
         await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
         for (const statement of ddl) await c.query(statement);
-      }),
-    );
+      });
+    // The companion's store creates the schema too, under a lock of its own: when both do
+    // at the same moment, one of them fails on the catalogue's unique index (not "already
+    // exists") and tries again, when the schema is there.
+    const run = previous.then(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await define();
+        } catch (error) {
+          const code = (error as {code?: unknown}).code;
+          if (attempt >= 3 || (code !== '23505' && code !== '42P06')) throw error;
+        }
+      }
+    });
     defining = run.catch((error: unknown) => {
       pending = [...ddl, ...pending];
       defining = undefined;
