@@ -74,13 +74,6 @@ export class Throttle {
     return wait;
   }
 
-  /** Forgets the events of `key`. */
-  async clear(key: string): Promise<void> {
-    await this.#db.run(
-      run('DELETE FROM example_throttle_events WHERE bucket = ? AND key = ?', this.#bucket, key),
-    );
-  }
-
   *#wait(key: string, now: number): Work<number | undefined> {
     const {max, windowMs} = this.#limit;
     // The max-th newest event of the window: while there is one, the key is at its limit,

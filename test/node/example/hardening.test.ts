@@ -28,7 +28,7 @@ import {
 } from '../../../server-example/app.js';
 import {BODY_LIMITS} from '../../../server-example/body-limits.js';
 import {addressKey, clientAddresses} from '../../../server-example/client-address.js';
-import {dataDirs, sandboxGateway} from './helpers.js';
+import {call, dataDirs, sandboxGateway, type Answer} from './helpers.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const MiB = 1024 * 1024;
@@ -107,42 +107,6 @@ async function serve(
       await example.close();
     },
   };
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** One request over a fresh connection, from `from` (a local address such as 127.0.0.2). */
-function call(
-  base: string,
-  pathname: string,
-  opts: {method?: string; headers?: Record<string, string>; body?: string; from?: string} = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${pathname}`, {
-      method: opts.method ?? 'GET',
-      agent: false,
-      headers: opts.headers ?? {},
-      ...(opts.from ? {localAddress: opts.from} : {}),
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(parts).toString(),
-        }),
-      );
-    });
-    req.end(opts.body);
-  });
 }
 
 const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};

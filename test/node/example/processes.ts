@@ -2,11 +2,9 @@
  * What the example's multi-process tests share: the gateway sandbox as a process of its
  * own (`sandbox/cli.ts`) and instances of the real `server-example/main.ts`, each started
  * on a free port and ready once `/healthz` says `ready`; every child is killed should the
- * test process die first. Also `call`, one request over a fresh connection from a given
- * local address (127.0.0.x), for the per-address throttles.
+ * test process die first.
  */
 import {spawn, type ChildProcess} from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import {createInterface} from 'node:readline';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -130,40 +128,4 @@ export async function stop(
   const code = await r.exited;
   clearTimeout(timer);
   return code;
-}
-
-export interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** One request over a fresh connection, from `from` (a local address such as 127.0.0.2). */
-export function call(
-  base: string,
-  pathname: string,
-  opts: {method?: string; headers?: Record<string, string>; body?: string; from?: string} = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${pathname}`, {
-      method: opts.method ?? 'GET',
-      agent: false,
-      headers: opts.headers ?? {},
-      ...(opts.from ? {localAddress: opts.from} : {}),
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(parts).toString(),
-        }),
-      );
-    });
-    req.end(opts.body);
-  });
 }

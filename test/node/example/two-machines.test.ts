@@ -15,7 +15,8 @@ import path from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {PAY_HEADERS, payBody} from '../checkout/helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from '../checkout/postgres.js';
-import {call, startExample, startSandboxProcess, stop, type Running} from './processes.js';
+import {call} from './helpers.js';
+import {startExample, startSandboxProcess, stop, type Running} from './processes.js';
 
 const ADMIN = 'two-machines-admin-token-0123456789';
 const tmp = mkdtempSync(path.join(tmpdir(), 'pg-example-two-'));
