@@ -6,8 +6,8 @@
  * burst of 1,000 checkouts, each due at its time whether or not the earlier ones were
  * answered: a customer (an address and a card of their own) submits the pay form with a
  * double click (the same attempt twice) and from a second tab (another attempt) at once,
- * sends an attempt again after a 503 or 429 (after its `Retry-After`) or a lost
- * connection, asks the status while the answer is not final ("Check again"), and tries a
+ * sends an attempt again after a 503 or 429 (after its `Retry-After`), another 5xx or a
+ * lost connection, asks the status while the answer is not final ("Check again"), and tries a
  * new attempt after a final failure ("Try again"), until paid or two minutes passed.
  *
  * Reported per instance count: charges at the sandbox against orders, orders charged twice
@@ -168,6 +168,12 @@ async function checkout(
       if (r.status === 503 || r.status === 429) {
         refused ||= r.status === 503;
         await sleep(Math.min(MAX_RETRY_AFTER_S, r.retryAfter ?? 1) * 1000);
+        continue;
+      }
+      // A 502 (the proxy lost the instance's answer) or a 500: the card form offers the
+      // same attempt again, and the customer takes it.
+      if (r.status >= 500) {
+        await sleep(500);
         continue;
       }
       if (refused) tally.retried[r.status === 200 ? 'thenAnswered' : 'never']++;
