@@ -6,38 +6,39 @@
  * answers `GET /healthz`. Every route has a body limit, every answer but the companion's
  * the pages' security headers, every visitor a session of their own (the signed-in demo
  * customer, `visitor.ts`), and new orders are counted per client address (see
- * `ExampleLimits`). `main.ts` starts it; tests start it in-process with their own config.
+ * `ExampleLimits`). Everything it keeps is in one database: SQLite in `dataDir`, or
+ * PostgreSQL with `database` (`db/storage.ts`). `main.ts` starts it; tests start it
+ * in-process with their own config.
  */
-import {existsSync, mkdirSync} from 'node:fs';
+import {existsSync} from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import {Hono, type MiddlewareHandler} from 'hono';
+import {Hono, type Context, type MiddlewareHandler} from 'hono';
+import {HTTPException} from 'hono/http-exception';
 import {
   GatewayClient,
-  PostgresPaymentStore,
-  PostgresSecurityReportStore,
   SECURITY_REPORT_ROUTE,
-  SqlitePaymentStore,
-  SqliteSecurityReportStore,
+  StoreUnavailableError,
   createCheckoutApp,
   createCheckoutLogger,
   type CheckoutApp,
+  type CheckoutLogger,
   type PaymentStore,
   type ResolvedOrder,
-  type SecurityReportStore,
 } from '../src/server/index.js';
 import {AdminSessions, backOffice} from './admin/index.js';
 import {assetRoutes, loadCdn, type CdnFiles} from './assets.js';
 import {CARD_FORM_STYLE_SRC} from './card-form-html.js';
 import {limitBodies} from './body-limits.js';
 import {DEFAULT_SUBSCRIPTION} from './catalog.js';
+import {clientAddresses} from './client-address.js';
 import {parseLimits, type ExampleConfig} from './config.js';
+import {openStorage} from './db/storage.js';
 import {orderLimit} from './order-limit.js';
 import {ordersApi} from './orders-api.js';
 import {PageTemplates, pageSecurity} from './pages.js';
 import {ShopOrders} from './shop.js';
 import {storefrontRoutes} from './storefront.js';
-import {SqliteThrottle} from './throttle.js';
+import {Throttle} from './throttle.js';
 import {customerOf, visitorSessions} from './visitor.js';
 import {WebhookLog, logWebhooks} from './webhook-log.js';
 
@@ -82,36 +83,21 @@ export function exceptUnder(
 export function createExampleApp(config: ExampleConfig): ExampleApp {
   const limits = parseLimits(config.limits);
   const now = config.now ?? Date.now;
-  const dbFile = path.join(config.dataDir, 'payments.db');
-  // The shop's own tables live in the SQLite file (beside the companion's, without
-  // `database`): its folder is made here too, as the SQLite store makes it for itself.
-  mkdirSync(config.dataDir, {recursive: true});
-  const db = new Database(dbFile);
-  db.pragma('journal_mode = WAL');
-  // NORMAL, as the companion's store: a commit survives a crash of the process, and the
-  // shop's writes wait for no fsync on the event loop (with SQLite's default, FULL, each
-  // paid mark and webhook-log line did: two per payment in the companion bench). A power
-  // cut cannot keep a later commit of the file and lose an earlier one (the WAL is replayed
-  // in order), so an order the outbox marked delivered stays marked paid; if both are
-  // lost, the update is delivered again (same `updateId`).
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  // On SQLite, the companion's store and the shop share this connection: with one each,
-  // every write of one made the other drop its page cache and read its pages again.
-  const store: PaymentStore = config.database
-    ? new PostgresPaymentStore(config.database)
-    : new SqlitePaymentStore({filename: dbFile, connection: db});
-  // The pages' CSP violation reports, beside the payments: in the same database.
-  const securityReports: SecurityReportStore =
-    store instanceof PostgresPaymentStore
-      ? new PostgresSecurityReportStore({pool: store.pool, schema: store.schema})
-      : new SqliteSecurityReportStore({connection: db});
-  const shop = new ShopOrders(db);
-  const webhookLog = new WebhookLog(db);
-  const throttle = (bucket: string, max: number, windowMs: number) =>
-    new SqliteThrottle(db, bucket, {max, windowMs}, now);
-  const subscription = config.subscription ?? DEFAULT_SUBSCRIPTION;
   const logger = config.logger ?? createCheckoutLogger();
+  // The payments and the shop's own tables, in one database (db/storage.ts).
+  const storage = openStorage(config);
+  const {store, db, securityReports} = storage;
+  const shop = new ShopOrders(db);
+  const webhookLog = new WebhookLog(db, now);
+  const throttle = (bucket: string, max: number, windowMs: number) =>
+    new Throttle(db, bucket, {max, windowMs}, now);
+  const clients = clientAddresses(config.trustProxy ?? 0, (socket) =>
+    logger.warn(
+      {socket},
+      'a request carries X-Forwarded-For but TRUST_PROXY is not set: every client behind that proxy counts as its address (see docs/guides/going-live.md)',
+    ),
+  );
+  const subscription = config.subscription ?? DEFAULT_SUBSCRIPTION;
 
   const base = config.publicUrl.replace(/\/+$/, '');
   const client = new GatewayClient(config.gateway);
@@ -136,8 +122,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.sweep ? {sweep: config.sweep} : {}),
     // The customer is the one signed in on the request (the visitor's session), never one
     // the browser names: saved cards are offered and kept per visitor.
-    resolveOrder(orderRef, request): ResolvedOrder | null {
-      const order = shop.get(orderRef);
+    async resolveOrder(orderRef, request): Promise<ResolvedOrder | null> {
+      const order = await shop.get(orderRef);
       if (!order) return null;
       return {
         amount: order.amount,
@@ -150,7 +136,9 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       };
     },
     async onPaymentUpdate(update) {
-      if (update.kind === 'payment' && update.state === 'success') shop.markPaid(update.orderRef);
+      if (update.kind === 'payment' && update.state === 'success') {
+        await shop.markPaid(update.orderRef);
+      }
       await config.onPaymentUpdate?.(update);
     },
   });
@@ -164,10 +152,12 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const templates = new PageTemplates(demoDir);
   const takeOrderPlace = orderLimit(
     throttle('orders', limits.orders, limits.orderWindowMs),
+    clients,
     logger,
   );
 
   const app = new Hono();
+  app.onError(shopErrors(logger));
   // First of all: nothing below may read a body before its size is limited.
   app.use('*', limitBodies(CHECKOUT_BASE));
   // The companion answers with its own headers (it is a JSON API that other origins may call).
@@ -223,7 +213,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   // limit: the copy of the body the log reads is within it).
   app.use(
     `${CHECKOUT_BASE}/webhook`,
-    logWebhooks(webhookLog, config.gateway.credentials.apiSecret),
+    logWebhooks(webhookLog, config.gateway.credentials.apiSecret, clients),
   );
   app.route(CHECKOUT_BASE, checkout);
 
@@ -238,6 +228,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       shop,
       webhookLog,
       securityReports,
+      clients,
       sessions: new AdminSessions(
         db,
         {maxAgeMs: limits.sessionMaxAgeMs, idleMs: limits.sessionIdleMs},
@@ -260,9 +251,33 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     },
     async close() {
       await checkout.close();
-      await store.close();
-      webhookLog.flush();
-      db.close();
+      await webhookLog.flush().catch((error: unknown) => {
+        logger.error({error: (error as Error).message}, 'webhook log: the last lines are lost');
+      });
+      await storage.close();
     },
+  };
+}
+
+/**
+ * The shop's answer to an error of its own routes (the companion answers its own): a
+ * database that cannot be reached is a 503 with `Retry-After` (JSON for the APIs, text
+ * for a page); anything else is logged and answered 500.
+ */
+function shopErrors(logger: CheckoutLogger) {
+  const json = (c: Context) => c.req.path.startsWith('/api/') || c.req.path.startsWith('/admin/');
+  return function shopError(error: Error, c: Context): Response {
+    // Hono's own refusals (a cross-site form post to the back office's sign-in) as Hono answers them.
+    if (error instanceof HTTPException) return error.getResponse();
+    if (error instanceof StoreUnavailableError) {
+      logger.error({path: c.req.path, error: error.message}, 'shop database unavailable');
+      const headers = {'Retry-After': '5', 'Cache-Control': 'no-store'};
+      const message = "the shop's database cannot be reached: try again shortly";
+      return json(c)
+        ? c.json({error: {code: 'store_unavailable', message, retryAfter: 5}}, 503, headers)
+        : c.text(`Sorry, ${message}.`, 503, headers);
+    }
+    logger.error({path: c.req.path, error: error.message}, 'unhandled error');
+    return c.text('Internal Server Error', 500);
   };
 }

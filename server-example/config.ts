@@ -19,11 +19,15 @@ export interface ExampleConfig {
   publicUrl: string;
   /** Extra origins allowed to post payments (e.g. `http://127.0.0.1:8080`). */
   extraOrigins?: string[];
-  /** The shop's own tables, and the payments too unless `database` is given (SQLite). */
-  dataDir: string;
   /**
-   * The payments on PostgreSQL (`PostgresPaymentStore`) instead of SQLite in `dataDir`:
-   * several instances may then share them (see docs/guides/several-instances.md).
+   * The folder of the SQLite file (`payments.db`) that holds the payments and the shop's
+   * own tables; required, and the only thing written there, without `database`.
+   */
+  dataDir?: string;
+  /**
+   * The payments and the shop's own tables (orders, throttles, sessions, webhook log) on
+   * PostgreSQL instead of SQLite in `dataDir`, which is then not used: several instances,
+   * on as many machines, share nothing else (see docs/guides/several-instances.md).
    */
   database?: PostgresPaymentStoreOptions;
   /** This instance among several (the companion's `instance` option). */
@@ -51,10 +55,11 @@ export interface ExampleConfig {
   /**
    * How many reverse proxies in front of the app the companion believes (its `trustProxy`):
    * the client address of a payment is then the one that many hops back in
-   * `X-Forwarded-For`. Default 0: the socket's peer, and no header is believed — set it
-   * only when every request reaches the app through that many proxies that append to the
-   * header, or any client can claim any address and slip past the card-testing limits.
-   * The shop's own order counter (`limits.orders`) still counts socket addresses.
+   * `X-Forwarded-For`; the shop's own limits (new orders, wrong back-office tokens) and
+   * its webhook log read the address the same way. Default 0: the socket's peer, and no
+   * header is believed — set it only when every request reaches the app through that
+   * many proxies that append to the header, or any client can claim any address and slip
+   * past the limits.
    */
   trustProxy?: number;
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
@@ -71,7 +76,10 @@ const Limits = z.strictObject({
   /** Orders one client address may create (by the form or the API) per `orderWindowMs`. */
   orders: positive.default(30),
   orderWindowMs: positive.default(10 * 60_000),
-  /** Wrong admin tokens from one client address per `loginWindowMs` before it is refused. */
+  /**
+   * Wrong admin tokens from one client address per `loginWindowMs`; past it, its wrong
+   * tokens are answered 429 (the right token is never refused).
+   */
   loginFailures: positive.default(5),
   loginWindowMs: positive.default(15 * 60_000),
   /** A back-office session ends this long after its sign-in... */

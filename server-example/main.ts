@@ -4,7 +4,14 @@
  * `GATEWAY_BASE_URL` is given, recovers what a previous run left open, and serves the
  * store, the checkout companion and the back office on http://localhost:8080 (`PORT`;
  * `0` picks a free port). It prints the address, the test cards and what to try.
+ *
+ * On SIGTERM or SIGINT it shuts down gracefully (`drain.ts`): it stops accepting
+ * connections, lets the requests in flight finish and answers what arrives meanwhile
+ * `503` with `Retry-After`, delivers the payment updates those requests stored, then
+ * closes the companion and the store — all within `SHUTDOWN_TIMEOUT_MS`. A second signal
+ * exits at once.
  */
+import type {Server} from 'node:http';
 import {serve, type ServerType} from '@hono/node-server';
 import {randomBytes} from 'node:crypto';
 import {readFileSync} from 'node:fs';
@@ -19,6 +26,7 @@ import {
 } from '../src/server/index.js';
 import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
 import {createExampleApp, type ExampleApp} from './app.js';
+import {Drain} from './drain.js';
 import {forwardUpdates} from './update-forwarder.js';
 
 const optionalInt = (min: number, max: number) =>
@@ -34,7 +42,10 @@ const Env = z
     API_KEY: z.string().min(1).optional(),
     API_SECRET: z.string().min(1).optional(),
     ENDPOINTS_KEY: z.string().min(1).optional(),
-    ADMIN_TOKEN: z.string().min(16, {message: 'must be at least 16 characters'}).optional(),
+    ADMIN_TOKEN: z
+      .string()
+      .min(16, {message: 'must be at least 16 random characters (openssl rand -base64 24)'})
+      .optional(),
     SUBSCRIPTION_INTERVAL_UNIT: z.enum(INTERVAL_UNITS).default('month'),
     SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
     HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
@@ -65,6 +76,7 @@ const Env = z
     LEASE_MS: optionalInt(100, 3_600_000),
     SWEEP_INTERVAL_MS: optionalInt(0, 3_600_000),
     PAYMENT_UPDATES_URL: z.url().optional(),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
   })
   .superRefine((env, ctx) => {
     for (const key of [
@@ -119,24 +131,27 @@ if (env.GATEWAY_BASE_URL) {
 }
 
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.
-const serving: {example?: ExampleApp} = {};
+const serving: {example?: ExampleApp; drain?: Drain} = {};
 const {server, port} = await new Promise<{server: ServerType; port: number}>((resolve) => {
   const listening: ServerType = serve(
     {
       fetch: (req, bindings) =>
-        serving.example
-          ? serving.example.app.fetch(req, bindings)
-          : new Response('starting', {status: 503}),
+        serving.drain?.draining
+          ? serving.drain.refusal()
+          : serving.example
+            ? serving.example.app.fetch(req, bindings)
+            : new Response('starting', {status: 503}),
       port: env.PORT,
     },
     (info) => resolve({server: listening, port: info.port}),
   );
 });
+const drain = (serving.drain = new Drain(server as Server));
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
 // The demo with the embedded sandbox always has a back office: a random token is made up
 // when none is set. With a real gateway, no token means no back office.
-const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(12).toString('base64url') : undefined);
+const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(24).toString('base64url') : undefined);
 
 const instanceId = env.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
 let ca: string | undefined;
@@ -257,13 +272,38 @@ function redactedUrl(url: string): string {
 }
 
 let stopping = false;
+/**
+ * The graceful shutdown (see the module comment). What is not done by the deadline is
+ * left as it would be after a crash, for another instance or the next start: a request
+ * still running loses its connection (never an answer from a closed store), an update not
+ * delivered stays in the outbox.
+ */
 async function shutdown(signal: string) {
-  if (stopping) return;
+  if (stopping) {
+    console.log(`${signal} again: exiting now`);
+    logDestination.flushSync();
+    process.exit(1);
+  }
   stopping = true;
-  console.log(`${signal}: shutting down`);
-  server.close();
-  await built.close();
-  await sandbox?.close();
+  const deadline = Date.now() + env.SHUTDOWN_TIMEOUT_MS;
+  console.log(`${signal}: shutting down (in flight: ${drain.inFlight} requests)`);
+  const drained = await drain.stop(deadline);
+  if (!drained) logger.warn({signal}, 'shutdown: requests still running at the deadline were cut');
+  // The updates the last requests stored, delivered by this instance rather than left
+  // for a claim to expire.
+  const flushed = await Promise.race([
+    built.checkout.flushOutbox().then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), deadline - Date.now())),
+  ]).catch(() => false);
+  if (!flushed) logger.warn({signal}, 'shutdown: payment updates left in the outbox for later');
+  try {
+    await built.close();
+    await sandbox?.close();
+  } catch (error) {
+    logger.error({error: (error as Error).message}, 'shutdown: closing failed');
+  }
+  await drain.ended(deadline);
+  logger.info({signal, drained, flushed}, 'shut down');
   logDestination.flushSync();
   process.exit(0);
 }

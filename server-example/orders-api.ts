@@ -32,7 +32,7 @@ export function ordersApi(deps: {
         400,
       );
     }
-    const wait = deps.takeOrderPlace(c);
+    const wait = await deps.takeOrderPlace(c);
     if (wait !== undefined) {
       return c.json(
         {
@@ -46,16 +46,16 @@ export function ordersApi(deps: {
         {'Retry-After': String(wait)},
       );
     }
-    const o = shop.create(parsed.data.productId);
+    const o = await shop.create(parsed.data.productId);
     return c.json(
       {orderRef: o.orderRef, amount: o.amount, currency: o.currency, description: o.description},
       201,
     );
   });
 
-  api.get('/:orderRef', function orderSummary(c) {
+  api.get('/:orderRef', async function orderSummary(c) {
     const ref = ShopOrderRef.safeParse(c.req.param('orderRef'));
-    const order = ref.success ? shop.get(ref.data) : undefined;
+    const order = ref.success ? await shop.get(ref.data) : undefined;
     if (!order) return c.json({error: {code: 'not_found', message: 'unknown order'}}, 404);
     return c.json(
       {

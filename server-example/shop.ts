@@ -1,13 +1,12 @@
 /**
- * The demo shop's own data, in the same SQLite file as the companion's tables: orders
- * (what is charged is fixed when the order is created, from the catalogue) and the
- * subscriptions the merchant cancelled.
+ * The demo shop's own data, in the same database as the companion's tables (SQLite, or
+ * PostgreSQL with `DATABASE_URL`): orders (what is charged is fixed when the order is
+ * created, from the catalogue) and the subscriptions the merchant cancelled.
  */
 import {randomBytes} from 'node:crypto';
-import type Database from 'better-sqlite3';
 import * as z from 'zod';
 import {PRODUCTS, PRODUCT_IDS, type ProductId, type ProductKind} from './catalog.js';
-import {openTable, type Statements} from './sqlite.js';
+import {all, one, run, type DialectTerms, type ShopDb} from './db/work.js';
 
 /** What a new order names (the order form and the order API): a product of the catalogue. */
 export const OrderBody = z.strictObject({productId: z.enum(PRODUCT_IDS)});
@@ -45,70 +44,102 @@ const toOrder = (r: Row): ShopOrder => {
     amount: r.amount,
     currency: r.currency,
     description: r.description,
-    paid: r.paid === 1,
+    paid: Number(r.paid) === 1,
     createdAt: r.created_at,
   };
 };
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS example_orders (
+/** The tables, in either dialect. */
+const schema = (t: DialectTerms) => [
+  `CREATE TABLE IF NOT EXISTS example_orders (
   order_ref TEXT PRIMARY KEY,
   product_id TEXT NOT NULL,
   amount TEXT NOT NULL,
   currency TEXT NOT NULL,
   description TEXT NOT NULL,
   paid INTEGER NOT NULL DEFAULT 0,
-  created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS example_canceled_subscriptions (
+  created_at ${t.ms} NOT NULL${t.insertSeqColumn}
+)`,
+  `CREATE TABLE IF NOT EXISTS example_canceled_subscriptions (
   recurring_id TEXT PRIMARY KEY,
-  canceled_at INTEGER NOT NULL
-);`;
-
-const SQL = {
-  insert:
-    'INSERT INTO example_orders (order_ref, product_id, amount, currency, description, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-  get: 'SELECT * FROM example_orders WHERE order_ref = ?',
-  list: 'SELECT * FROM example_orders ORDER BY created_at DESC, rowid DESC LIMIT ?',
-  markPaid: 'UPDATE example_orders SET paid = 1 WHERE order_ref = ?',
-  cancelSub:
-    'INSERT OR IGNORE INTO example_canceled_subscriptions (recurring_id, canceled_at) VALUES (?, ?)',
-  subCanceled: 'SELECT canceled_at FROM example_canceled_subscriptions WHERE recurring_id = ?',
-};
+  canceled_at ${t.ms} NOT NULL
+)`,
+];
 
 export class ShopOrders {
-  readonly #sql: Statements<keyof typeof SQL>;
+  readonly #db: ShopDb;
 
-  constructor(db: Database.Database) {
-    this.#sql = openTable(db, SCHEMA, SQL);
+  constructor(db: ShopDb) {
+    this.#db = db;
+    for (const ddl of schema(db.terms)) db.define(ddl);
   }
 
   /** Creates an order for a product at the catalogue's price. */
-  create(productId: ProductId, now = Date.now()): ShopOrder {
+  async create(productId: ProductId, now = Date.now()): Promise<ShopOrder> {
     const product = PRODUCTS[productId];
     const orderRef = `ord-${randomBytes(6).toString('hex')}`;
-    this.#sql.insert.run(orderRef, productId, product.amount, product.currency, product.name, now);
-    return this.get(orderRef)!;
+    const row: Row = {
+      order_ref: orderRef,
+      product_id: productId,
+      amount: product.amount,
+      currency: product.currency,
+      description: product.name,
+      paid: 0,
+      created_at: now,
+    };
+    await this.#db.run(
+      run(
+        'INSERT INTO example_orders (order_ref, product_id, amount, currency, description, created_at) VALUES (?, ?, ?, ?, ?, ?)',
+        row.order_ref,
+        row.product_id,
+        row.amount,
+        row.currency,
+        row.description,
+        row.created_at,
+      ),
+    );
+    return toOrder(row);
   }
 
-  get(orderRef: string): ShopOrder | undefined {
-    const row = this.#sql.get.get(orderRef) as Row | undefined;
+  async get(orderRef: string): Promise<ShopOrder | undefined> {
+    const row = await this.#db.run(
+      one<Row>('SELECT * FROM example_orders WHERE order_ref = ?', orderRef),
+    );
     return row ? toOrder(row) : undefined;
   }
 
-  list(limit: number): ShopOrder[] {
-    return (this.#sql.list.all(limit) as Row[]).map(toOrder);
+  /** The newest orders, newest first. */
+  async list(limit: number): Promise<ShopOrder[]> {
+    const rows = await this.#db.run(
+      all<Row>(
+        `SELECT * FROM example_orders ORDER BY created_at DESC, ${this.#db.terms.insertOrder} DESC LIMIT ?`,
+        limit,
+      ),
+    );
+    return rows.map(toOrder);
   }
 
-  markPaid(orderRef: string): void {
-    this.#sql.markPaid.run(orderRef);
+  async markPaid(orderRef: string): Promise<void> {
+    await this.#db.run(run('UPDATE example_orders SET paid = 1 WHERE order_ref = ?', orderRef));
   }
 
-  markSubscriptionCanceled(recurringId: string, at: number): void {
-    this.#sql.cancelSub.run(recurringId, at);
+  async markSubscriptionCanceled(recurringId: string, at: number): Promise<void> {
+    await this.#db.run(
+      run(
+        'INSERT INTO example_canceled_subscriptions (recurring_id, canceled_at) VALUES (?, ?) ON CONFLICT DO NOTHING',
+        recurringId,
+        at,
+      ),
+    );
   }
 
-  subscriptionCanceledAt(recurringId: string): number | undefined {
-    const row = this.#sql.subCanceled.get(recurringId) as {canceled_at: number} | undefined;
+  async subscriptionCanceledAt(recurringId: string): Promise<number | undefined> {
+    const row = await this.#db.run(
+      one<{canceled_at: number}>(
+        'SELECT canceled_at FROM example_canceled_subscriptions WHERE recurring_id = ?',
+        recurringId,
+      ),
+    );
     return row?.canceled_at;
   }
 }

@@ -149,13 +149,13 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const parsed = OrderBody.safeParse({productId: form['productId']});
     if (!parsed.success) return c.text('unknown product', 400);
-    const wait = deps.takeOrderPlace(c);
+    const wait = await deps.takeOrderPlace(c);
     if (wait !== undefined) {
       return c.text(`Too many new orders from your address: try again in ${waitText(wait)}.`, 429, {
         'Retry-After': String(wait),
       });
     }
-    const order = shop.create(parsed.data.productId);
+    const order = await shop.create(parsed.data.productId);
     const target = form['page'] === 'cdn' ? '/cdn' : '/checkout';
     return c.redirect(`${target}?order=${order.orderRef}`, 303);
   });
@@ -165,7 +165,7 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
   // goes to its result page straight away.
   shopPages.get('/checkout', async function checkoutPage(c) {
     const ref = ShopOrderRef.safeParse(c.req.query('order'));
-    const order = ref.success ? shop.get(ref.data) : undefined;
+    const order = ref.success ? await shop.get(ref.data) : undefined;
     if (order?.paid) return c.redirect(`/thanks?order=${encodeURIComponent(order.orderRef)}`, 303);
     const form = order ? raw(await cardFormHtml(order, deps.checkoutBase)) : '';
     return sendPage(
@@ -183,7 +183,7 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
   // A success the server knows is shown at once; anything else is asked by the element.
   shopPages.get('/thanks', async function resultPage(c) {
     const ref = ShopOrderRef.safeParse(c.req.query('order'));
-    const order = ref.success ? shop.get(ref.data) : undefined;
+    const order = ref.success ? await shop.get(ref.data) : undefined;
     const status = order
       ? await deps.orderStatus(order.orderRef, c.req.raw).catch(() => undefined)
       : undefined;
@@ -193,9 +193,9 @@ export function storefrontRoutes(deps: StorefrontDeps): Hono {
 
   // The CDN page: nothing but the bundle's script tag with its SRI hash; the server fills in
   // the order, so the page needs no script of its own.
-  shopPages.get('/cdn', function cdnPage(c) {
+  shopPages.get('/cdn', async function cdnPage(c) {
     const ref = ShopOrderRef.safeParse(c.req.query('order'));
-    const order = ref.success ? shop.get(ref.data) : undefined;
+    const order = ref.success ? await shop.get(ref.data) : undefined;
     const b = getCdn()?.get('pg-checkout.js');
     const body = order
       ? html`<p class="summary">

@@ -1,11 +1,12 @@
 /**
- * Counts events per key in a sliding window, in the example's SQLite database: the back
- * office's failed sign-ins and the shop's new orders, per client address. The events are
- * rows, so a restart does not clear a throttle and several processes on one database share
- * it; rows older than the window are deleted as new ones come in.
+ * Counts events per key in a sliding window, in the example's database (SQLite, or
+ * PostgreSQL with `DATABASE_URL`): the back office's wrong tokens and the shop's new
+ * orders, per client address. The events are rows, so a restart does not clear a throttle
+ * and every instance on the database shares it; rows older than the window are deleted
+ * as new ones come in, and a key at its limit adds none, so a key holds at most `max`
+ * rows.
  */
-import type Database from 'better-sqlite3';
-import {openTable, type Statements} from './sqlite.js';
+import {lock, one, run, type ShopDb, type Work} from './db/work.js';
 
 /** At most `max` events per key in any `windowMs`. */
 export interface WindowLimit {
@@ -20,75 +21,86 @@ export function waitText(seconds: number): string {
   return `${minutes} minute${minutes === 1 ? '' : 's'}`;
 }
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS example_throttle_events (
+const schema = (ms: string) => [
+  `CREATE TABLE IF NOT EXISTS example_throttle_events (
   bucket TEXT NOT NULL,
   key TEXT NOT NULL,
-  at INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS example_throttle_events_key
-  ON example_throttle_events (bucket, key, at);
-CREATE INDEX IF NOT EXISTS example_throttle_events_at
-  ON example_throttle_events (bucket, at);`;
+  at ${ms} NOT NULL
+)`,
+  `CREATE INDEX IF NOT EXISTS example_throttle_events_key
+  ON example_throttle_events (bucket, key, at)`,
+  `CREATE INDEX IF NOT EXISTS example_throttle_events_at
+  ON example_throttle_events (bucket, at)`,
+];
 
-const SQL = {
-  // The max-th newest event of the window: while there is one, the key is at its limit,
-  // and it may act again once that event leaves the window.
-  nthNewest: `SELECT at FROM example_throttle_events WHERE bucket = ? AND key = ? AND at > ?
-    ORDER BY at DESC LIMIT 1 OFFSET ?`,
-  insert: 'INSERT INTO example_throttle_events (bucket, key, at) VALUES (?, ?, ?)',
-  prune: 'DELETE FROM example_throttle_events WHERE bucket = ? AND at <= ?',
-  clear: 'DELETE FROM example_throttle_events WHERE bucket = ? AND key = ?',
-};
-
-export class SqliteThrottle {
+export class Throttle {
+  readonly #db: ShopDb;
   readonly #bucket: string;
   readonly #limit: WindowLimit;
   readonly #now: () => number;
-  readonly #sql: Statements<keyof typeof SQL>;
-  readonly #take: Database.Transaction<(key: string) => number | undefined>;
 
   /** `bucket` names what is counted (`admin-login`, `orders`): each has its own rows. */
-  constructor(db: Database.Database, bucket: string, limit: WindowLimit, now: () => number) {
+  constructor(db: ShopDb, bucket: string, limit: WindowLimit, now: () => number) {
+    this.#db = db;
     this.#bucket = bucket;
     this.#limit = limit;
     this.#now = now;
-    this.#sql = openTable(db, SCHEMA, SQL);
-    this.#sql.nthNewest.pluck();
-    this.#take = db.transaction((key: string) => {
-      const wait = this.retryAfter(key);
-      if (wait === undefined) this.record(key);
-      return wait;
-    });
+    for (const ddl of schema(db.terms.ms)) db.define(ddl);
   }
 
   /** Seconds until `key` may act again, or `undefined` while it is under the limit. */
-  retryAfter(key: string): number | undefined {
-    const now = this.#now();
-    const {max, windowMs} = this.#limit;
-    const at = this.#sql.nthNewest.get(this.#bucket, key, now - windowMs, max - 1) as
-      number | undefined;
-    if (at === undefined) return undefined;
-    return Math.max(1, Math.ceil((at + windowMs - now) / 1000));
+  retryAfter(key: string): Promise<number | undefined> {
+    return this.#db.run(this.#wait(key, this.#now()));
   }
 
   /** Counts one event for `key`, and forgets the events that have left the window. */
-  record(key: string): void {
-    const now = this.#now();
-    this.#sql.prune.run(this.#bucket, now - this.#limit.windowMs);
-    this.#sql.insert.run(this.#bucket, key, now);
+  record(key: string): Promise<void> {
+    return this.#db.run(this.#record(key, this.#now()));
   }
 
   /**
-   * Counts one event for `key` unless it is at its limit, in one write transaction, so two
-   * requests (or two processes) cannot both take the last place. Answers `undefined` when
-   * the event was counted, else the seconds to wait.
+   * Counts one event for `key` unless it is at its limit, in one transaction that holds
+   * the key's lock, so two requests (or two instances) cannot both take the last place.
+   * Answers `undefined` when the event was counted, else the seconds to wait.
    */
-  take(key: string): number | undefined {
-    return this.#take.immediate(key);
+  take(key: string): Promise<number | undefined> {
+    return this.#db.transaction(this.#take(key, this.#now()));
   }
 
-  /** Forgets the events of `key` (a successful sign-in clears the failures before it). */
-  clear(key: string): void {
-    this.#sql.clear.run(this.#bucket, key);
+  *#take(key: string, now: number): Work<number | undefined> {
+    yield* lock(`throttle:${this.#bucket}:${key}`);
+    const wait = yield* this.#wait(key, now);
+    if (wait === undefined) yield* this.#record(key, now);
+    return wait;
+  }
+
+  *#wait(key: string, now: number): Work<number | undefined> {
+    const {max, windowMs} = this.#limit;
+    // The max-th newest event of the window: while there is one, the key is at its limit,
+    // and it may act again once that event leaves the window.
+    const row = yield* one<{at: number}>(
+      `SELECT at FROM example_throttle_events WHERE bucket = ? AND key = ? AND at > ?
+        ORDER BY at DESC LIMIT 1 OFFSET ?`,
+      this.#bucket,
+      key,
+      now - windowMs,
+      max - 1,
+    );
+    if (row === undefined) return undefined;
+    return Math.max(1, Math.ceil((Number(row.at) + windowMs - now) / 1000));
+  }
+
+  *#record(key: string, now: number): Work<void> {
+    yield* run(
+      'DELETE FROM example_throttle_events WHERE bucket = ? AND at <= ?',
+      this.#bucket,
+      now - this.#limit.windowMs,
+    );
+    yield* run(
+      'INSERT INTO example_throttle_events (bucket, key, at) VALUES (?, ?, ?)',
+      this.#bucket,
+      key,
+      now,
+    );
   }
 }

@@ -9,10 +9,8 @@
  * - `postgres-2`: two instances on one PostgreSQL behind a round-robin proxy process.
  *
  * The PostgreSQL variants get a fresh schema per run (the example's `DATABASE_SCHEMA`), on
- * `PG_TEST_URL` (default `postgres://postgres@127.0.0.1:5432/test`), dropped afterwards.
- * The instances of `postgres-2` share one `DATA_DIR`: the example shop's own tables
- * (orders, throttles) are a SQLite file that processes on one machine share, as the
- * multi-instance test's instances do; the payments are in PostgreSQL.
+ * `PG_TEST_URL` (default `postgres://postgres@127.0.0.1:5432/test`), dropped afterwards;
+ * the example keeps everything there (payments, orders, throttles), nothing in `DATA_DIR`.
  * They are skipped, with the reason, while `server-example` does not read `DATABASE_URL`
  * or when PostgreSQL cannot be reached.
  *
@@ -215,6 +213,8 @@ export async function startApp(
     schema?: string;
     /** The checkout to run it from (default this one). */
     root?: string;
+    /** More settings (`PAY_ATTEMPTS_PER_ORDER`, …). */
+    env?: Record<string, string>;
   },
 ): Promise<Child> {
   const nodeArgs = process.env['BENCH_APP_NODE_ARGS']?.split(' ').filter(Boolean) ?? [];
@@ -237,6 +237,7 @@ export async function startApp(
       TRUST_PROXY: '1',
       ...(o.instanceId ? {INSTANCE_ID: o.instanceId} : {}),
       ...(o.databaseUrl ? {DATABASE_URL: o.databaseUrl, DATABASE_SCHEMA: o.schema ?? ''} : {}),
+      ...o.env,
     },
     logFile: o.logFile,
     readyPattern: /Demo shop: (\S+)/,
@@ -253,7 +254,7 @@ export async function startApp(
   }
 }
 
-async function withPg<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
+export async function withPg<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({connectionString: PG_TEST_URL});
   await client.connect();
   try {
@@ -263,8 +264,8 @@ async function withPg<T>(fn: (c: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-const createSchema = (schema: string) => withPg((c) => c.query(`CREATE SCHEMA ${schema}`));
-const dropSchema = (schema: string) =>
+export const createSchema = (schema: string) => withPg((c) => c.query(`CREATE SCHEMA ${schema}`));
+export const dropSchema = (schema: string) =>
   withPg((c) => c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)).catch((err: Error) =>
     console.error(`bench: could not drop schema ${schema}: ${err.message}`),
   );

@@ -1,24 +1,32 @@
 /**
  * Who may use the back office: the `ADMIN_TOKEN` (from the sign-in form, or as
- * `Authorization: Bearer` for scripts), checked in constant time and throttled per client
- * address; and the server-side session a sign-in opens, whose random id the browser keeps
- * in a signed, HttpOnly, SameSite=Strict cookie (`hono/cookie`). Gives the API's guard
- * middleware and the same-origin check of the sign-in and sign-out forms (`hono/csrf`).
+ * `Authorization: Bearer` for scripts), checked in constant time; and the server-side
+ * session a sign-in opens, whose random id the browser keeps in a signed, HttpOnly,
+ * SameSite=Strict cookie (`hono/cookie`). Gives the API's guard middleware and the
+ * same-origin check of the sign-in and sign-out forms (`hono/csrf`).
+ *
+ * Wrong tokens are throttled per client address, the right one never is: the token is
+ * long and random (16 characters or more; the demo makes up 32), so guessing it is hopeless
+ * whatever the rate, and refusing it would let anyone who shares the merchant's address —
+ * everyone behind a reverse proxy without `TRUST_PROXY`, a café's network — lock the
+ * merchant out with a few wrong guesses. Past `loginFailures` wrong tokens from an address
+ * in the window, its wrong tokens are answered 429 and no longer counted (the address holds
+ * at most that many rows), and a right token from it still signs in.
  */
 import {createHmac, timingSafeEqual} from 'node:crypto';
 import type {Context, MiddlewareHandler} from 'hono';
 import {deleteCookie, getSignedCookie, setSignedCookie} from 'hono/cookie';
 import {csrf} from 'hono/csrf';
 import type {CheckoutLogger} from '../../src/server/index.js';
-import {clientKey, socketAddress} from '../client-address.js';
-import {waitText, type SqliteThrottle} from '../throttle.js';
+import type {ClientAddresses} from '../client-address.js';
+import {waitText, type Throttle} from '../throttle.js';
 import type {AdminSessions} from './sessions.js';
 
 const COOKIE = 'pg_admin';
 /** The cookie lives under the back office only. */
 const COOKIE_PATH = '/admin';
 
-/** Whether a request may use the back office; `retryAfter` (s) when its address is throttled. */
+/** Whether a request may use the back office; `retryAfter` (s) for a wrong token from a throttled address. */
 export interface Access {
   ok: boolean;
   retryAfter?: number;
@@ -29,7 +37,9 @@ export interface AuthDeps {
   secureCookies: boolean;
   sessions: AdminSessions;
   /** Counts wrong tokens (sign-in form and `Authorization: Bearer`) per client address. */
-  loginThrottle: SqliteThrottle;
+  loginThrottle: Throttle;
+  /** Who a request comes from (the throttle's key; the address a session records). */
+  clients: ClientAddresses;
   logger: CheckoutLogger;
 }
 
@@ -49,20 +59,23 @@ function sameSecret(given: string, expected: string): boolean {
 export type AdminAuth = ReturnType<typeof adminAuth>;
 
 export function adminAuth(deps: AuthDeps) {
-  const {sessions, loginThrottle, logger} = deps;
+  const {sessions, loginThrottle, clients, logger} = deps;
   const secret = deps.token ? cookieSecret(deps.token) : undefined;
 
-  /** Checks a token from the sign-in form or a Bearer header, unless the address is throttled. */
-  const checkToken = (c: Context, given: string, via: 'form' | 'bearer'): Access => {
+  /**
+   * Checks a token from the sign-in form or a Bearer header. The right one always passes;
+   * a wrong one is counted against the address, or answered with the wait when the
+   * address is at its limit (then not counted: its rows stay bounded).
+   */
+  const checkToken = async (c: Context, given: string, via: 'form' | 'bearer'): Promise<Access> => {
     if (!deps.token) return {ok: false};
-    const from = clientKey(c);
-    const retryAfter = loginThrottle.retryAfter(from);
+    if (sameSecret(given, deps.token)) return {ok: true};
+    const from = clients.key(c);
+    const retryAfter = await loginThrottle.take(from);
     if (retryAfter !== undefined) {
       logger.warn({client: from, via, retryAfter}, 'back office refused: too many wrong tokens');
       return {ok: false, retryAfter};
     }
-    if (sameSecret(given, deps.token)) return {ok: true};
-    loginThrottle.record(from);
     logger.warn({client: from, via}, 'back office refused: wrong token');
     return {ok: false};
   };
@@ -80,7 +93,7 @@ export function adminAuth(deps: AuthDeps) {
     const header = c.req.header('authorization');
     if (header?.startsWith('Bearer ')) return checkToken(c, header.slice(7), 'bearer');
     const id = await cookieSession(c);
-    return {ok: id !== undefined && sessions.use(id)};
+    return {ok: id !== undefined && (await sessions.use(id))};
   };
 
   /** The JSON answer to a request without access. */
@@ -132,10 +145,12 @@ export function adminAuth(deps: AuthDeps) {
     return library(c, next);
   };
 
-  /** Opens a session for a right token and sets its cookie. */
+  /**
+   * Opens a session for a right token and sets its cookie. The address's wrong tokens are
+   * left counted: they may be someone else's (a shared address), not a typo of the owner.
+   */
   const startSession = async (c: Context): Promise<void> => {
-    loginThrottle.clear(clientKey(c));
-    const id = sessions.create(socketAddress(c) ?? 'unknown');
+    const id = await sessions.create(clients.address(c) ?? 'unknown');
     await setSignedCookie(c, COOKIE, id, secret!, {
       path: COOKIE_PATH,
       httpOnly: true,
@@ -148,7 +163,7 @@ export function adminAuth(deps: AuthDeps) {
   /** Ends the request's session, if any, and clears its cookie. */
   const endSession = async (c: Context): Promise<void> => {
     const id = await cookieSession(c);
-    if (id !== undefined) sessions.revoke(id);
+    if (id !== undefined) await sessions.revoke(id);
     deleteCookie(c, COOKIE, {path: COOKIE_PATH, secure: deps.secureCookies});
   };
 

@@ -3,12 +3,13 @@
  * (`sign-in.ts`), and the JSON API behind the page under `/admin/api`, one sub-app per
  * area — orders and the actions on their payments, subscriptions, the period's
  * transactions and registers, the webhook log and the pages' CSP violation reports, the
- * gateway's settings and the sandbox
- * clock — behind one guard (`auth.ts`: a session or the Bearer token, throttled per
- * address). Every gateway call goes through the same `GatewayClient` the companion uses.
+ * gateway's settings and the sandbox clock — behind one guard (`auth.ts`: a session or the
+ * Bearer token; wrong tokens are throttled per address, the right one is never refused).
+ * Every gateway call goes through the same `GatewayClient` the companion uses.
  */
 import {Hono} from 'hono';
-import type {SqliteThrottle} from '../throttle.js';
+import type {ClientAddresses} from '../client-address.js';
+import type {Throttle} from '../throttle.js';
 import type {PageTemplates} from '../pages.js';
 import {withoutCardTokens, type AreaDeps} from './answers.js';
 import {adminAuth} from './auth.js';
@@ -30,7 +31,9 @@ export interface AdminDeps extends AreaDeps {
   secureCookies: boolean;
   sessions: AdminSessions;
   /** Counts wrong tokens (sign-in form and `Authorization: Bearer`) per client address. */
-  loginThrottle: SqliteThrottle;
+  loginThrottle: Throttle;
+  /** Who a request comes from. */
+  clients: ClientAddresses;
   templates: PageTemplates;
 }
 

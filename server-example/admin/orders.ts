@@ -59,7 +59,7 @@ export function orderRecordRoute(deps: AreaDeps, auth: AdminAuth): Hono {
     const a = await auth.access(c);
     if (!a.ok) return auth.refused(c, a, 'admin token required');
     const orderRef = c.req.param('orderRef');
-    const order = shop.get(orderRef);
+    const order = await shop.get(orderRef);
     if (!order) return c.json({error: {code: 'not_found', message: 'unknown order'}}, 404);
     const attempts = (await store.listAttempts(orderRef)).map(publicAttempt);
     return c.json({order, attempts, operations: await store.listOperations(orderRef)});
@@ -73,7 +73,7 @@ export function ordersArea(deps: AreaDeps): Hono {
 
   orders.get('/', async function adminOrders(c) {
     const rows = await Promise.all(
-      shop.list(200).map(async (o) => {
+      (await shop.list(200)).map(async (o) => {
         const attempts = await store.listAttempts(o.orderRef);
         const last = attempts.at(-1);
         return {
@@ -89,7 +89,7 @@ export function ordersArea(deps: AreaDeps): Hono {
 
   orders.get('/:orderRef', async function adminOrderDetail(c) {
     const orderRef = c.req.param('orderRef');
-    const order = shop.get(orderRef);
+    const order = await shop.get(orderRef);
     if (!order) return c.json({error: {code: 'not_found', message: 'unknown order'}}, 404);
     const attempts = await store.listAttempts(orderRef);
     const gateway = await Promise.all(

@@ -42,7 +42,7 @@ export function signInRoutes(auth: AdminAuth, templates: PageTemplates): Hono {
     if (!auth.enabled) return loginPage(c, '', 403);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const token = typeof form['token'] === 'string' ? form['token'] : '';
-    const checked = auth.checkToken(c, token, 'form');
+    const checked = await auth.checkToken(c, token, 'form');
     if (checked.retryAfter !== undefined) {
       return loginPage(
         c,

@@ -18,19 +18,22 @@ export function subscriptionsArea(deps: AreaDeps): Hono {
 
   subscriptions.get('/', async function adminSubscriptions(c) {
     const attempts = await store.listAttemptsInStates(['success', 'pending', 'init', 'failure']);
-    const subs = attempts
-      .filter((a) => a.recurringId)
-      .map((a) => ({
-        recurringId: a.recurringId!,
-        orderRef: a.orderRef,
-        gatewayOrderId: a.gatewayOrderId,
-        amount: a.amount,
-        currency: a.currency,
-        state: a.state,
-        createdAt: a.createdAt,
-        canceledAt: shop.subscriptionCanceledAt(a.recurringId!) ?? null,
-      }))
-      .reverse();
+    const subs = (
+      await Promise.all(
+        attempts
+          .filter((a) => a.recurringId)
+          .map(async (a) => ({
+            recurringId: a.recurringId!,
+            orderRef: a.orderRef,
+            gatewayOrderId: a.gatewayOrderId,
+            amount: a.amount,
+            currency: a.currency,
+            state: a.state,
+            createdAt: a.createdAt,
+            canceledAt: (await shop.subscriptionCanceledAt(a.recurringId!)) ?? null,
+          })),
+      )
+    ).reverse();
     return c.json({subscriptions: subs});
   });
 
@@ -52,7 +55,7 @@ export function subscriptionsArea(deps: AreaDeps): Hono {
     const id = c.req.param('id');
     try {
       const result = await client.cancelSubscription(id);
-      shop.markSubscriptionCanceled(id, Date.now());
+      await shop.markSubscriptionCanceled(id, Date.now());
       logger.info({recurringId: id}, 'subscription cancelled from the back office');
       return c.json({ok: true, result});
     } catch (error) {

@@ -10,7 +10,9 @@ import type {AreaDeps} from './answers.js';
 export function webhooksArea(deps: AreaDeps): Hono {
   return new Hono().get('/', async function adminWebhooks(c) {
     return c.json({
-      deliveries: deps.webhookLog.list(300),
+      deliveries: await deps.webhookLog.list(300),
+      // Forged deliveries past the log's rate, counted and not kept (webhook-log.ts).
+      unlogged: await deps.webhookLog.unlogged(),
       rejected: (await deps.store.listRejectedWebhooks()).slice(-100).reverse(),
     });
   });

@@ -2,13 +2,14 @@
  * `server-example/main.ts` and its PostgreSQL settings, as a process: a setting that
  * needs `DATABASE_URL` without it, or a URL that is not `postgres://`, stops the app at
  * start-up naming the variable; with a database that cannot be reached the app still
- * serves, `/healthz` answers 503 and a pay request `503 store_unavailable`. `DATA_DIR`
- * (the example shop's own tables) does not exist yet: the app makes it.
+ * serves, `/healthz` answers 503, and a new order and a pay request `503 store_unavailable`
+ * with `Retry-After` (the shop's tables are in that database too). `DATA_DIR` is not used
+ * with `DATABASE_URL`: nothing is made there.
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn} from 'node:child_process';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {existsSync, mkdtempSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
@@ -20,9 +21,10 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../.
 
 function start(env: Record<string, string>) {
   const dir = mkdtempSync(path.join(tmpdir(), 'pg-example-db-'));
+  const dataDir = path.join(dir, 'not-made-yet');
   const child = spawn(process.execPath, ['--import', 'tsx', 'server-example/main.ts'], {
     cwd: ROOT,
-    env: {...process.env, DATA_DIR: path.join(dir, 'not-made-yet'), ...env},
+    env: {...process.env, DATA_DIR: dataDir, ...env},
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
@@ -31,6 +33,7 @@ function start(env: Record<string, string>) {
   const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
   return {
     child,
+    dataDir,
     exited,
     stderr: () => stderr,
     cleanup: () => rmSync(dir, {recursive: true, force: true}),
@@ -48,7 +51,7 @@ test('a database setting without DATABASE_URL, or a URL that is not postgres://,
   b.cleanup();
 });
 
-test('a database that cannot be reached: the app serves, /healthz 503, pay 503 store_unavailable', async () => {
+test('a database that cannot be reached: the app serves, /healthz 503, new orders and pay 503 store_unavailable', async () => {
   const port = await freePort();
   const app = start({
     PORT: String(port),
@@ -71,7 +74,13 @@ test('a database that cannot be reached: the app serves, /healthz 503, pay 503 s
       headers: {'Content-Type': 'application/json'},
       body: JSON.stringify({productId: 'mug'}),
     });
-    const {orderRef} = (await order.json()) as {orderRef: string};
+    assert.equal(order.status, 503);
+    assert.equal(order.headers.get('retry-after'), '5');
+    assert.equal(((await order.json()) as {error: {code: string}}).error.code, 'store_unavailable');
+    const page = await fetch(`${base}/checkout?order=ord-0123456789ab`);
+    assert.equal(page.status, 503);
+    assert.match(await page.text(), /database cannot be reached/);
+    const orderRef = 'ord-0123456789ab';
     const res = await fetch(`${base}/api/checkout/pay`, {
       method: 'POST',
       headers: {
@@ -83,6 +92,7 @@ test('a database that cannot be reached: the app serves, /healthz 503, pay 503 s
     });
     assert.equal(res.status, 503);
     assert.equal(((await res.json()) as {error: {code: string}}).error.code, 'store_unavailable');
+    assert.equal(existsSync(app.dataDir), false, 'nothing under DATA_DIR');
   } finally {
     app.child.kill('SIGTERM');
     await app.exited;

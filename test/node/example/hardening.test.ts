@@ -4,13 +4,15 @@
  * before reading it (declared or streamed without a length) and the process's memory stays
  * flat; back-office sessions are random, server-side, revoked by sign-out, expired by the
  * server's clock, and their cookie cannot be forged; wrong tokens and new orders are
- * throttled per client address (other addresses are bound with `localAddress`), and the
- * throttles outlive a restart on the same database.
+ * throttled per client address (other addresses are bound with `localAddress`), the
+ * right token never is — not even behind a reverse proxy that gives every client its own
+ * address — and the throttles outlive a restart on the same database.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import type {AddressInfo} from 'node:net';
 import {Writable} from 'node:stream';
 import {createAdaptorServer} from '@hono/node-server';
@@ -25,8 +27,8 @@ import {
   type ExampleLimits,
 } from '../../../server-example/app.js';
 import {BODY_LIMITS} from '../../../server-example/body-limits.js';
-import {clientKey} from '../../../server-example/client-address.js';
-import {dataDirs, sandboxGateway} from './helpers.js';
+import {addressKey, clientAddresses} from '../../../server-example/client-address.js';
+import {call, dataDirs, sandboxGateway, type Answer} from './helpers.js';
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const MiB = 1024 * 1024;
@@ -63,7 +65,7 @@ interface Served {
 /** Starts the example app on 127.0.0.1 over its data folder. */
 async function serve(
   dir: string,
-  opts: {limits?: ExampleLimits; now?: () => number} = {},
+  opts: {limits?: ExampleLimits; now?: () => number; trustProxy?: number} = {},
 ): Promise<Served> {
   const logLines: string[] = [];
   const logger = createCheckoutLogger(
@@ -89,6 +91,7 @@ async function serve(
     gateway: gatewayOptions(),
     ...(opts.limits ? {limits: opts.limits} : {}),
     ...(opts.now ? {now: opts.now} : {}),
+    ...(opts.trustProxy ? {trustProxy: opts.trustProxy} : {}),
   });
   await example.start();
   handler = example.app.fetch;
@@ -104,42 +107,6 @@ async function serve(
       await example.close();
     },
   };
-}
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  text: string;
-}
-
-/** One request over a fresh connection, from `from` (a local address such as 127.0.0.2). */
-function call(
-  base: string,
-  pathname: string,
-  opts: {method?: string; headers?: Record<string, string>; body?: string; from?: string} = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${base}${pathname}`, {
-      method: opts.method ?? 'GET',
-      agent: false,
-      headers: opts.headers ?? {},
-      ...(opts.from ? {localAddress: opts.from} : {}),
-    });
-    req.on('error', reject);
-    req.on('response', (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('error', reject);
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          text: Buffer.concat(parts).toString(),
-        }),
-      );
-    });
-    req.end(opts.body);
-  });
 }
 
 const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
@@ -525,7 +492,7 @@ describe('back-office sessions', () => {
 describe('sign-in throttle', () => {
   const limits = {loginFailures: 5, loginWindowMs: 15 * 60_000};
 
-  test('the 6th wrong token from one address gets 429 with Retry-After, so does the right one; another address is unaffected', async () => {
+  test('the 6th wrong token from one address gets 429 with Retry-After; the right one from it still signs in', async () => {
     const clock = testClock();
     const app = await serve(dataDir(), {limits, now: clock.now});
     try {
@@ -538,21 +505,29 @@ describe('sign-in throttle', () => {
       assert.equal(sixth.status, 429);
       assert.equal(sixth.headers['retry-after'], String(15 * 60));
       assert.match(sixth.text, /Too many wrong tokens from your address/);
+      // The failures are someone's at this address; the owner's token still works.
       const right = await signIn(app.base, ADMIN, '127.0.0.2');
-      assert.equal(right.status, 429, 'the right token is refused while throttled');
-      assert.equal(sessionCookie(right), undefined);
-      // A Bearer token is checked by the same throttle.
+      assert.equal(right.status, 303, 'the right token signs in from a throttled address');
+      assert.equal(right.headers.location, '/admin');
+      assert.equal((await adminApi(app.base, sessionCookie(right)!, '127.0.0.2')).status, 200);
+      // ...and by Bearer, which the same throttle counts.
       const api = await call(app.base, '/admin/api/orders', {
         headers: {Authorization: `Bearer ${ADMIN}`},
         from: '127.0.0.2',
       });
-      assert.equal(api.status, 429);
-      assert.ok(Number(api.headers['retry-after']) > 0);
-      assert.equal((JSON.parse(api.text) as {error: {code: string}}).error.code, 'rate_limited');
-      // Another address signs in.
-      const elsewhere = await signIn(app.base, ADMIN, '127.0.0.3');
-      assert.equal(elsewhere.status, 303);
-      assert.ok(sessionCookie(elsewhere));
+      assert.equal(api.status, 200);
+      const guess = await call(app.base, '/admin/api/orders', {
+        headers: {Authorization: 'Bearer wrong-token-7-0123456789'},
+        from: '127.0.0.2',
+      });
+      assert.equal(guess.status, 429);
+      assert.ok(Number(guess.headers['retry-after']) > 0);
+      assert.equal((JSON.parse(guess.text) as {error: {code: string}}).error.code, 'rate_limited');
+      // A right token does not clear the address's failures (they may not be the owner's).
+      assert.equal((await signIn(app.base, 'wrong-token-8-0123456789', '127.0.0.2')).status, 429);
+      // Another address is not throttled.
+      const elsewhere = await signIn(app.base, 'wrong-token-9-0123456789', '127.0.0.3');
+      assert.equal(elsewhere.headers.location, '/admin/login?error=1');
       // The refusals are logged at warn, without the tokens.
       const warnings = app.logLines.filter((l) => /"level":40/.test(l));
       assert.ok(warnings.some((l) => /too many wrong tokens/.test(l)));
@@ -560,16 +535,18 @@ describe('sign-in throttle', () => {
       for (const line of app.logLines) {
         assert.doesNotMatch(line, /wrong-token-|admin-token-/, 'no token in the log');
       }
-      // After the window the address may sign in again.
+      // After the window the address's wrong tokens are counted again.
       clock.advance(15 * 60_000);
-      assert.equal((await signIn(app.base, ADMIN, '127.0.0.2')).status, 303);
+      const later = await signIn(app.base, 'wrong-token-10-0123456789', '127.0.0.2');
+      assert.equal(later.headers.location, '/admin/login?error=1');
     } finally {
       await app.close();
     }
   });
 
-  test('wrong Bearer tokens count too', async () => {
-    const app = await serve(dataDir(), {limits});
+  test('wrong Bearer tokens count too, and an address holds no more rows than the limit', async () => {
+    const dir = dataDir();
+    const app = await serve(dir, {limits});
     try {
       for (let i = 1; i <= 5; i++) {
         const res = await call(app.base, '/admin/api/orders', {
@@ -578,12 +555,20 @@ describe('sign-in throttle', () => {
         });
         assert.equal(res.status, 403, `guess ${i}`);
       }
-      const res = await call(app.base, '/admin/orders/ord-000000000000', {
-        headers: {Authorization: 'Bearer guess-6-0123456789abcdef'},
-        from: '127.0.0.4',
-      });
-      assert.equal(res.status, 429);
-      assert.equal((await signIn(app.base, ADMIN, '127.0.0.4')).status, 429);
+      for (let i = 6; i <= 50; i++) {
+        const res = await call(app.base, '/admin/orders/ord-000000000000', {
+          headers: {Authorization: `Bearer guess-${i}-0123456789abcdef`},
+          from: '127.0.0.4',
+        });
+        assert.equal(res.status, 429, `guess ${i}`);
+      }
+      assert.equal((await signIn(app.base, ADMIN, '127.0.0.4')).status, 303);
+      const db = new Database(path.join(dir, 'payments.db'), {readonly: true});
+      const {n} = db
+        .prepare("SELECT COUNT(*) AS n FROM example_throttle_events WHERE bucket = 'admin-login'")
+        .get() as {n: number};
+      db.close();
+      assert.equal(n, 5, '50 wrong tokens, 5 rows');
     } finally {
       await app.close();
     }
@@ -601,10 +586,121 @@ describe('sign-in throttle', () => {
     }
     const second = await serve(dir, {limits, now: clock.now});
     try {
-      assert.equal((await signIn(second.base, ADMIN, '127.0.0.5')).status, 429);
-      assert.equal((await signIn(second.base, ADMIN, '127.0.0.6')).status, 303);
+      assert.equal(
+        (await signIn(second.base, 'wrong-token-6-0123456789', '127.0.0.5')).status,
+        429,
+      );
+      assert.equal((await signIn(second.base, ADMIN, '127.0.0.5')).status, 303);
+      const other = await signIn(second.base, 'wrong-token-7-0123456789', '127.0.0.6');
+      assert.equal(other.headers.location, '/admin/login?error=1');
     } finally {
       await second.close();
+    }
+  });
+});
+
+/**
+ * A reverse proxy in front of `base`, as nginx with `proxy_set_header X-Forwarded-For
+ * $proxy_add_x_forwarded_for`: every request reaches the app from the proxy's socket,
+ * with the address the proxy saw appended to `X-Forwarded-For`.
+ */
+async function reverseProxy(base: string): Promise<{url: string; close(): Promise<void>}> {
+  const target = new URL(base);
+  const server = http.createServer((req, res) => {
+    const seen = req.socket.remoteAddress!.replace(/^::ffff:/, '');
+    const prior = req.headers['x-forwarded-for'];
+    const upstream = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        agent: false,
+        localAddress: '127.0.0.1',
+        headers: {...req.headers, 'x-forwarded-for': prior ? `${String(prior)}, ${seen}` : seen},
+      },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
+    upstream.on('error', () => res.writeHead(502).end());
+    req.pipe(upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+describe('behind a reverse proxy', () => {
+  const limits = {loginFailures: 5, loginWindowMs: 15 * 60_000, orders: 3};
+
+  test('without TRUST_PROXY, one visitor cannot lock the team out: the right token signs in through the proxy', async () => {
+    const app = await serve(dataDir(), {limits});
+    const proxy = await reverseProxy(app.base);
+    try {
+      // A visitor (127.0.0.21) guesses through the proxy: the app sees the proxy's address.
+      for (let i = 1; i <= 8; i++) {
+        await signIn(proxy.url, `wrong-token-${i}-0123456789`, '127.0.0.21');
+      }
+      const guess = await signIn(proxy.url, 'wrong-token-9-0123456789', '127.0.0.22');
+      assert.equal(guess.status, 429, 'everyone behind the proxy shares its wrong-token count');
+      // The team, behind the same proxy, signs in and works.
+      for (const member of ['127.0.0.22', '127.0.0.23']) {
+        const signedIn = await signIn(proxy.url, ADMIN, member);
+        assert.equal(signedIn.status, 303, `${member} signs in`);
+        assert.equal(signedIn.headers.location, '/admin');
+        assert.equal((await adminApi(proxy.url, sessionCookie(signedIn)!, member)).status, 200);
+        const script = await call(proxy.url, '/admin/api/orders', {
+          headers: {Authorization: `Bearer ${ADMIN}`},
+          from: member,
+        });
+        assert.equal(script.status, 200, `${member}'s script`);
+      }
+      // The app says once what it sees: a forwarded header it does not believe.
+      const warned = app.logLines.filter((l) =>
+        /X-Forwarded-For but TRUST_PROXY is not set/.test(l),
+      );
+      assert.equal(warned.length, 1);
+    } finally {
+      await proxy.close();
+      await app.close();
+    }
+  });
+
+  test('with TRUST_PROXY=1, each client behind the proxy has wrong tokens and orders of its own', async () => {
+    const app = await serve(dataDir(), {limits, trustProxy: 1});
+    const proxy = await reverseProxy(app.base);
+    try {
+      for (let i = 1; i <= 6; i++) {
+        await signIn(proxy.url, `wrong-token-${i}-0123456789`, '127.0.0.31');
+      }
+      assert.equal((await signIn(proxy.url, 'wrong-token-7-0123456789', '127.0.0.31')).status, 429);
+      const other = await signIn(proxy.url, 'wrong-token-8-0123456789', '127.0.0.32');
+      assert.equal(other.status, 303, 'another client is not throttled');
+      assert.equal(other.headers.location, '/admin/login?error=1');
+      // A client cannot pick its address: what it puts in the header is not the proxy's hop.
+      const spoofed = await call(proxy.url, '/admin/login', {
+        method: 'POST',
+        headers: {...FORM, 'X-Forwarded-For': '127.0.0.99'},
+        body: new URLSearchParams({token: 'wrong-token-9-0123456789'}).toString(),
+        from: '127.0.0.31',
+      });
+      assert.equal(spoofed.status, 429);
+      // New orders are counted per client too.
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await newOrder(proxy.url, '127.0.0.33')).status, 201);
+      }
+      assert.equal((await newOrder(proxy.url, '127.0.0.33')).status, 429);
+      assert.equal((await newOrder(proxy.url, '127.0.0.34')).status, 201);
+      // The back office's sessions record the client's address, not the proxy's.
+      const signedIn = await signIn(proxy.url, ADMIN, '127.0.0.35');
+      assert.equal(signedIn.status, 303);
+    } finally {
+      await proxy.close();
+      await app.close();
     }
   });
 });
@@ -687,7 +783,10 @@ describe('order limit', () => {
 
 describe('client addresses', () => {
   const keyOf = (remoteAddress: string | undefined) =>
-    clientKey({env: {incoming: {socket: {remoteAddress}}}} as unknown as Context);
+    clientAddresses(0).key({
+      env: {incoming: {socket: {remoteAddress}}},
+      req: {header: () => undefined},
+    } as unknown as Context);
 
   test('an IPv6 client is counted by its /64; an IPv4-mapped one as IPv4; no socket is one key', () => {
     assert.equal(keyOf('2001:db8:1:2:aaaa:bbbb:cccc:dddd'), '2001:db8:1:2::/64');
@@ -699,6 +798,7 @@ describe('client addresses', () => {
     assert.equal(keyOf('::ffff:192.0.2.7'), '192.0.2.7');
     assert.equal(keyOf('192.0.2.7'), '192.0.2.7');
     assert.equal(keyOf(undefined), 'unknown');
+    assert.equal(addressKey('2001:db8:1:2::1'), '2001:db8:1:2::/64');
   });
 });
 
