@@ -42,12 +42,18 @@ describe('a browser-only install (npm i <tarball>)', () => {
 
   it('has every file package.json "exports" and "bin" name', () => {
     const pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
-      exports: Record<string, string | Record<string, string>>;
+      exports: Record<string, unknown>;
       bin: Record<string, string>;
     };
-    const targets = Object.values(pkg.exports).flatMap((t) =>
-      typeof t === 'string' ? [t] : Object.values(t),
-    );
+    // Through nested conditions (`{import: {types, default}, require: {...}}`).
+    const filesOf = (target: unknown): string[] =>
+      typeof target === 'string'
+        ? [target]
+        : target && typeof target === 'object'
+          ? Object.values(target).flatMap(filesOf)
+          : [];
+    const targets = filesOf(pkg.exports);
+    assert.ok(targets.includes('./dist/server/require.cjs'), 'nested conditions are walked');
     for (const file of [...targets, ...Object.values(pkg.bin)]) {
       assert.ok(existsSync(path.join(pkgDir, file)), `${file} is in the package`);
     }
