@@ -19,7 +19,7 @@ import {serveBuiltSite, type ServedSite} from '../../../scripts/docs/serve.js';
 import {LENIENCY_RULES} from '../../../sandbox/profiles.js';
 import {publicSurface} from '../api/public-surface.js';
 import {ROOT, buildSite, builtPages, fileOf, internalLinkProblems} from './site.js';
-import {DOCS, docPages, readPage} from './code-blocks.js';
+import {docPages, readPage} from './code-blocks.js';
 
 const WAIT = 30_000;
 const axeSource = readFileSync(
@@ -233,9 +233,9 @@ describe('the documentation site', () => {
 });
 
 describe('the pages that left the README', () => {
-  test('each page shows every file it includes, as the file is (single-sourced snippets)', async () => {
+  test('each page shows every file it marks, as the file is (single-sourced snippets)', async () => {
     const includes = docPages().flatMap((page) =>
-      [...readPage(page).matchAll(/^<<< @\/(\S+?)\s*$/gm)].map((m) => ({page, file: m[1]!})),
+      [...readPage(page).matchAll(/^<!-- snippet: (\S+) -->$/gm)].map((m) => ({page, file: m[1]!})),
     );
     assert.ok(includes.length >= 15, `only ${includes.length} includes`);
     const context = await browser.newContext();
@@ -249,7 +249,7 @@ describe('the pages that left the README', () => {
         await tab.goto(`${served.url}/${page.replace(/\.md$/, '.html')}`);
         const shown = await tab.locator('div[class*="language-"] pre code').allInnerTexts();
         for (const file of files) {
-          const text = readFileSync(path.join(DOCS, file), 'utf8');
+          const text = readFileSync(path.join(ROOT, file), 'utf8');
           if (!shown.some((s) => `${s.trim()}\n` === text)) missing.push(`${page}: ${file}`);
         }
       }
