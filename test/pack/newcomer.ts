@@ -112,7 +112,8 @@ function betterSqlite3Prebuilds(work: string): string {
 export class Newcomer {
   /** The project folder, empty at first. */
   readonly dir: string;
-  readonly timings: {step: string; ms: number}[] = [];
+  /** Each step's time; `extra` marks a check of the test's own, not a step of the guide. */
+  readonly timings: {step: string; ms: number; extra?: boolean}[] = [];
   private readonly work: string;
   private readonly env: Record<string, string>;
   private readonly running = new Set<ChildProcess>();
@@ -144,7 +145,7 @@ export class Newcomer {
   }
 
   /** Runs one command to its end; throws with its output when it fails. */
-  run(command: string, env: Record<string, string> = {}): Ran {
+  run(command: string, env: Record<string, string> = {}, extra = false): Ran {
     const t0 = Date.now();
     let output: string;
     try {
@@ -163,12 +164,16 @@ export class Newcomer {
       );
     }
     const ms = Date.now() - t0;
-    this.timings.push({step: command, ms});
+    this.timings.push({step: command, ms, extra});
     return {command, ms, output};
   }
 
-  /** Starts a command that keeps running, in a process group of its own. */
-  start(command: string, env: Record<string, string> = {}): Running {
+  /**
+   * Starts a command that keeps running, in a process group of its own; `label` names it in
+   * the timings (the command as the guide writes it), which hold the time to its first
+   * awaited output.
+   */
+  start(command: string, env: Record<string, string> = {}, label = command): Running {
     const t0 = Date.now();
     const child = spawn('sh', ['-c', this.typed(command)], {
       cwd: this.dir,
@@ -182,6 +187,7 @@ export class Newcomer {
     child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     const timings = this.timings;
+    let timed = false;
     return {
       command,
       output: () => output,
@@ -190,7 +196,9 @@ export class Newcomer {
         for (;;) {
           const m = pattern.exec(output);
           if (m) {
-            timings.push({step: command, ms: Date.now() - t0});
+            if (!timed)
+              timings.push({step: `${label} (until ${pattern.source})`, ms: Date.now() - t0});
+            timed = true;
             return m;
           }
           if (child.exitCode !== null || child.signalCode !== null) {
@@ -212,12 +220,12 @@ export class Newcomer {
   }
 
   /** Saves a file of the guide under its name. */
-  write(name: string, text: string): void {
+  write(name: string, text: string, extra = false): void {
     const t0 = Date.now();
     const file = path.join(this.dir, name);
     mkdirSync(path.dirname(file), {recursive: true});
     writeFileSync(file, text);
-    this.timings.push({step: `write ${name}`, ms: Date.now() - t0});
+    this.timings.push({step: `write ${name}`, ms: Date.now() - t0, extra});
   }
 
   read(name: string): string {
