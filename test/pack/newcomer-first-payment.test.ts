@@ -11,10 +11,9 @@
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
-import {createServer} from 'node:net';
-import type {AddressInfo} from 'node:net';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
+import {freePort} from '../node/checkout/helpers.js';
 import {guideSteps, Newcomer, type GuideStep, type Running} from './newcomer.js';
 import {packed} from './packed.js';
 
@@ -23,14 +22,6 @@ const steps = guideSteps(GUIDE);
 /** The commands that keep running: the sandbox and the shop's server. */
 const isSandbox = (command: string) => /^npx pg-checkout-sandbox\b/.test(command);
 const isServer = (command: string) => /\bnpx tsx server\.ts\b/.test(command);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 

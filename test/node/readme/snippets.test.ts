@@ -13,14 +13,12 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {createHash, randomUUID} from 'node:crypto';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {createServer} from 'node:net';
-import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
 import {checkAll, checkPage, fenceInfo} from '../../../scripts/docs/snippets.mjs';
 import {DEFAULT_CREDENTIALS, startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import type {GatewayClient} from '../../../src/server/index.js';
-import {CARDS, PAY_HEADERS, nextCvv, payBody} from '../checkout/helpers.js';
+import {CARDS, PAY_HEADERS, freePort, nextCvv, payBody} from '../checkout/helpers.js';
 import {
   ROOT,
   SNIPPETS,
@@ -52,14 +50,6 @@ function formPayBody(orderRef: string, cvv: string) {
   const body = payBody(orderRef, `att-${randomUUID()}`, CARDS.success, cvv);
   delete body.customer;
   return body;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The variables the README's sandbox command sets (docs/snippets/try-sandbox.sh). */
