@@ -8,7 +8,7 @@ import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
-import {installedPackage, packed, runNode} from './packed.js';
+import {exportFiles, installedPackage, packed, runNode} from './packed.js';
 
 const SERVER_PACKAGES = ['better-sqlite3', 'pg', 'hono', '@hono/node-server', 'pino', 'zod'];
 const app = packed.browser;
@@ -45,14 +45,7 @@ describe('a browser-only install (npm i <tarball>)', () => {
       exports: Record<string, unknown>;
       bin: Record<string, string>;
     };
-    // Through nested conditions (`{import: {types, default}, require: {...}}`).
-    const filesOf = (target: unknown): string[] =>
-      typeof target === 'string'
-        ? [target]
-        : target && typeof target === 'object'
-          ? Object.values(target).flatMap(filesOf)
-          : [];
-    const targets = filesOf(pkg.exports);
+    const targets = exportFiles(pkg.exports);
     assert.ok(targets.includes('./dist/server/require.cjs'), 'nested conditions are walked');
     for (const file of [...targets, ...Object.values(pkg.bin)]) {
       assert.ok(existsSync(path.join(pkgDir, file)), `${file} is in the package`);

@@ -17,7 +17,7 @@ import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {publint} from 'publint';
 import {formatMessage} from 'publint/utils';
-import {installedPackage, packed, runNode} from './packed.js';
+import {exportFiles, installedPackage, packed, runNode} from './packed.js';
 
 const run = promisify(execFile);
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -39,14 +39,6 @@ async function dryRun(): Promise<string[]> {
   const [{files}] = JSON.parse(stdout) as [{files: PackedFile[]}];
   return files.map((f) => f.path).sort();
 }
-
-/** Every file of one "exports" target, through nested conditions. */
-const filesOf = (target: unknown): string[] =>
-  typeof target === 'string'
-    ? [target]
-    : target && typeof target === 'object'
-      ? Object.values(target).flatMap(filesOf)
-      : [];
 
 /** `attw <tarball>` with `args`: its exit code and what it printed. */
 async function attw(args: string[]): Promise<{code: number; output: string}> {
@@ -116,7 +108,7 @@ describe('npm pack --dry-run', () => {
       exports: Record<string, unknown>;
       bin: Record<string, string>;
     };
-    const named = [...filesOf(pkg.exports), ...Object.values(pkg.bin)].map((f) =>
+    const named = [...exportFiles(pkg.exports), ...Object.values(pkg.bin)].map((f) =>
       path.posix.normalize(f),
     );
     const must = [
