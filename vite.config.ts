@@ -198,6 +198,8 @@ function browserLibrary(development: boolean): UserConfig {
     build: {
       outDir: development ? 'dist/browser/development' : 'dist/browser',
       emptyOutDir: false,
+      // With the sources' text inside (sourcesContent): a browser's debugger and a
+      // merchant's bundler show the TypeScript without the files, which are not published.
       sourcemap: true,
       minify: false,
       target: 'es2022',
@@ -239,7 +241,10 @@ function nodeLibrary(): UserConfig {
       ssr: true,
       outDir: 'dist',
       emptyOutDir: false,
-      sourcemap: true,
+      // No source maps: Node maps a stack frame to the map's source path (src/server/….ts),
+      // a file the package does not publish, even with the text inside the map. Without
+      // them a stack trace names dist/…/*.js, unminified, one module per source module.
+      sourcemap: false,
       minify: false,
       target: 'es2022',
       rolldownOptions: {
@@ -248,8 +253,6 @@ function nodeLibrary(): UserConfig {
         input: nodeEntries(),
         external: nodeExternal,
         output: {
-          // As tsc's maps were: the sources are not published, so neither is their text.
-          sourcemapExcludeSources: true,
           preserveModules: true,
           // src/server → dist/server, src/protocol → dist/protocol, src/rules → dist/rules,
           // sandbox → dist/sandbox:

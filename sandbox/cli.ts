@@ -6,10 +6,12 @@
  * credentials come from flags (`--port`, `--pos-id`, `--api-key`, `--api-secret`,
  * `--endpoints-key`, `--public-url`, `--profile`; `--help` lists them), else from
  * `SANDBOX_PORT`, `SANDBOX_POS_ID`, `SANDBOX_API_KEY`, `SANDBOX_API_SECRET`,
- * `SANDBOX_ENDPOINTS_KEY`, `SANDBOX_PUBLIC_URL`, `SANDBOX_PROFILE`. It stops cleanly on SIGINT and SIGTERM. The sandbox's packages
- * (hono, @hono/node-server, zod) are optional peers of pg-checkout: a missing one is named,
- * with the command that installs it, before anything starts.
+ * `SANDBOX_ENDPOINTS_KEY`, `SANDBOX_PUBLIC_URL`, `SANDBOX_PROFILE`; `--version` prints the
+ * version of pg-checkout it comes with. It stops cleanly on SIGINT and SIGTERM. The
+ * sandbox's packages (hono, @hono/node-server, zod) are optional peers of pg-checkout: a
+ * missing one is named, with the command that installs it, before anything starts.
  */
+import {createRequire} from 'node:module';
 import {parseArgs} from 'node:util';
 import {requirePeers} from '../src/server/optional-peers.js';
 import type {Sandbox} from './index.js';
@@ -29,6 +31,7 @@ Options (each falls back to the environment variable in brackets):
   --profile <name>       live (default): tolerates what the live gateway tolerates and
                          warns where a request relies on it; strict: the spec to the
                          letter [SANDBOX_PROFILE]
+  -v, --version          the version of pg-checkout it comes with
   -h, --help             this text`;
 
 let flags;
@@ -43,6 +46,7 @@ try {
       'public-url': {type: 'string'},
       profile: {type: 'string'},
       help: {type: 'boolean', short: 'h'},
+      version: {type: 'boolean', short: 'v'},
     },
     strict: true,
     allowPositionals: false,
@@ -53,6 +57,13 @@ try {
 }
 if (flags.help) {
   console.log(USAGE);
+  process.exit(0);
+}
+if (flags.version) {
+  // The package's own package.json, by its name (a package may import itself through its
+  // "exports"): the same file from sandbox/ in the repository and from dist/sandbox/ installed.
+  const {version} = createRequire(import.meta.url)('pg-checkout/package.json') as {version: string};
+  console.log(`pg-checkout-sandbox ${version}`);
   process.exit(0);
 }
 

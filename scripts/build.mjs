@@ -86,12 +86,12 @@ for (const file of readdirSync('dist/sandbox', {recursive: true, encoding: 'utf8
 
 // Every file package.json "exports" and "bin" name must have been emitted.
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
+/** Every file of one "exports" target, through nested conditions (`{import: {types, default}}`). */
+const filesOf = (target) =>
+  typeof target === 'object' ? Object.values(target).flatMap(filesOf) : [target];
 const named = [
   ...Object.entries(pkg.exports).flatMap(([subpath, target]) =>
-    (typeof target === 'object' ? Object.values(target) : [target]).map((file) => [
-      `exports["${subpath}"]`,
-      file,
-    ]),
+    filesOf(target).map((file) => [`exports["${subpath}"]`, file]),
   ),
   ...Object.entries(pkg.bin).map(([name, file]) => [`bin["${name}"]`, file]),
 ];

@@ -1,20 +1,33 @@
 // The documentation site (VitePress: `npm run docs` serves it, `npm run build:docs` builds
 // it to docs/.vitepress/dist). VitePress brings its own Vite 5, apart from the project's
-// Vite 8: nothing here imports `vite`. Three things are generated, never written by hand:
+// Vite 8: nothing here imports `vite`. What is generated, never written by hand:
 //   - each element's API tables, from custom-elements.json (`<!-- element-api: tag -->`);
 //   - the pg-checkout/server reference, from the declarations (scripts/docs/reference.mjs,
 //     into reference/server/ before VitePress starts);
-//   - the live examples' elements: the built CDN bundle (dist/cdn/), served at /cdn/.
+//   - the live examples' elements: the built CDN bundle (dist/cdn/), served at /cdn/;
+//   - the pnpm and Yarn tabs of each block of npm install commands
+//     (scripts/docs/package-managers.mjs), and the file name above a block whose fence has
+//     one (```ts [checkout.ts]: scripts/docs/snippets.mjs writes them from the files);
+//   - the changelog page's next release, from the pending changesets
+//     (scripts/docs/changelog.mjs), and the version in the navigation, from package.json.
 import {cpSync, existsSync, readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {defineConfig, type DefaultTheme} from 'vitepress';
+import {expandPendingChangesets} from '../../scripts/docs/changelog.mjs';
 import {expandElementApi} from '../../scripts/docs/element-api.mjs';
+import {packageManagerTabs} from '../../scripts/docs/package-managers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const CDN = path.join(root, 'dist/cdn');
 const REFERENCE = path.join(root, 'docs/reference/server');
+const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  version: string;
+  repository: {url: string};
+};
+/** `https://github.com/owner/name`, from package.json's repository. */
+const REPOSITORY = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
 
 function requireCdn(): void {
   if (!existsSync(path.join(CDN, 'pg-checkout.js'))) {
@@ -72,6 +85,15 @@ function referenceSidebar(): DefaultTheme.SidebarItem[] {
   return items;
 }
 
+/** Whether the fence at `idx` is inside a `::: code-group` (whose tabs show the titles). */
+function inCodeGroup(tokens: {type: string}[], idx: number): boolean {
+  for (let i = idx - 1; i >= 0; i--) {
+    if (tokens[i]!.type === 'container_code-group_close') return false;
+    if (tokens[i]!.type === 'container_code-group_open') return true;
+  }
+  return false;
+}
+
 const guides: DefaultTheme.SidebarItem[] = [
   {text: 'First payment in five minutes', link: '/guides/first-payment'},
   {text: '3-D Secure', link: '/guides/3d-secure'},
@@ -100,6 +122,7 @@ const reference: DefaultTheme.SidebarItem[] = [
 const contributing: DefaultTheme.SidebarItem[] = [
   {text: 'Development and the tree', link: '/contributing/'},
   {text: 'Benchmarks', link: '/contributing/benchmarks'},
+  {text: 'Changelog', link: '/changelog'},
 ];
 
 const elements: DefaultTheme.SidebarItem[] = [
@@ -113,11 +136,15 @@ export default defineConfig({
   description:
     "Card checkout elements, a merchant companion server and a local sandbox for the payment gateway's direct mode.",
   lang: 'en-US',
-  // Light only: the appearance switch has no accessible name until hydrated (axe), and the
-  // elements follow the reader's prefers-color-scheme by themselves.
-  appearance: false,
+  // Light, dark, or the reader's preference until they choose; the live examples follow the
+  // site's scheme (theme/live-theme.ts sets their `theme`).
+  appearance: true,
+  lastUpdated: true,
   srcExclude: ['snippets/**', 'screenshots/**', 'examples/**', '**/README.md'],
-  head: [['script', {type: 'module', src: '/cdn/pg-checkout.js'}]],
+  head: [
+    ['link', {rel: 'icon', type: 'image/svg+xml', href: '/favicon.svg'}],
+    ['script', {type: 'module', src: '/cdn/pg-checkout.js'}],
+  ],
   vue: {
     template: {compilerOptions: {isCustomElement: (tag: string) => tag.startsWith('pg-')}},
   },
@@ -125,10 +152,19 @@ export default defineConfig({
     // The high-contrast pair: every token of a code block reads at 4.5:1 or more (axe).
     theme: {light: 'github-light-high-contrast', dark: 'github-dark-high-contrast'},
     config(md) {
-      // Before Markdown is parsed, so the tables are Markdown like the rest of the page.
+      // Before Markdown is parsed, so what they write is Markdown like the rest of the page.
       md.core.ruler.before('normalize', 'pg-element-api', (state) => {
-        state.src = expandElementApi(state.src);
+        state.src = packageManagerTabs(expandPendingChangesets(expandElementApi(state.src)));
       });
+      // A fence's title (```ts [checkout.ts]) above its block; VitePress shows one only as
+      // the tab of a code group, and drops it elsewhere.
+      const fence = md.renderer.rules.fence!;
+      md.renderer.rules.fence = (tokens, idx, options, env, self) => {
+        const title = /\[(.*)\]/.exec(tokens[idx]!.info)?.[1];
+        const html = fence(tokens, idx, options, env, self);
+        if (!title || inCodeGroup(tokens, idx)) return html;
+        return `<div class="code-file"><div class="code-file-name">${md.utils.escapeHtml(title)}</div>${html}</div>`;
+      };
     },
   },
   vite: {
@@ -143,11 +179,16 @@ export default defineConfig({
   themeConfig: {
     search: {provider: 'local'},
     outline: [2, 3],
+    editLink: {
+      pattern: `${REPOSITORY}/edit/main/docs/:path`,
+      text: 'Edit this page on GitHub',
+    },
     nav: [
       {text: 'Guides', link: '/guides/first-payment'},
       {text: 'Elements', link: '/elements/card-form'},
       {text: 'Server reference', link: '/reference/server/'},
       {text: 'Contributing', link: '/contributing/'},
+      {text: `v${pkg.version}`, link: '/changelog'},
     ],
     sidebar: {
       '/reference/': referenceSidebar(),

@@ -1,4 +1,4 @@
-// checkout-page.ts — your checkout page's script, bundled with Vite, webpack, esbuild...
+// checkout-page.ts — your pages' script: the elements, bundled by esbuild (or Vite, webpack...).
 import 'pg-checkout'; // defines <pg-card-form>, <pg-3ds-redirect>, <pg-fingerprint>
 
 const form = document.querySelector('pg-card-form');

@@ -1,12 +1,14 @@
-// server.ts — your shop's server (Node), with the companion under /checkout.
+// server.ts — your shop's server (Node): your pages from public/, the companion under /checkout.
 import {serve} from '@hono/node-server';
+import {serveStatic} from '@hono/node-server/serve-static';
 import {Hono} from 'hono';
 import {createCheckout} from './checkout.js';
 
 const checkout = createCheckout();
 const app = new Hono();
 app.route('/checkout', checkout); // POST /checkout/pay, GET /checkout/status, ...
-// app.get('/', ...): your own pages and routes
+app.get('/order/result', serveStatic({path: './public/result.html'})); // checkout.ts's returnPage
+app.use('/*', serveStatic({root: './public'})); // index.html, checkout-page.js: your pages
 
 checkout.start(); // recovery and the sweep run in the background; it serves at once
 serve({fetch: app.fetch, port: Number(process.env.PORT) || 3000}, (info) => {

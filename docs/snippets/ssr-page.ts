@@ -1,4 +1,4 @@
-// checkout-page.ts — your server renders the card form into the page (Hono here).
+// ssr-page.ts — your server renders the card form into the page (Hono here).
 import {Hono} from 'hono';
 import {renderCardForm, styleHashes} from 'pg-checkout/ssr';
 

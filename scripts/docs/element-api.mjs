@@ -58,13 +58,15 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
   const members = (d.members ?? []).filter(isPublic);
   const fields = members.filter((m) => m.kind === 'field');
   const byAttribute = new Map(fields.filter((f) => f.attribute).map((f) => [f.attribute, f]));
+  // Three columns at most, so the descriptions keep their width beside the sidebar and the
+  // outline at 1280 px: the property under its attribute, the default under the type.
   const attributes = (d.attributes ?? []).map((a) => {
     const field = byAttribute.get(a.name) ?? fields.find((f) => f.name === a.fieldName);
+    const property = a.fieldName ?? field?.name;
+    const fallback = a.default ?? field?.default;
     return [
-      code(a.name),
-      code(a.fieldName ?? field?.name),
-      code(a.type?.text ?? field?.type?.text),
-      code(a.default ?? field?.default),
+      `${code(a.name)}${property && property !== a.name ? `<br>property ${code(property)}` : ''}`,
+      `${code(a.type?.text ?? field?.type?.text)}${fallback ? `<br>default ${code(fallback)}` : ''}`,
       cell(a.description ?? field?.description),
     ];
   });
@@ -72,9 +74,8 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
   const properties = fields
     .filter((f) => !f.attribute && !attributeFields.has(f.name))
     .map((f) => [
-      code(f.name),
+      `${code(f.name)}${f.readonly ? '<br>read-only' : ''}`,
       code(f.type?.text),
-      f.readonly ? 'read-only' : '',
       cell(f.description),
     ]);
   const methods = members
@@ -104,14 +105,10 @@ export function elementApiMarkdown(tag, elements = manifestElements()) {
     '',
     `Generated from \`custom-elements.json\` (class \`${d.name}\`, \`${d.modulePath}\`).`,
     '',
-    section(
-      'Attributes',
-      table(['Attribute', 'Property', 'Type', 'Default', 'Description'], attributes),
-      'None.',
-    ),
+    section('Attributes', table(['Attribute', 'Type', 'Description'], attributes), 'None.'),
     section(
       'Properties',
-      table(['Property', 'Type', 'Access', 'Description'], properties),
+      table(['Property', 'Type', 'Description'], properties),
       'None besides the attributes.',
     ),
     section('Methods', table(['Method', 'Returns', 'Description'], methods), 'None.'),

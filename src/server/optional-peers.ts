@@ -86,12 +86,19 @@ function loadPeer<T>(name: string, purpose: string): T {
   }
 }
 
-/** better-sqlite3's `Database` class, loaded on first use. */
+/**
+ * better-sqlite3's `Database` class, loaded on first use.
+ * @internal Left out of the declarations (`stripInternal`), which would otherwise import
+ * better-sqlite3's types: a merchant who never uses SQLite has none (issue 30).
+ */
 export function loadBetterSqlite3(): typeof BetterSqlite3 {
   return loadPeer('better-sqlite3', 'SqlitePaymentStore');
 }
 
-/** pg (node-postgres), loaded on first use. */
+/**
+ * pg (node-postgres), loaded on first use.
+ * @internal Left out of the declarations, as `loadBetterSqlite3` is: they would import pg's types.
+ */
 export function loadPg(): typeof Pg {
   return loadPeer('pg', 'PostgresPaymentStore');
 }

@@ -8,7 +8,7 @@ import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import {existsSync, readFileSync} from 'node:fs';
 import path from 'node:path';
-import {installedPackage, packed, runNode} from './packed.js';
+import {exportFiles, installedPackage, packed, runNode} from './packed.js';
 
 const SERVER_PACKAGES = ['better-sqlite3', 'pg', 'hono', '@hono/node-server', 'pino', 'zod'];
 const app = packed.browser;
@@ -42,12 +42,11 @@ describe('a browser-only install (npm i <tarball>)', () => {
 
   it('has every file package.json "exports" and "bin" name', () => {
     const pkg = JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')) as {
-      exports: Record<string, string | Record<string, string>>;
+      exports: Record<string, unknown>;
       bin: Record<string, string>;
     };
-    const targets = Object.values(pkg.exports).flatMap((t) =>
-      typeof t === 'string' ? [t] : Object.values(t),
-    );
+    const targets = exportFiles(pkg.exports);
+    assert.ok(targets.includes('./dist/server/require.cjs'), 'nested conditions are walked');
     for (const file of [...targets, ...Object.values(pkg.bin)]) {
       assert.ok(existsSync(path.join(pkgDir, file)), `${file} is in the package`);
     }

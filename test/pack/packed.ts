@@ -29,6 +29,14 @@ if (!dir) throw new Error('PG_PACK_DIR is not set: run these tests with npm run 
 export const PACK_DIR = dir;
 export const packed = JSON.parse(readFileSync(path.join(dir, 'install.json'), 'utf8')) as Packed;
 
+/** Every file of a package.json "exports" value, through nested conditions (`{import: {types, default}}`). */
+export const exportFiles = (target: unknown): string[] =>
+  typeof target === 'string'
+    ? [target]
+    : target && typeof target === 'object'
+      ? Object.values(target).flatMap(exportFiles)
+      : [];
+
 /** The installed package's folder inside `app`. */
 export const installedPackage = (app: string) => path.join(app, 'node_modules', 'pg-checkout');
 

@@ -2,9 +2,9 @@
  * The server side from the packed tarball, in an app that installed the optional peers it
  * uses (hono, pino, zod, @hono/node-server): `pg-checkout/server` loads, `SqlitePaymentStore`
  * names better-sqlite3 until it is installed and works once it is, and the gateway sandbox
- * runs both as the `pg-checkout-sandbox` bin and from `pg-checkout/sandbox`; a saved
- * card's brand comes from the brand table built into dist/server, not from the
- * devDependency credit-card-type.
+ * runs both as the `pg-checkout-sandbox` bin (whose `--version` is the package's) and
+ * from `pg-checkout/sandbox`; a saved card's brand comes from the brand table built into
+ * dist/server, not from the devDependency credit-card-type.
  */
 import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
@@ -130,6 +130,20 @@ describe('the gateway sandbox from the package', () => {
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
+  });
+
+  it("the bin's --version is the package's version", async () => {
+    const {version} = JSON.parse(
+      readFileSync(path.join(installedPackage(app), 'package.json'), 'utf8'),
+    ) as {version: string};
+    for (const flag of ['--version', '-v']) {
+      const ran = await runNode(app, ['node_modules/.bin/pg-checkout-sandbox', flag]);
+      assert.equal(ran.code, 0, ran.stderr);
+      assert.equal(ran.stdout, `pg-checkout-sandbox ${version}\n`);
+    }
+    // Before the peers are checked: a browser-only install answers it too.
+    const bare = await runNode(packed.browser, ['node_modules/.bin/pg-checkout-sandbox', '-v']);
+    assert.equal(bare.stdout, `pg-checkout-sandbox ${version}\n`);
   });
 
   it('the bin refuses an unknown flag with its usage', async () => {

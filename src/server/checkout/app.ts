@@ -54,8 +54,12 @@ import {AttemptVelocity} from './velocity.js';
  * Read here by hand rather than with `getConnInfo` from `@hono/node-server`: that package
  * is an optional peer that `pg-checkout/server` does not need (it runs in Next.js and
  * workers too; see test/pack/install.test.ts), and other runtimes use `options.clientIp`.
+ * Typed without `| undefined`, though a runtime may pass no env (read as `c.env?.…`):
+ * Hono's `Env` wants an object as `Bindings`, and under `exactOptionalPropertyTypes` (which
+ * `tsc --init` turns on) `undefined` breaks that constraint, and with it the merchant's
+ * `app.route('/checkout', checkout)` (issue 30).
  */
-type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}} | undefined};
+type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}}};
 
 /** The Hono app plus the companion's lifecycle. */
 export type CheckoutApp = Hono<Env> & {

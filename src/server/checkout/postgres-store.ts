@@ -20,7 +20,8 @@
  * reached (refused, timed out, connection cut, statement timeout) is a
  * {@link StoreUnavailableError}; the store keeps trying on the next call.
  */
-import type {Pool, PoolClient, PoolConfig} from 'pg';
+import type {ConnectionOptions} from 'node:tls';
+import type {Pool, PoolClient} from 'pg';
 import {loadPg} from '../optional-peers.js';
 import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
 import {
@@ -68,11 +69,23 @@ import {
   type WebhookEventRecord,
 } from './store.js';
 
+/**
+ * A pg `Pool`, by the members the store uses: written out here so the published
+ * declarations import no type of pg, which a merchant on SQLite has not installed (issue 30).
+ * A `Pool` is one.
+ */
+interface PgPool {
+  connect(): Promise<unknown>;
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  end(): Promise<void>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
 export interface PostgresPaymentStoreOptions {
   /** `postgres://user:password@host:5432/database?sslmode=verify-full` (or give `pool`). */
   connectionString?: string;
   /** A `pg` pool of your own (its settings win; the store does not end it on `close`). */
-  pool?: Pool;
+  pool?: PgPool;
   /** The schema of the store's tables (created when missing). Default `public`. */
   schema?: string;
   /** Connections in the pool (default 10). */
@@ -85,7 +98,7 @@ export interface PostgresPaymentStoreOptions {
    * TLS, as `pg` takes it: `true`, or `{ca, rejectUnauthorized, ...}` (`tls.connect`
    * options). `sslmode` in the connection string works too.
    */
-  ssl?: PoolConfig['ssl'];
+  ssl?: boolean | ConnectionOptions;
   /** `application_name`, shown in `pg_stat_activity` (default `pg-checkout`). */
   applicationName?: string;
 }
@@ -156,6 +169,10 @@ type Row = Record<string, unknown>;
 
 export class PostgresPaymentStore implements PaymentStore {
   readonly schema: string;
+  /**
+   * @internal The store's pool, for the example's own tables in the same database; not in
+   * the published declarations (they import no type of pg).
+   */
   readonly pool: Pool;
   private readonly ownPool: boolean;
   /** The migrations' run; a failed run (database down) is tried again by the next call. */
@@ -182,7 +199,7 @@ export class PostgresPaymentStore implements PaymentStore {
     this.schema = schema;
     this.ownPool = !opts.pool;
     if (opts.pool) {
-      this.pool = opts.pool;
+      this.pool = opts.pool as Pool;
     } else {
       const pg = loadPg();
       this.pool = new pg.Pool({

@@ -91,6 +91,23 @@ interface OutboxClaim {
   limit: number;
 }
 
+/**
+ * An open better-sqlite3 `Database`, by the members the store uses: written out here so the
+ * published declarations import no type of better-sqlite3, whose types (DefinitelyTyped's
+ * @types/better-sqlite3) a merchant who never passes a connection has not installed (issue
+ * 30). A `Database` is one.
+ */
+interface SqliteConnection {
+  readonly name: string;
+  readonly open: boolean;
+  readonly memory: boolean;
+  prepare(source: string): unknown;
+  exec(source: string): unknown;
+  pragma(source: string, options?: {simple?: boolean}): unknown;
+  transaction(fn: (...args: never[]) => unknown): unknown;
+  close(): unknown;
+}
+
 export interface SqlitePaymentStoreOptions {
   /** Database file; `:memory:` for a throw-away database. Parent folders are created. */
   filename: string;
@@ -111,7 +128,7 @@ export interface SqlitePaymentStoreOptions {
    * payment). The store sets its pragmas on it (WAL, `synchronous`, busy timeout, foreign
    * keys) and does not close it: its owner does, after the store's `close()`.
    */
-  connection?: Database.Database;
+  connection?: SqliteConnection;
 }
 
 export class SqlitePaymentStore implements PaymentStore {
@@ -152,7 +169,9 @@ export class SqlitePaymentStore implements PaymentStore {
       mkdirSync(path.dirname(path.resolve(opts.filename)), {recursive: true});
     }
     this.ownsDb = !opts.connection;
-    this.db = opts.connection ?? new (loadBetterSqlite3())(opts.filename);
+    this.db =
+      (opts.connection as Database.Database | undefined) ??
+      new (loadBetterSqlite3())(opts.filename);
     this.db.pragma('journal_mode = WAL');
     this.synchronous = opts.synchronous ?? 'NORMAL';
     this.syncInserts = opts.syncAttemptInserts ?? true;

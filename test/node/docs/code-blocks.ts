@@ -1,11 +1,12 @@
 /**
  * The documentation's copyable code: every ```ts and ```tsx block of the hand-written pages
  * (docs/**.md, without the generated reference), unless its fence says `no-check`
- * (```ts no-check) — a fragment that is not meant to compile alone. Blocks included from
- * files (`<<< @/snippets/…`) are those files, checked where they live (the snippets'
- * test, test/node/readme/snippets.test.ts, and the frameworks tests); here only their existence is checked.
+ * (```ts no-check) — a fragment that is not meant to compile alone. A block marked as a
+ * file's copy (`<!-- snippet: docs/snippets/checkout.ts -->` on the line before) is that
+ * file, checked where it lives (test/node/readme/snippets.test.ts, the frameworks tests)
+ * and kept equal to it by scripts/docs/snippets.mjs: it is left out here.
  */
-import {existsSync, readFileSync, readdirSync} from 'node:fs';
+import {readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';
 import {ROOT} from './site.js';
 
@@ -41,7 +42,8 @@ export function codeBlocks(page: string, markdown: string): CodeBlock[] {
     const [, indent, fence, language, rest] = open;
     const close = lines.findIndex((l, j) => j > i && l.trim() === fence);
     if (close === -1) throw new Error(`${page}:${i + 1}: a code block is never closed`);
-    if ((language === 'ts' || language === 'tsx') && !/\bno-check\b/.test(rest!)) {
+    const marked = /^\s*<!-- snippet: \S+ -->\s*$/.test(lines[i - 1] ?? '');
+    if ((language === 'ts' || language === 'tsx') && !/\bno-check\b/.test(rest!) && !marked) {
       const code = lines
         .slice(i + 1, close)
         .map((l) => (l.startsWith(indent!) ? l.slice(indent!.length) : l))
@@ -56,14 +58,6 @@ export function codeBlocks(page: string, markdown: string): CodeBlock[] {
     i = close;
   }
   return out;
-}
-
-/** Files a page includes with `<<< @/…` that do not exist. */
-export function missingIncludes(page: string, markdown: string): string[] {
-  return [...markdown.matchAll(/^<<< @\/(\S+?)(?:\{[^}]*\})?\s*$/gm)]
-    .map((m) => m[1]!.replace(/#.*$/, ''))
-    .filter((file) => !existsSync(path.join(DOCS, file)))
-    .map((file) => `${page}: <<< @/${file} does not exist`);
 }
 
 /** A block as a module file of the scratch project (a block without imports is a script). */

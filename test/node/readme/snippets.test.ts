@@ -1,11 +1,11 @@
 /**
  * The documentation is executable: each block a merchant copies is a file of docs/snippets/,
- * shown by a page of the site with VitePress's `<<< @/snippets/…` include (or, in a Markdown
- * file, as a marked block byte for byte: scripts/readme-snippets.mjs), and here those files are put in a
- * merchant's project with pg-checkout installed from this package, type-checked with
- * `strict`, and run as written: the minimal setup (orders.ts, checkout.ts, server.ts)
- * takes a payment from the gateway sandbox over HTTP, the Next.js route handler takes one
- * from a `Request`, and the gateway client reads it back.
+ * shown by a page in a marked block that holds it byte for byte (scripts/docs/snippets.mjs,
+ * so GitHub shows the code too), and here those files are put in a merchant's project with
+ * pg-checkout installed from this package, type-checked with `strict`, and run as written:
+ * the minimal setup (orders.ts, checkout.ts, server.ts) takes a payment from the gateway
+ * sandbox over HTTP, the Next.js route handler takes one from a `Request`, and the gateway
+ * client reads it back.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,14 +13,12 @@ import {spawn, type ChildProcess} from 'node:child_process';
 import {createHash, randomUUID} from 'node:crypto';
 import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
-import {createServer} from 'node:net';
-import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
-import {checkSnippets, includedSnippets} from '../../../scripts/readme-snippets.mjs';
+import {checkAll, checkPage, fenceInfo} from '../../../scripts/docs/snippets.mjs';
 import {DEFAULT_CREDENTIALS, startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import type {GatewayClient} from '../../../src/server/index.js';
-import {CARDS, PAY_HEADERS, nextCvv, payBody} from '../checkout/helpers.js';
+import {CARDS, PAY_HEADERS, freePort, nextCvv, payBody} from '../checkout/helpers.js';
 import {
   ROOT,
   SNIPPETS,
@@ -33,7 +31,6 @@ import {
 } from './merchant-project.js';
 
 const snippet = (name: string) => readFileSync(path.join(SNIPPETS, name), 'utf8');
-const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const INSTALL = installedBy(snippet('install-server.sh'));
 /** The snippets that run on the merchant's server. */
 const SERVER_SNIPPETS = [
@@ -53,14 +50,6 @@ function formPayBody(orderRef: string, cvv: string) {
   const body = payBody(orderRef, `att-${randomUUID()}`, CARDS.success, cvv);
   delete body.customer;
   return body;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const {port} = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** The variables the README's sandbox command sets (docs/snippets/try-sandbox.sh). */
@@ -110,20 +99,22 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-describe('the snippets are the files the site shows', () => {
-  test('every snippet is included by a page of the site, and every marked README block is its file', () => {
-    const {problems} = checkSnippets(README);
+describe('the snippets are the files the pages show', () => {
+  test('every marked block of every page is its file, and every snippet is shown by a page', () => {
+    const {problems, shown} = checkAll();
     assert.deepEqual(problems, []);
-    const included = includedSnippets();
-    for (const name of SERVER_SNIPPETS) {
-      assert.ok(included.has(`docs/snippets/${name}`), `${name} is on no page of the site`);
-    }
-    for (const name of ['install-server.sh', 'try-sandbox.sh', 'page-npm.ts', 'page-cdn.html']) {
-      assert.ok(included.has(`docs/snippets/${name}`), `${name} is on no page of the site`);
+    for (const name of [
+      ...SERVER_SNIPPETS,
+      'install-server.sh',
+      'try-sandbox.sh',
+      'page-npm.ts',
+      'page-cdn.html',
+    ]) {
+      assert.ok(shown.has(path.normalize(`docs/snippets/${name}`)), `${name} is on no page`);
     }
   });
 
-  test('a snippet no page includes is named; a marked block that drifts is named, and --write puts the file back', () => {
+  test('a snippet no page shows is named; a block that drifts, an include or a wrong fence is named, and --write puts the file back', () => {
     const base = mkdtempSync(path.join(tmpdir(), 'pg-snippets-'));
     try {
       mkdirSync(path.join(base, 'docs/snippets'), {recursive: true});
@@ -131,22 +122,49 @@ describe('the snippets are the files the site shows', () => {
       for (const name of ['checkout.ts', 'gateway.ts']) {
         writeFileSync(path.join(base, 'docs/snippets', name), snippet(name));
       }
-      writeFileSync(path.join(base, 'docs/guides/a.md'), '# A\n\n<<< @/snippets/checkout.ts\n');
-      assert.deepEqual(checkSnippets('# Nothing marked\n', base).problems, [
-        'docs/snippets/gateway.ts is shown nowhere: include it in a page of the site (<<< @/snippets/gateway.ts) or mark a block with <!-- snippet: docs/snippets/gateway.ts -->',
+      const marked = (info: string, text: string) =>
+        `# A\n\n<!-- snippet: docs/snippets/checkout.ts -->\n\`\`\`${info}\n${text}\`\`\`\n`;
+      const good = marked('ts [checkout.ts]', snippet('checkout.ts'));
+      writeFileSync(path.join(base, 'docs/guides/a.md'), good);
+      assert.deepEqual(checkAll(base).problems, [
+        'docs/snippets/gateway.ts is shown nowhere: mark a block of a page with <!-- snippet: docs/snippets/gateway.ts --> and run node scripts/docs/snippets.mjs --write',
       ]);
+      assert.deepEqual(checkPage(good, base), {
+        problems: [],
+        shown: [path.normalize('docs/snippets/checkout.ts')],
+        written: good,
+      });
 
-      const marked = `# A file\n\n<!-- snippet: docs/snippets/gateway.ts -->\n\`\`\`ts\n${snippet('gateway.ts')}\`\`\`\n`;
-      assert.deepEqual(checkSnippets(marked, base), {problems: [], blocks: 1, written: marked});
-      const drifted = marked.replace('new GatewayClient', 'new  GatewayClient');
-      assert.notEqual(drifted, marked);
-      const {problems, written} = checkSnippets(drifted, base);
-      assert.equal(problems.length, 1, problems.join('\n'));
-      assert.match(problems[0]!, /differs from docs\/snippets\/gateway\.ts/);
-      assert.ok(written === marked, '--write does not restore the block');
+      const drifted = good.replace('createCheckoutApp({', 'createCheckoutApp( {');
+      assert.notEqual(drifted, good);
+      const wrongFence = marked('ts', snippet('checkout.ts'));
+      const include = `${good}\n<<< @/snippets/gateway.ts\n`;
+      assert.match(
+        checkPage(drifted, base).problems.join('\n'),
+        /differs from docs\/snippets\/checkout\.ts/,
+      );
+      assert.match(
+        checkPage(wrongFence, base).problems.join('\n'),
+        /shown as `ts`, not `ts \[checkout\.ts\]`/,
+      );
+      assert.match(checkPage(include, base).problems.join('\n'), /shows nothing on GitHub/);
+      assert.equal(checkPage(drifted, base).written, good, '--write restores the block');
+      assert.equal(checkPage(wrongFence, base).written, good, '--write restores the fence');
     } finally {
       rmSync(base, {recursive: true, force: true});
     }
+  });
+
+  test("a block's title is the file name its first line gives", () => {
+    assert.equal(
+      fenceInfo('docs/snippets/checkout.ts', snippet('checkout.ts')),
+      'ts [checkout.ts]',
+    );
+    assert.equal(
+      fenceInfo('docs/snippets/next-route.ts', snippet('next-route.ts')),
+      'ts [app/checkout/[...path]/route.ts]',
+    );
+    assert.equal(fenceInfo('docs/snippets/install-server.sh', snippet('install-server.sh')), 'sh');
   });
 
   test("the sandbox command sets every variable checkout.ts reads, at the sandbox's defaults", () => {

@@ -1,0 +1,1 @@
+npm install -D typescript tsx @types/node@20 esbuild

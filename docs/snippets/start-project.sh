@@ -1,0 +1,2 @@
+npm init -y
+npm pkg set type=module

@@ -1,0 +1,248 @@
+/**
+ * A guide, done as a newcomer does it: from an empty folder, its numbered steps (`## 1. …`) in
+ * order, each shell block's commands typed as written and each block that names a file
+ * (```ts [checkout.ts]) saved under that name — from the file its `<!-- snippet: … -->` marker
+ * names, the one the site and GitHub show (scripts/docs/snippets.mjs keeps them equal).
+ * Blocks outside the numbered steps (alternatives, reference) are not steps. Commands run
+ * through `sh`, with three liberties a test needs and a reader does not notice: `npm install
+ * pg-checkout` installs the packed tarball in its place; npm works from its cache where it can
+ * (`prefer-offline`, no audit) and refuses to fetch a command the guide did not install
+ * (`npx` without `--yes`); and better-sqlite3's prebuilt binary, which prebuild-install
+ * downloads from GitHub for a merchant, comes from a local file here (GitHub is out of reach):
+ * the repository's own build of the same version, else npm compiles it, as it would. A
+ * command that keeps running (a server) is started in the background until it prints what
+ * the test waits for. Every step is timed.
+ */
+import {execFileSync, spawn, type ChildProcess} from 'node:child_process';
+import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {fileURLToPath} from 'node:url';
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+
+export interface GuideStep {
+  /** The numbered section it is in (`2. Install`). */
+  section: string;
+  kind: 'command' | 'file';
+  /** A command's text (continuation lines joined), or a file's content. */
+  text: string;
+  /** A file's name, from its block's title. */
+  name?: string;
+}
+
+/** The shell commands of a block: one per line, `\`-continued lines joined, blank lines left out. */
+export function commandsOf(block: string): string[] {
+  return block
+    .replace(/\\\n\s*/g, ' ')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+/** The steps of a guide (docs/guides/<name>.md), in order. */
+export function guideSteps(guide: string): GuideStep[] {
+  const lines = readFileSync(path.join(repo, 'docs/guides', guide), 'utf8').split('\n');
+  const steps: GuideStep[] = [];
+  let section = '';
+  for (let i = 0; i < lines.length; i++) {
+    const heading = /^## (.*)$/.exec(lines[i]!);
+    if (heading) {
+      section = /^\d+\. /.test(heading[1]!) ? heading[1]! : '';
+      continue;
+    }
+    const open = /^(`{3,})(\w*)\s*(?:\[(.*)\])?\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const close = lines.findIndex((l, j) => j > i && l === open[1]);
+    if (close === -1) throw new Error(`${guide}:${i + 1}: a code block is never closed`);
+    const marker = /^<!-- snippet: (\S+) -->$/.exec(lines[i - 1] ?? '')?.[1];
+    const text = marker
+      ? readFileSync(path.join(repo, marker), 'utf8')
+      : `${lines.slice(i + 1, close).join('\n')}\n`;
+    const [, , language, title] = open;
+    i = close;
+    if (!section) continue;
+    if (title) steps.push({section, kind: 'file', name: title, text});
+    else if (language === 'sh') {
+      for (const command of commandsOf(text)) steps.push({section, kind: 'command', text: command});
+    }
+  }
+  return steps;
+}
+
+/** What a step's command prints, and how long it took. */
+export interface Ran {
+  command: string;
+  ms: number;
+  output: string;
+}
+
+/** A command left running (a server): its output so far, and how to stop it. */
+export interface Running {
+  command: string;
+  output(): string;
+  /** Resolves with the first match of `pattern` in its output; rejects if it exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  stop(): Promise<void>;
+}
+
+/** The prebuilt binary of better-sqlite3 a merchant downloads, from this repository's build. */
+function betterSqlite3Prebuilds(work: string): string {
+  const dir = path.join(work, 'prebuilds');
+  mkdirSync(dir, {recursive: true});
+  const pkg = path.join(repo, 'node_modules/better-sqlite3');
+  const {version} = JSON.parse(readFileSync(path.join(pkg, 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  const binary = path.join(pkg, 'build/Release/better_sqlite3.node');
+  if (existsSync(binary)) {
+    // prebuild-install's name for it: {name}-v{version}-{runtime}-v{abi}-{platform}{libc}-{arch}.tar.gz
+    const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+    execFileSync('tar', [
+      '-czf',
+      path.join(dir, name),
+      '-C',
+      pkg,
+      'build/Release/better_sqlite3.node',
+    ]);
+  }
+  return dir;
+}
+
+export class Newcomer {
+  /** The project folder, empty at first. */
+  readonly dir: string;
+  /** Each step's time; `extra` marks a check of the test's own, not a step of the guide. */
+  readonly timings: {step: string; ms: number; extra?: boolean}[] = [];
+  private readonly work: string;
+  private readonly env: Record<string, string>;
+  private readonly running = new Set<ChildProcess>();
+
+  /** `tarball`: the packed pg-checkout that `npm install pg-checkout` installs. */
+  constructor(private readonly tarball: string) {
+    this.work = mkdtempSync(path.join(tmpdir(), 'pg-newcomer-'));
+    this.dir = path.join(this.work, 'shop');
+    mkdirSync(this.dir);
+    const env: Record<string, string> = {};
+    for (const key of ['PATH', 'HOME', 'TMPDIR', 'LANG', 'npm_config_cache']) {
+      if (process.env[key] !== undefined) env[key] = process.env[key]!;
+    }
+    this.env = {
+      ...env,
+      npm_config_prefer_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+      npm_config_yes: 'false',
+      npm_config_better_sqlite3_local_prebuilds: betterSqlite3Prebuilds(this.work),
+    };
+  }
+
+  /** The command as the test types it: the tarball in pg-checkout's place in an npm install. */
+  private typed(command: string): string {
+    if (!/^npm (?:install|i)\b/.test(command)) return command;
+    return command.replace(/(?<=\s)pg-checkout(?=\s|$)/, this.tarball);
+  }
+
+  /** Runs one command to its end; throws with its output when it fails. */
+  run(command: string, env: Record<string, string> = {}, extra = false): Ran {
+    const t0 = Date.now();
+    let output: string;
+    try {
+      output = execFileSync('sh', ['-c', this.typed(command)], {
+        cwd: this.dir,
+        env: {...this.env, ...env},
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 10 * 60_000,
+      });
+    } catch (error) {
+      const e = error as {stdout?: string; stderr?: string; status?: number};
+      throw new Error(
+        `\`${command}\` failed (${e.status ?? 'signal'}) in ${this.dir}:\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+      );
+    }
+    const ms = Date.now() - t0;
+    this.timings.push({step: command, ms, extra});
+    return {command, ms, output};
+  }
+
+  /**
+   * Starts a command that keeps running, in a process group of its own; `label` names it in
+   * the timings (the command as the guide writes it), which hold the time to its first
+   * awaited output.
+   */
+  start(command: string, env: Record<string, string> = {}, label = command): Running {
+    const t0 = Date.now();
+    const child = spawn('sh', ['-c', this.typed(command)], {
+      cwd: this.dir,
+      env: {...this.env, ...env},
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    this.running.add(child);
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString('utf8')));
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const timings = this.timings;
+    let timed = false;
+    return {
+      command,
+      output: () => output,
+      async waitFor(pattern, timeoutMs = 60_000) {
+        const deadline = Date.now() + timeoutMs;
+        for (;;) {
+          const m = pattern.exec(output);
+          if (m) {
+            if (!timed)
+              timings.push({step: `${label} (until ${pattern.source})`, ms: Date.now() - t0});
+            timed = true;
+            return m;
+          }
+          if (child.exitCode !== null || child.signalCode !== null) {
+            throw new Error(`\`${command}\` exited (${child.exitCode}):\n${output}`);
+          }
+          if (Date.now() > deadline)
+            throw new Error(`\`${command}\`: no ${pattern} in time:\n${output}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      },
+      stop: async () => {
+        if (child.exitCode === null && child.signalCode === null) {
+          process.kill(-child.pid!, 'SIGTERM');
+          await exited;
+        }
+        this.running.delete(child);
+      },
+    };
+  }
+
+  /** Saves a file of the guide under its name. */
+  write(name: string, text: string, extra = false): void {
+    const t0 = Date.now();
+    const file = path.join(this.dir, name);
+    mkdirSync(path.dirname(file), {recursive: true});
+    writeFileSync(file, text);
+    this.timings.push({step: `write ${name}`, ms: Date.now() - t0, extra});
+  }
+
+  read(name: string): string {
+    return readFileSync(path.join(this.dir, name), 'utf8');
+  }
+
+  /** Stops what is still running (the process groups this started) and removes the folder. */
+  async remove(keep = false): Promise<void> {
+    for (const child of this.running) {
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          process.kill(-child.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    if (!keep) rmSync(this.work, {recursive: true, force: true});
+  }
+}
