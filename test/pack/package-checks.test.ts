@@ -126,7 +126,7 @@ describe('npm pack --dry-run', () => {
       [],
     );
     assert.ok(
-      [...files].some((f) => /^dist\/cdn\/locales\/uk-[\w-]+\.js$/.test(f)),
+      [...files].some((f) => /^dist\/cdn\/locales\/uk-[\w-]+\.json$/.test(f)),
       'the CDN locales',
     );
   });

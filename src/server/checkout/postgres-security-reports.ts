@@ -8,6 +8,7 @@
  * upsert counts a sighting in one statement.
  */
 import type {Pool} from 'pg';
+import type {PgPool} from './drivers.js';
 import type {
   SecurityReport,
   SecurityReportStore,
@@ -15,7 +16,7 @@ import type {
 } from './security-reports.js';
 
 export interface PostgresSecurityReportStoreOptions {
-  pool: Pool;
+  pool: PgPool;
   /** The schema of the table (made when missing). Default `public`. */
   schema?: string;
 }
@@ -43,7 +44,7 @@ export class PostgresSecurityReportStore implements SecurityReportStore {
     if (!SCHEMA_NAME.test(schema)) {
       throw new TypeError('PostgresSecurityReportStore: schema: must be a plain identifier');
     }
-    this.#pool = options.pool;
+    this.#pool = options.pool as Pool;
     this.#schema = schema;
     this.#table = `"${schema}".pg_security_reports`;
   }

@@ -9,6 +9,7 @@
  */
 import type Database from 'better-sqlite3';
 import {loadBetterSqlite3} from '../optional-peers.js';
+import type {SqliteConnection} from './drivers.js';
 import type {
   SecurityReport,
   SecurityReportStore,
@@ -17,7 +18,7 @@ import type {
 
 export interface SqliteSecurityReportStoreOptions {
   /** An open better-sqlite3 connection (its owner closes it). */
-  connection?: Database.Database;
+  connection?: SqliteConnection;
   /** Or a database file, opened (and closed by `close()`) here. */
   filename?: string;
 }
@@ -44,7 +45,9 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
       throw new TypeError('SqliteSecurityReportStore: give connection or filename (one of them)');
     }
     this.#own = !options.connection;
-    this.#db = options.connection ?? new (loadBetterSqlite3())(options.filename!);
+    this.#db =
+      (options.connection as Database.Database | undefined) ??
+      new (loadBetterSqlite3())(options.filename!);
     this.#db.exec(`CREATE TABLE IF NOT EXISTS pg_security_reports (
       key TEXT PRIMARY KEY,
       first_seen INTEGER NOT NULL,
