@@ -59,7 +59,7 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
  * Gzip budget of the CDN file, in bytes: 24 kB with the English texts (every other locale,
  * and the brand marks, load on demand as files of their own, outside the budget).
  */
-const CDN_BUDGET_GZIP = 24 * 1024;
+const CDN_BUDGET_GZIP = 26 * 1024;
 
 /**
  * Gzip budget of dist/cdn/pg-checkout-hydrate.js: the CDN file plus Lit's hydration support
