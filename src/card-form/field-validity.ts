@@ -50,7 +50,8 @@ export class FieldValidity implements ReactiveController {
   /** The field's verdict under the project's field rules. */
   check(name: CardField, t: CheckoutMessages = this.options.text()): FieldCheck {
     const value = this.options.input(name)?.value ?? '';
-    const verdict = checkField(name, value, t, this.options.brand());
+    const lang = this.host instanceof Element ? languageOf(this.host) : undefined;
+    const verdict = checkField(name, value, t, this.options.brand(), undefined, lang);
     const refused = name === 'number' && this.options.refusedBrand?.(verdict.valid, t);
     return refused ? {valid: false, potentiallyValid: false, message: refused} : verdict;
   }
