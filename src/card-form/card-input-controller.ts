@@ -213,9 +213,9 @@ const EXPIRY_KEYS = /^[\d\s/.-]+$/;
 
 /**
  * Whether typing `data` into the expiry `input` adds something usable: a digit or separator
- * that leaves an expiry spelling (no third month digit, no year of three digits but this
- * century's `20x`), and a separator only where it settles a month that can still be one
- * (`1 ` → `01 / `; not `0/`, not after `MM / `).
+ * that leaves an expiry spelling (no third month digit, no fifth year digit), and a
+ * separator only where it settles a month that can still be one (`1 ` → `01 / `; not `0/`,
+ * not after `MM / `).
  */
 function expiryKeyUseful(input: HTMLInputElement, data: string): boolean {
   if (!EXPIRY_KEYS.test(data)) return false;
@@ -227,7 +227,11 @@ function expiryKeyUseful(input: HTMLInputElement, data: string): boolean {
     value.slice(input.selectionEnd ?? value.length);
   const parts = parseExpiry(next);
   if (parts.kind === 'bad') return false;
-  if (/\d/.test(data)) return true;
+  if (/\d/.test(data)) {
+    // `2034` is a year: what follows it is a separator (`2034-10`), not a fifth digit.
+    const now = parseExpiry(value);
+    return !(now.kind === 'iso' && !now.separated && now.year.length === 4);
+  }
   return (
     showExpiry(parts) !== showExpiry(readExpiry(value)) &&
     (validateExpiry(next).isPotentiallyValid || !validateExpiry(value).isPotentiallyValid)

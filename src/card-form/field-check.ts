@@ -55,14 +55,17 @@ export function checkField(
       if (digits === '') return refuse(t.numberRequired, true);
       const v = validateNumber(digits);
       if (v.isValid) return OK;
+      // A UnionPay number failing Luhn may be a real card: the gateway does not take it.
       const message =
-        v.problem === 'length' && v.brand
-          ? fill(
-              t.numberLength,
-              {brand: v.brand.niceType, lengths: formatCountsOr(v.brand.lengths, lang)},
-              lang,
-            )
-          : t.numberInvalid;
+        v.problem === 'gateway'
+          ? t.cardNotAccepted
+          : v.problem === 'length' && v.brand
+            ? fill(
+                t.numberLength,
+                {brand: v.brand.niceType, lengths: formatCountsOr(v.brand.lengths, lang)},
+                lang,
+              )
+            : t.numberInvalid;
       return refuse(message, v.isPotentiallyValid);
     }
     case 'expiry': {

@@ -70,7 +70,11 @@ export interface CheckoutMessages {
   expiryFar: string;
   /** `{brand}` (Mastercard, …) is not among the merchant's `accepted-brands`. */
   brandNotAccepted: string;
-  /** A card of a brand the form cannot tell, when the merchant accepts only some brands. */
+  /**
+   * A card of a brand the form cannot tell, when the merchant accepts only some brands; a
+   * card the gateway does not take though card-validator does (a UnionPay number failing
+   * Luhn).
+   */
   cardNotAccepted: string;
   cvvRequired: string;
   /** `{n}` is replaced by the number of digits. */

@@ -61,9 +61,11 @@ export interface NumberValidity extends Validity {
   brand: CardBrand | null;
   /**
    * Why the number is not valid: `length`, not a length its brand has (`brand` says which
-   * lengths it has); `number`, anything else (Luhn, no digits, too short or long).
+   * lengths it has); `gateway`, a number card-validator takes that the gateway refuses (a
+   * UnionPay number failing Luhn); `number`, anything else (Luhn, no digits, too short or
+   * long).
    */
-  problem?: 'length' | 'number';
+  problem?: 'length' | 'gateway' | 'number';
 }
 
 const DEFAULT_GAPS = [4, 8, 12] as const;
@@ -91,7 +93,15 @@ export function validateNumber(digits: string): NumberValidity {
       isValid,
       isPotentiallyValid: verdict.isPotentiallyValid && digits.length <= MAX_NUMBER_LENGTH,
       brand,
-      ...(isValid ? {} : {problem: brand.lengths.includes(digits.length) ? 'number' : 'length'}),
+      ...(isValid
+        ? {}
+        : {
+            problem: !brand.lengths.includes(digits.length)
+              ? 'length'
+              : cardNumber(digits).isValid
+                ? 'gateway'
+                : 'number',
+          }),
     };
   }
   const isValid = gateway === undefined;

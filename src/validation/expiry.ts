@@ -46,7 +46,7 @@ export interface ExpiryValidity {
  */
 export type ExpiryParts =
   | {kind: 'empty'}
-  | {kind: 'bad'}
+  | {kind: 'bad'; text: string}
   | {kind: 'open'; digits: string}
   | {kind: 'iso'; year: string; month: string; separated: boolean}
   | {kind: 'date'; month: string; year: string; digitsOnly: boolean};
@@ -56,8 +56,8 @@ export const EXPIRY_SEPARATOR = ' / ';
 
 /** Most digits an expiry is typed with: `MMYYYY`. */
 const MAX_DIGITS = 6;
-/** A year as typed: two digits, or a four-digit year of this century on its way. */
-const YEAR = /^(?:\d{0,2}|20\d{1,2})$/;
+/** A year as typed: up to four digits (card-validator reads two or four). */
+const YEAR = /^\d{0,4}$/;
 /** `2034-10`, `2034/1`, `2034 . 10`: a year of this century first. */
 const ISO = /^(20\d\d) ?[-./] ?(\d{0,2})$/;
 /** `01/34`, `1 - 34`, `01.2034`, `1 34`, `01 / `: one or two month digits, then the year. */
@@ -66,15 +66,16 @@ const SEPARATED = /^(\d{1,2}) ?(?:[-./] ?| )(\d*)$/;
 /** Reads expiry text: leading space dropped, runs of space read as one. */
 export function parseExpiry(raw: string): ExpiryParts {
   const text = raw.replace(/^\s+/, '').replace(/\s+/g, ' ');
-  if (text === '') return {kind: 'empty'};
+  // Nothing, or a separator alone: no month yet (card-validator: `/`, ` / `).
+  if (/^(?:\/ ?)?$/.test(text)) return {kind: 'empty'};
   const iso = ISO.exec(text);
   if (iso) return {kind: 'iso', year: iso[1]!, month: iso[2]!, separated: true};
   const separated = SEPARATED.exec(text);
   if (separated) {
     const [, month, year] = separated as unknown as [string, string, string];
-    return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: false} : {kind: 'bad'};
+    return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: false} : {kind: 'bad', text};
   }
-  if (!/^\d+$/.test(text) || text.length > MAX_DIGITS) return {kind: 'bad'};
+  if (!/^\d+$/.test(text) || text.length > MAX_DIGITS) return {kind: 'bad', text};
   // `20`, `203`, `2034`: no month and year begin so (`2 / 0…` is over), `2034-10` does.
   if (/^20\d{0,2}$/.test(text)) return {kind: 'iso', year: text, month: '', separated: false};
   // A month not settled yet: `1` (or `10`–`12`), `0` (`01`–`09`), `2` (`02`, or `2034-…`),
@@ -83,23 +84,23 @@ export function parseExpiry(raw: string): ExpiryParts {
   // `10`, `11`: card-validator reads `1 / 0`, `1 / 1`, years over; the field shows the month.
   if (/^1[01]$/.test(text)) return {kind: 'date', month: text, year: '', digitsOnly: true};
   const {month, year} = parseDate(text);
-  return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: true} : {kind: 'bad'};
+  return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: true} : {kind: 'bad', text};
 }
 
-/** The digits of `text` that an expiry can hold, fewer until they read as one. */
-function salvage(raw: string): ExpiryParts {
-  let digits = raw.replace(/\D+/g, '').slice(0, MAX_DIGITS);
-  for (;;) {
-    const parts = parseExpiry(digits);
-    if (parts.kind !== 'bad') return parts;
-    digits = digits.slice(0, -1);
-  }
-}
-
-/** What the field understood from `raw`: its reading, or that of its digits when it has none. */
+/**
+ * What the field understood from `raw`: its reading, or that of the digits and separators in
+ * it (`Exp. 12/34` pasted); else that text, shown as it is and refused, never read as
+ * another date.
+ */
 export function readExpiry(raw: string): ExpiryParts {
   const parts = parseExpiry(raw);
-  return parts.kind === 'bad' ? salvage(raw) : parts;
+  if (parts.kind !== 'bad') return parts;
+  const kept = raw
+    .replace(/[^\d\s/.-]+/g, '')
+    .replace(/^[\s/.-]+/, '')
+    .trim();
+  const again = parseExpiry(kept);
+  return again.kind === 'bad' ? {kind: 'bad', text: kept.replace(/\s+/g, ' ')} : again;
 }
 
 /** The text card-validator is asked about, for parts that it reads. */
@@ -154,6 +155,11 @@ export function validateExpiry(text: string, now: Date = new Date()): ExpiryVali
         ? // A year on its way to `YYYY-MM`: could it still be one card-validator takes?
           {isValid: false, isPotentiallyValid: expirationYear(parts.year).isPotentiallyValid}
         : {isValid: false, isPotentiallyValid: false};
+  if (parts.kind === 'iso' && parts.month.length === 1 && !verdict.isPotentiallyValid) {
+    // `2028-1` (January, over) is on its way to `2028-10`, `2028-11` or `2028-12` too.
+    const grows = [0, 1, 2].some((d) => expirationDate(`${asked}${d}`).isValid);
+    if (grows) return {isValid: false, isPotentiallyValid: true, problem: problemOf(parts, now)};
+  }
   if ('month' in verdict && verdict.isValid && verdict.month && verdict.year) {
     const month = Number(verdict.month);
     const year = fullYear(verdict.year);
@@ -184,8 +190,9 @@ export const expiryText = (month: number, year: number): string =>
 export function showExpiry(parts: ExpiryParts, trailing = true): string {
   switch (parts.kind) {
     case 'empty':
-    case 'bad':
       return '';
+    case 'bad':
+      return parts.text;
     case 'open':
       return parts.digits;
     case 'iso':
@@ -193,8 +200,8 @@ export function showExpiry(parts: ExpiryParts, trailing = true): string {
       return parts.separated ? `${parts.year}-${parts.month}` : parts.year;
     case 'date': {
       const month = parts.month.padStart(2, '0');
-      // A four-digit year shows as the two the card prints.
-      const year = parts.year.length === 4 ? parts.year.slice(2) : parts.year;
+      // A four-digit year of this century shows as the two the card prints.
+      const year = /^20\d\d$/.test(parts.year) ? parts.year.slice(2) : parts.year;
       if (year !== '') return month + EXPIRY_SEPARATOR + year;
       const real = /^(?:0[1-9]|1[0-2])$/.test(month);
       return trailing || !real ? month + EXPIRY_SEPARATOR : month;
@@ -238,5 +245,5 @@ export function shownDigitsBefore(parts: ExpiryParts, typed: number): number {
   const pad = 2 - month;
   if (typed <= month) return typed + pad;
   const intoYear = typed - month;
-  return 2 + (parts.year.length === 4 ? Math.max(0, intoYear - 2) : intoYear);
+  return 2 + (/^20\d\d$/.test(parts.year) ? Math.max(0, intoYear - 2) : intoYear);
 }
