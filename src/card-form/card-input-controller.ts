@@ -143,14 +143,21 @@ export class CardInputController implements ReactiveController {
     const caret = input.selectionStart ?? raw.length;
     const inserting = !inputType.startsWith('delete');
     const parts = readExpiry(raw);
-    let formatted = showExpiry(parts, inserting);
+    const typedBefore = digitsOnly(raw.slice(0, caret)).length;
+    // A one-digit month changed in place (`1| / 34`, more to come) is not padded yet.
+    const pad = !(
+      parts.kind === 'date' &&
+      !parts.digitsOnly &&
+      parts.month.length === 1 &&
+      typedBefore === 1 &&
+      caret < raw.length
+    );
+    let formatted = showExpiry(parts, inserting, pad);
     let digits = digitsOnly(formatted);
     // Where the caret goes: after as many digits as were before it, as the field shows them
     // (`1/` shows `01 / `, `2034` shows `34`); text that was not an expiry, at the end.
     let before =
-      parseExpiry(raw).kind === 'bad'
-        ? digits.length
-        : shownDigitsBefore(parts, digitsOnly(raw.slice(0, caret)).length);
+      parseExpiry(raw).kind === 'bad' ? digits.length : shownDigitsBefore(parts, typedBefore, pad);
     if (
       !inserting &&
       digits === this.expiryDigits &&

@@ -111,10 +111,8 @@ function validatorText(parts: ExpiryParts): string | undefined {
     case 'iso':
       return parts.month ? `${parts.year}-${parts.month}` : undefined;
     case 'date':
-      // A one-digit month is card-validator's own (`1/34`); `0` is no month (`00`).
-      return parts.digitsOnly
-        ? parts.month + parts.year
-        : `${parts.month === '0' ? '00' : parts.month}/${parts.year}`;
+      // A one-digit month is card-validator's own (`1/34`); so is `0`, a month on its way.
+      return parts.digitsOnly ? parts.month + parts.year : `${parts.month}/${parts.year}`;
     default:
       return undefined;
   }
@@ -185,9 +183,11 @@ export const expiryText = (month: number, year: number): string =>
 /**
  * What the field shows for `parts`. `trailing` (while inserting): a settled month is
  * followed by the separator, so the customer types straight on; an impossible month keeps
- * its separator anyway (`40 / `: read again without it, `40` would be `04 / 0`).
+ * its separator anyway (`40 / `: read again without it, `40` would be `04 / 0`). A month of
+ * one digit is padded (`1/` → `01 / `) unless `pad` is false (the customer is changing the
+ * month in place: `1| / 34` may become `11 / 34`); `0` never is, being on its way to `0x`.
  */
-export function showExpiry(parts: ExpiryParts, trailing = true): string {
+export function showExpiry(parts: ExpiryParts, trailing = true, pad = true): string {
   switch (parts.kind) {
     case 'empty':
       return '';
@@ -199,11 +199,11 @@ export function showExpiry(parts: ExpiryParts, trailing = true): string {
       if (parts.month.length === 2) return showExpiry(dateOf(parts), trailing);
       return parts.separated ? `${parts.year}-${parts.month}` : parts.year;
     case 'date': {
-      const month = parts.month.padStart(2, '0');
+      const month = pad && parts.month !== '0' ? parts.month.padStart(2, '0') : parts.month;
       // A four-digit year of this century shows as the two the card prints.
       const year = /^20\d\d$/.test(parts.year) ? parts.year.slice(2) : parts.year;
       if (year !== '') return month + EXPIRY_SEPARATOR + year;
-      const real = /^(?:0[1-9]|1[0-2])$/.test(month);
+      const real = /^(?:0?[1-9]|1[0-2])$/.test(month);
       return trailing || !real ? month + EXPIRY_SEPARATOR : month;
     }
   }
@@ -238,12 +238,12 @@ export function settleExpiry(raw: string): string {
  * How many digits of the shown text come before the `typed`-th digit of what was typed:
  * a padded month adds one (`1/` → `01 / `), a four-digit year shows two (`2034` → `34`).
  */
-export function shownDigitsBefore(parts: ExpiryParts, typed: number): number {
+export function shownDigitsBefore(parts: ExpiryParts, typed: number, padded = true): number {
   if (parts.kind === 'iso' && parts.month.length === 2) return typed >= 6 ? 4 : 0;
   if (parts.kind !== 'date' || typed <= 0) return typed;
   const month = parts.month.length;
-  const pad = 2 - month;
+  const pad = padded && month === 1 && parts.month !== '0' ? 1 : 0;
   if (typed <= month) return typed + pad;
   const intoYear = typed - month;
-  return 2 + (/^20\d\d$/.test(parts.year) ? Math.max(0, intoYear - 2) : intoYear);
+  return month + pad + (/^20\d\d$/.test(parts.year) ? Math.max(0, intoYear - 2) : intoYear);
 }

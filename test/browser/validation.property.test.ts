@@ -205,11 +205,12 @@ describe('card helpers, property-based', () => {
       fc.property(anything, fc.boolean(), (raw, trailing) => {
         const once = formatExpiry(raw, trailing);
         // `MM / YY` (a year of this century on its way: `MM / 203`), or what is still open:
-        // a month digit or two (`1`, `12`), a year first (`2034`, `2034-1`). Other text is
+        // a month digit or two (`1`, `12`; `0 / ` before its second), a year first (`2034`,
+        // `2034-1`). Other text is
         // shown as pasted, less what no expiry has (letters), and refused.
         if (parseExpiry(raw).kind !== 'bad')
           expect(once, JSON.stringify(raw)).to.match(
-            /^(\d{0,2}|20\d{0,2}|20\d\d-\d?|\d\d \/ \d{0,4})$/,
+            /^(\d{0,2}|20\d{0,2}|20\d\d-\d?|(\d\d|0) \/ \d{0,4})$/,
           );
         // Every output is a fixed point, impossible months ("40.", "13/") included: they
         // keep their separator, so re-reading them does not split them ("04 / 0").
