@@ -9,6 +9,8 @@
  * first use). These modules use a handful of forms only, rewritten here:
  *
  *   "use strict";  Object.defineProperty(exports, "__esModule", { value: true });  → dropped
+ *   var __assign = (this && this.__assign) || function () { … };  → var __assign = Object.assign;
+ *   Array.isArray || function (arg) { … };   → Array.isArray;  (ES5 and later have both)
  *   exports.name = name;                     → export {name};
  *   exports.name = void 0;                   → dropped
  *   exports.name = <expression>;             → var name = <expression>; … export {name};
@@ -49,6 +51,14 @@ const MODULE = /[\\/](?:credit-card-type|card-validator)[\\/]dist[\\/](?:lib[\\/
 const CARD_VALIDATOR = /(["'])card-validator\/dist\/([\w/-]+\.js)\1/g;
 /** The package.json "imports" key that stands for `card-validator/dist/`. */
 export const CARD_VALIDATOR_IMPORT = '#card-validator/';
+
+/** TypeScript's ES5 `__assign` helper, as tsc writes it: `Object.assign` where there is one. */
+const ASSIGN_HELPER =
+  /^var __assign = \(this && this\.__assign\) \|\| function \(\) \{\n {4}__assign = Object\.assign \|\| function\(t\) \{\n[^]*?\n {4}return __assign\.apply\(this, arguments\);\n\};\n/m;
+
+/** card-validator's `Array.isArray` for engines without one (ES3), as tsc left it. */
+const IS_ARRAY_POLYFILL =
+  /Array\.isArray \|\|\n {4}function \(arg\) \{\n {8}return Object\.prototype\.toString\.call\(arg\) === "\[object Array\]";\n {4}\};/;
 
 /** Written at the top of each of card-validator's modules the browser build carries. */
 const NOTICE = '/*! card-validator | MIT | (c) Braintree */\n';
@@ -100,7 +110,11 @@ export function creditCardTypeToEsm(code: string, id: string): string {
   let esm = code
     .replace(/^"use strict";\s*$/gm, '')
     .replace(/^Object\.defineProperty\(exports, "__esModule", \{ value: true \}\);\s*$/m, '')
-    // TypeScript's helpers look for a copy on `this`, which an ES module does not have.
+    // TypeScript's `__assign` is `Object.assign` written out for ES5 (twice in the CDN
+    // file otherwise); its other helpers look for a copy on `this`, which an ES module
+    // does not have.
+    .replace(ASSIGN_HELPER, 'var __assign = Object.assign;\n')
+    .replace(IS_ARRAY_POLYFILL, 'Array.isArray;')
     .replace(/^var (__\w+) = \(this && this\.\1\) \|\| /gm, 'var $1 = ')
     .replace(/^exports\.(\w+) = \1;\s*$/gm, 'export {$1};')
     .replace(/^exports\.\w+ = void 0;\s*$/gm, '')

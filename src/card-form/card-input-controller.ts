@@ -21,14 +21,7 @@ import {
   validateNumber,
   type CardBrand,
 } from '../validation/card.js';
-import {
-  parseExpiry,
-  readExpiry,
-  settleExpiry,
-  showExpiry,
-  shownDigitsBefore,
-  validateExpiry,
-} from '../validation/expiry.js';
+import {parseExpiry, readExpiry, settleExpiry, showExpiry} from '../validation/expiry.js';
 
 export interface CardInputOptions {
   /** The host's input for `name`, if rendered. */
@@ -145,19 +138,14 @@ export class CardInputController implements ReactiveController {
     const parts = readExpiry(raw);
     const typedBefore = digitsOnly(raw.slice(0, caret)).length;
     // A one-digit month changed in place (`1| / 34`, more to come) is not padded yet.
-    const pad = !(
-      parts.kind === 'date' &&
-      !parts.digitsOnly &&
-      parts.month.length === 1 &&
-      typedBefore === 1 &&
-      caret < raw.length
-    );
+    const pad = typedBefore !== 1 || caret >= raw.length;
     let formatted = showExpiry(parts, inserting, pad);
     let digits = digitsOnly(formatted);
-    // Where the caret goes: after as many digits as were before it, as the field shows them
-    // (`1/` shows `01 / `, `2034` shows `34`); text that was not an expiry, at the end.
+    // Where the caret goes: at the end when it was (`1/` shows `01 / `, `2034-10` shows
+    // `10 / 34`), else after as many digits as were before it; after text that was no
+    // expiry, at the end.
     let before =
-      parseExpiry(raw).kind === 'bad' ? digits.length : shownDigitsBefore(parts, typedBefore, pad);
+      caret >= raw.length || parseExpiry(raw).kind === 'bad' ? digits.length : typedBefore;
     if (
       !inserting &&
       digits === this.expiryDigits &&
@@ -215,32 +203,21 @@ export class CardInputController implements ReactiveController {
   }
 }
 
-/** Separators an expiry may be typed with: `/`, `-`, `.` and space. */
-const EXPIRY_KEYS = /^[\d\s/.-]+$/;
-
 /**
  * Whether typing `data` into the expiry `input` adds something usable: a digit or separator
- * that leaves an expiry spelling (no third month digit, no fifth year digit), and a
- * separator only where it settles a month that can still be one (`1 ` → `01 / `; not `0/`,
- * not after `MM / `).
+ * that leaves an expiry spelling (no third month digit, no fifth year digit, no second
+ * separator, nothing after a year typed first but its separator: `2034-`). A separator
+ * that settles nothing (a space after `01 / `) is formatted away.
  */
 function expiryKeyUseful(input: HTMLInputElement, data: string): boolean {
-  if (!EXPIRY_KEYS.test(data)) return false;
+  if (!/^[\d\s/.-]+$/.test(data)) return false;
   if (data.length !== 1) return true;
-  const value = input.value;
-  const next =
-    value.slice(0, input.selectionStart ?? value.length) +
-    data +
-    value.slice(input.selectionEnd ?? value.length);
-  const parts = parseExpiry(next);
-  if (parts.kind === 'bad') return false;
-  if (/\d/.test(data)) {
-    // `2034` is a year: what follows it is a separator (`2034-10`), not a fifth digit.
-    const now = parseExpiry(value);
-    return !(now.kind === 'iso' && !now.separated && now.year.length === 4);
-  }
+  const {value} = input;
   return (
-    showExpiry(parts) !== showExpiry(readExpiry(value)) &&
-    (validateExpiry(next).isPotentiallyValid || !validateExpiry(value).isPotentiallyValid)
+    parseExpiry(
+      value.slice(0, input.selectionStart ?? value.length) +
+        data +
+        value.slice(input.selectionEnd ?? value.length),
+    ).kind !== 'bad'
   );
 }

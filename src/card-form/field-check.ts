@@ -59,10 +59,10 @@ export function checkField(
       const message =
         v.problem === 'gateway'
           ? t.cardNotAccepted
-          : v.problem === 'length' && v.brand
+          : v.problem === 'length'
             ? fill(
                 t.numberLength,
-                {brand: v.brand.niceType, lengths: formatCountsOr(v.brand.lengths, lang)},
+                {brand: v.brand!.niceType, lengths: formatCountsOr(v.brand!.lengths, lang)},
                 lang,
               )
             : t.numberInvalid;

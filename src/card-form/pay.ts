@@ -82,7 +82,7 @@ export function payRequest(
       ? {savedCardId: choice.savedCardId}
       : {card, ...(choice.consent ? {saveCard: true} : {})}),
     ...(Object.keys(customer).length > 0 ? {customer} : {}),
-    fingerprint: collectBrowserFingerprint(acceptHeader ? {acceptHeader} : undefined),
+    fingerprint: collectBrowserFingerprint({acceptHeader}),
   };
 }
 

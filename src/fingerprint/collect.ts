@@ -46,30 +46,20 @@ export function toEmvColorDepth(depth: number): string {
   return String(best);
 }
 
-/** `tag` in its canonical form (`EN-us` → `en-US`) if it is a well-formed BCP 47 tag. */
-function canonicalTag(tag: string): string | undefined {
+/**
+ * A well-formed BCP 47 tag of at most 8 characters from `tag` (`zh-Hant-TW` → `zh-Hant`,
+ * `en_US` → `en-US`, `en-u-ca-gregory` → `en`): its language, script, region and variants
+ * (`Intl.Locale#baseName`, canonical), whole subtags dropped from the end until it fits;
+ * `undefined` when `tag` is none (`C`, `C.UTF-8`, `x-klingon`, ``).
+ */
+function emvTag(tag: string): string | undefined {
   try {
-    return Intl.getCanonicalLocales(tag)[0];
+    const subtags = new Intl.Locale(tag.trim().replace(/_/g, '-')).baseName.split('-');
+    while (subtags.join('-').length > EMV_LANGUAGE_MAX) subtags.pop();
+    return subtags.join('-');
   } catch {
     return undefined;
   }
-}
-
-/**
- * A well-formed BCP 47 tag of at most 8 characters from `tag` (`zh-Hant-TW` → `zh-Hant`,
- * `en_US` → `en-US`, `en-u-ca-gregory` → `en`), whole subtags dropped from the end until it
- * fits; `undefined` when `tag` is none (`C`, `C.UTF-8`, `x-klingon`, ``).
- */
-function emvTag(tag: string): string | undefined {
-  const canonical = canonicalTag(tag.trim().replace(/_/g, '-'));
-  // Language, script, region and variants; extensions (`-u-ca-gregory`, `-x-…`) say nothing
-  // the gateway reads.
-  const subtags = canonical?.split(/-(?=[0-9a-z]-)/i)[0]!.split('-') ?? [];
-  for (; subtags.length > 0; subtags.pop()) {
-    const shorter = canonicalTag(subtags.join('-'));
-    if (shorter !== undefined && shorter.length <= EMV_LANGUAGE_MAX) return shorter;
-  }
-  return undefined;
 }
 
 /**
@@ -100,7 +90,7 @@ export function readFingerprintSource(): FingerprintSource {
     screenHeight: screen.height,
     // Java applets are gone from every browser; javaEnabled() is kept for the record.
     javaEnabled: typeof navigator.javaEnabled === 'function' ? navigator.javaEnabled() : false,
-    language: navigator.language || 'en',
+    language: navigator.language,
     timeZoneOffset: new Date().getTimezoneOffset(),
     timeZone,
     userAgent: navigator.userAgent,

@@ -77,24 +77,18 @@ export function formatCount(n: number, locale: string): string {
 }
 
 /**
- * Counts as alternatives in the locale (`16, 18 or 19`; `16 або 19`), a run of three or more
- * consecutive ones as a range (`14–19`), each count in the locale's digits.
+ * Counts as alternatives in the locale (`16, 18 or 19`; `16 або 19`), or as a range when they
+ * run on (`14–19`), each count in the locale's digits.
  */
 export function formatCountsOr(counts: readonly number[], locale: string): string {
   const tag = safeLocale(locale);
-  const items: string[] = [];
-  for (let i = 0; i < counts.length;) {
-    let j = i;
-    while (j + 1 < counts.length && counts[j + 1] === counts[j]! + 1) j++;
-    if (j - i >= 2) {
-      items.push(`${formatCount(counts[i]!, tag)}–${formatCount(counts[j]!, tag)}`);
-      i = j + 1;
-    } else {
-      items.push(formatCount(counts[i]!, tag));
-      i++;
-    }
-  }
-  return new Intl.ListFormat(tag, {type: 'disjunction'}).format(items);
+  const first = counts[0]!;
+  const last = counts[counts.length - 1]!;
+  return counts.length > 2 && last - first === counts.length - 1
+    ? `${formatCount(first, tag)}–${formatCount(last, tag)}`
+    : new Intl.ListFormat(tag, {type: 'disjunction'}).format(
+        counts.map((n) => formatCount(n, tag)),
+      );
 }
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;

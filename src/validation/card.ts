@@ -86,30 +86,21 @@ export function digitsOnly(value: string): string {
 export function validateNumber(digits: string): NumberValidity {
   const verdict = cardNumber(digits, {luhnValidateUnionPay: true});
   const brand = toCardBrand(verdict.card);
-  const gateway = cardNumberProblem(digits);
-  if (brand) {
-    const isValid = verdict.isValid && gateway === undefined;
-    return {
-      isValid,
-      isPotentiallyValid: verdict.isPotentiallyValid && digits.length <= MAX_NUMBER_LENGTH,
-      brand,
-      ...(isValid
-        ? {}
-        : {
-            problem: !brand.lengths.includes(digits.length)
-              ? 'length'
-              : cardNumber(digits).isValid
-                ? 'gateway'
-                : 'number',
-          }),
-    };
-  }
-  const isValid = gateway === undefined;
+  const isValid = cardNumberProblem(digits) === undefined && (!brand || verdict.isValid);
+  if (isValid) return {isValid, isPotentiallyValid: true, brand};
   return {
     isValid,
-    isPotentiallyValid: isValid || (/^\d*$/.test(digits) && digits.length < MAX_NUMBER_LENGTH),
-    brand: null,
-    ...(isValid ? {} : {problem: 'number'}),
+    isPotentiallyValid: brand
+      ? verdict.isPotentiallyValid
+      : /^\d*$/.test(digits) && digits.length < MAX_NUMBER_LENGTH,
+    brand,
+    problem: !brand
+      ? 'number'
+      : !brand.lengths.includes(digits.length)
+        ? 'length'
+        : cardNumber(digits).isValid
+          ? 'gateway'
+          : 'number',
   };
 }
 
@@ -160,7 +151,7 @@ export function validateCvv(value: string, brand: CardBrand | null): Validity {
 
 /** Digits a code of `brand` can have (4 while the brand is unknown). */
 export function cvvLength(brand: CardBrand | null): number {
-  return Math.max(...cvvLengths(brand));
+  return brand ? brand.codeSize : 4;
 }
 
 /**

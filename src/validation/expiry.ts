@@ -40,51 +40,55 @@ export interface ExpiryValidity {
 }
 
 /**
- * What an expiry text says. `open`: only digits so far, and the month is not settled (`1`,
- * `12`, `0`, `2`). `iso`: a year first (`2034`, `2034-`, `2034-1`). `date`: a month then a
- * year, each as typed (`1` and `34` for `1/34`). `bad`: not an expiry spelling.
+ * What an expiry text says. `date`: a month then a year, each as typed (`1` and `34` of
+ * `1/34` or of `134`). `iso`: a year first (`2034`, `2034-`, `2034-1`). `open`: digits whose
+ * month is not settled yet (`1`, `12`, `0`, `2`), in `month`. `bad`: not an expiry spelling.
+ * `text` is what card-validator is asked (`01/34`, `134`, `2034-1`; empty for a year on
+ * its own), or, when `bad`, the text as the field shows it.
  */
-export type ExpiryParts =
-  | {kind: 'empty'}
-  | {kind: 'bad'; text: string}
-  | {kind: 'open'; digits: string}
-  | {kind: 'iso'; year: string; month: string; separated: boolean}
-  | {kind: 'date'; month: string; year: string; digitsOnly: boolean};
+export interface ExpiryParts {
+  kind: 'empty' | 'bad' | 'open' | 'iso' | 'date';
+  month: string;
+  year: string;
+  text: string;
+}
+
+const parts = (
+  kind: ExpiryParts['kind'],
+  month = '',
+  year = '',
+  text = month + year,
+): ExpiryParts => ({kind, month, year, text});
 
 /** The separator shown between month and year. */
 export const EXPIRY_SEPARATOR = ' / ';
 
-/** Most digits an expiry is typed with: `MMYYYY`. */
-const MAX_DIGITS = 6;
-/** A year as typed: up to four digits (card-validator reads two or four). */
-const YEAR = /^\d{0,4}$/;
-/** `2034-10`, `2034/1`, `2034 . 10`: a year of this century first. */
-const ISO = /^(20\d\d) ?[-./] ?(\d{0,2})$/;
-/** `01/34`, `1 - 34`, `01.2034`, `1 34`, `01 / `: one or two month digits, then the year. */
-const SEPARATED = /^(\d{1,2}) ?(?:[-./] ?| )(\d*)$/;
+/** A four-digit year of this century, which the field shows as its last two digits. */
+const CENTURY_YEAR = /^20\d\d$/;
 
 /** Reads expiry text: leading space dropped, runs of space read as one. */
 export function parseExpiry(raw: string): ExpiryParts {
-  const text = raw.replace(/^\s+/, '').replace(/\s+/g, ' ');
+  const text = raw.trimStart().replace(/\s+/g, ' ');
   // Nothing, or a separator alone: no month yet (card-validator: `/`, ` / `).
-  if (/^(?:\/ ?)?$/.test(text)) return {kind: 'empty'};
-  const iso = ISO.exec(text);
-  if (iso) return {kind: 'iso', year: iso[1]!, month: iso[2]!, separated: true};
-  const separated = SEPARATED.exec(text);
-  if (separated) {
-    const [, month, year] = separated as unknown as [string, string, string];
-    return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: false} : {kind: 'bad', text};
-  }
-  if (!/^\d+$/.test(text) || text.length > MAX_DIGITS) return {kind: 'bad', text};
-  // `20`, `203`, `2034`: no month and year begin so (`2 / 0…` is over), `2034-10` does.
-  if (/^20\d{0,2}$/.test(text)) return {kind: 'iso', year: text, month: '', separated: false};
-  // A month not settled yet: `1` (or `10`–`12`), `0` (`01`–`09`), `2` (`02`, or `2034-…`),
+  if (/^(?:\/ ?)?$/.test(text)) return parts('empty');
+  // `2034-10`, `2034/1`, `2034 . 10`: a year of this century first.
+  let match = /^(20\d\d) ?[-./] ?(\d{0,2})$/.exec(text);
+  if (match) return parts('iso', match[2], match[1], `${match[1]}-${match[2]}`);
+  // `01/34`, `1 - 34`, `01.2034`, `1 34`, `01 / `: a month, then up to four year digits.
+  match = /^(\d\d?) ?(?:[-./] ?| )(\d{0,4})$/.exec(text);
+  if (match) return parts('date', match[1], match[2], `${match[1]}/${match[2]}`);
+  if (!/^\d{1,6}$/.test(text)) return parts('bad', '', '', text);
+  // `20`, `203`, `2034`: no month and year begin so (`2 / 0…` is over), `2034-10` does;
+  // a digit more is no date (`2 / 0345`).
+  if (/^20\d*$/.test(text))
+    return text.length < 5 ? parts('iso', '', text, '') : parts('bad', '', '', text);
+  // A month not settled: `1` (or `10`–`12`), `0` (`01`–`09`), `2` (`02`, or `2034-…`),
   // `12` (`12 / …`, or card-validator's `1 / 2…`).
-  if (/^(?:[012]|12)$/.test(text)) return {kind: 'open', digits: text};
+  if (/^(?:[012]|12)$/.test(text)) return parts('open', text);
   // `10`, `11`: card-validator reads `1 / 0`, `1 / 1`, years over; the field shows the month.
-  if (/^1[01]$/.test(text)) return {kind: 'date', month: text, year: '', digitsOnly: true};
+  if (/^1[01]$/.test(text)) return parts('date', text);
   const {month, year} = parseDate(text);
-  return YEAR.test(year) ? {kind: 'date', month, year, digitsOnly: true} : {kind: 'bad', text};
+  return year.length > 4 ? parts('bad', '', '', text) : parts('date', month, year);
 }
 
 /**
@@ -93,48 +97,26 @@ export function parseExpiry(raw: string): ExpiryParts {
  * another date.
  */
 export function readExpiry(raw: string): ExpiryParts {
-  const parts = parseExpiry(raw);
-  if (parts.kind !== 'bad') return parts;
-  const kept = raw
-    .replace(/[^\d\s/.-]+/g, '')
-    .replace(/^[\s/.-]+/, '')
-    .trim();
-  const again = parseExpiry(kept);
-  return again.kind === 'bad' ? {kind: 'bad', text: kept.replace(/\s+/g, ' ')} : again;
-}
-
-/** The text card-validator is asked about, for parts that it reads. */
-function validatorText(parts: ExpiryParts): string | undefined {
-  switch (parts.kind) {
-    case 'open':
-      return parts.digits;
-    case 'iso':
-      return parts.month ? `${parts.year}-${parts.month}` : undefined;
-    case 'date':
-      // A one-digit month is card-validator's own (`1/34`); so is `0`, a month on its way.
-      return parts.digitsOnly ? parts.month + parts.year : `${parts.month}/${parts.year}`;
-    default:
-      return undefined;
-  }
+  const read = parseExpiry(raw);
+  return read.kind === 'bad'
+    ? parseExpiry(raw.replace(/[^\d\s/.-]+/g, '').replace(/^[\s/.-]+|\s+$/g, ''))
+    : read;
 }
 
 /** A two- or four-digit year as a four-digit one (card-validator's two digits are 20xx). */
 const fullYear = (year: string): number => (year.length === 2 ? 2000 + Number(year) : Number(year));
 
 /** Why `parts` are not a valid expiry, judged by month, then year, at `now` (local clock). */
-function problemOf(parts: ExpiryParts, now: Date): ExpiryProblem {
-  if (parts.kind !== 'date' && parts.kind !== 'iso') return 'format';
-  const settled = parts.kind === 'iso' ? parts.month.length === 2 : parts.month !== '';
-  const month = Number(parts.month);
-  if (settled && !(month >= 1 && month <= 12)) return 'month';
-  if (parts.year.length !== 2 && parts.year.length !== 4) return 'format';
-  const year = fullYear(parts.year);
+function problemOf({kind, month, year}: ExpiryParts, now: Date): ExpiryProblem {
+  const settled = kind === 'date' || month.length === 2;
+  const m = Number(month);
+  if (settled && !(m >= 1 && m <= 12)) return 'month';
+  if (!/^(?:\d\d){1,2}$/.test(year)) return 'format';
+  const y = fullYear(year);
   const thisYear = now.getFullYear();
-  if (year < thisYear || (year === thisYear && settled && month < now.getMonth() + 1))
-    return 'past';
+  if (y < thisYear || (y === thisYear && settled && m <= now.getMonth())) return 'past';
   // card-validator's window: this year and the 19 after it.
-  if (year > thisYear + 19) return 'far';
-  return 'format';
+  return y > thisYear + 19 ? 'far' : 'format';
 }
 
 /**
@@ -143,26 +125,18 @@ function problemOf(parts: ExpiryParts, now: Date): ExpiryProblem {
  * reads the clock itself.
  */
 export function validateExpiry(text: string, now: Date = new Date()): ExpiryValidity {
-  const parts = parseExpiry(text);
-  if (parts.kind === 'empty') return {isValid: false, isPotentiallyValid: true, problem: 'format'};
-  const asked = validatorText(parts);
+  const read = parseExpiry(text);
+  const {kind, month, year} = read;
+  // A year on its own is on its way to `YYYY-MM`: could it still be one card-validator takes?
   const verdict =
-    asked !== undefined
-      ? expirationDate(asked)
-      : parts.kind === 'iso'
-        ? // A year on its way to `YYYY-MM`: could it still be one card-validator takes?
-          {isValid: false, isPotentiallyValid: expirationYear(parts.year).isPotentiallyValid}
-        : {isValid: false, isPotentiallyValid: false};
-  if (parts.kind === 'iso' && parts.month.length === 1 && !verdict.isPotentiallyValid) {
-    // `2028-1` (January, over) is on its way to `2028-10`, `2028-11` or `2028-12` too.
-    const grows = [0, 1, 2].some((d) => expirationDate(`${asked}${d}`).isValid);
-    if (grows) return {isValid: false, isPotentiallyValid: true, problem: problemOf(parts, now)};
-  }
-  if ('month' in verdict && verdict.isValid && verdict.month && verdict.year) {
-    const month = Number(verdict.month);
-    const year = fullYear(verdict.year);
-    const refused = gatewayExpiryProblem(month, year, now);
-    if (!refused) return {isValid: true, isPotentiallyValid: true, month, year};
+    kind === 'iso' && !month
+      ? {isValid: false, isPotentiallyValid: expirationYear(year).isPotentiallyValid}
+      : expirationDate(kind === 'bad' ? null : read.text);
+  if ('month' in verdict && verdict.isValid) {
+    const m = Number(verdict.month);
+    const y = fullYear(verdict.year!);
+    const refused = gatewayExpiryProblem(m, y, now);
+    if (!refused) return {isValid: true, isPotentiallyValid: true, month: m, year: y};
     return {
       isValid: false,
       isPotentiallyValid: false,
@@ -171,51 +145,31 @@ export function validateExpiry(text: string, now: Date = new Date()): ExpiryVali
   }
   return {
     isValid: false,
-    isPotentiallyValid: verdict.isPotentiallyValid,
-    problem: problemOf(parts, now),
+    // `2028-1` (January, over) is on its way to `2028-12` too (and 10, 11 when 12 is).
+    isPotentiallyValid:
+      verdict.isPotentiallyValid ||
+      (kind === 'iso' && month === '1' && expirationDate(read.text + '2').isValid),
+    problem: problemOf(read, now),
   };
 }
 
-/** `MM / YY` of a month and four-digit year. */
-export const expiryText = (month: number, year: number): string =>
-  `${String(month).padStart(2, '0')}${EXPIRY_SEPARATOR}${String(year % 100).padStart(2, '0')}`;
-
 /**
- * What the field shows for `parts`. `trailing` (while inserting): a settled month is
- * followed by the separator, so the customer types straight on; an impossible month keeps
- * its separator anyway (`40 / `: read again without it, `40` would be `04 / 0`). A month of
- * one digit is padded (`1/` → `01 / `) unless `pad` is false (the customer is changing the
- * month in place: `1| / 34` may become `11 / 34`); `0` never is, being on its way to `0x`.
+ * What the field shows for `parts`: `MM / YY` once the month is settled, else what was
+ * typed. `trailing` (while inserting): a settled month is followed by the separator, so
+ * the customer types straight on; an impossible month keeps its separator anyway (`40 / `:
+ * read again without it, `40` would be `04 / 0`). A month of one digit is padded (`1/` →
+ * `01 / `) unless `pad` is false (the customer is changing the month in place: `1| / 34`
+ * may become `11 / 34`); `0` never is, being on its way to `0x`.
  */
-export function showExpiry(parts: ExpiryParts, trailing = true, pad = true): string {
-  switch (parts.kind) {
-    case 'empty':
-      return '';
-    case 'bad':
-      return parts.text;
-    case 'open':
-      return parts.digits;
-    case 'iso':
-      if (parts.month.length === 2) return showExpiry(dateOf(parts), trailing);
-      return parts.separated ? `${parts.year}-${parts.month}` : parts.year;
-    case 'date': {
-      const month = pad && parts.month !== '0' ? parts.month.padStart(2, '0') : parts.month;
-      // A four-digit year of this century shows as the two the card prints.
-      const year = /^20\d\d$/.test(parts.year) ? parts.year.slice(2) : parts.year;
-      if (year !== '') return month + EXPIRY_SEPARATOR + year;
-      const real = /^(?:0?[1-9]|1[0-2])$/.test(month);
-      return trailing || !real ? month + EXPIRY_SEPARATOR : month;
-    }
-  }
+export function showExpiry(read: ExpiryParts, trailing = true, pad = true): string {
+  const {kind, month, year} = read;
+  if (kind === 'iso' && month.length === 2) return showExpiry(parts('date', month, year), trailing);
+  if (kind !== 'date') return kind === 'iso' ? read.text || year : read.text;
+  const mm = pad && month !== '0' ? month.padStart(2, '0') : month;
+  // A four-digit year of this century shows as the two the card prints.
+  const yy = CENTURY_YEAR.test(year) ? year.slice(2) : year;
+  return yy || trailing || !(+mm >= 1 && +mm <= 12) ? mm + EXPIRY_SEPARATOR + yy : mm;
 }
-
-/** ISO parts with a whole month, as a date. */
-const dateOf = (parts: {year: string; month: string}): ExpiryParts => ({
-  kind: 'date',
-  month: parts.month,
-  year: parts.year,
-  digitsOnly: false,
-});
 
 /**
  * Formats expiry text as the field shows it (`MM / YY` once the month is settled).
@@ -231,19 +185,5 @@ export function formatExpiry(raw: string, trailing = true): string {
  */
 export function settleExpiry(raw: string): string {
   const v = validateExpiry(raw);
-  return v.isValid ? expiryText(v.month!, v.year!) : raw;
-}
-
-/**
- * How many digits of the shown text come before the `typed`-th digit of what was typed:
- * a padded month adds one (`1/` → `01 / `), a four-digit year shows two (`2034` → `34`).
- */
-export function shownDigitsBefore(parts: ExpiryParts, typed: number, padded = true): number {
-  if (parts.kind === 'iso' && parts.month.length === 2) return typed >= 6 ? 4 : 0;
-  if (parts.kind !== 'date' || typed <= 0) return typed;
-  const month = parts.month.length;
-  const pad = padded && month === 1 && parts.month !== '0' ? 1 : 0;
-  if (typed <= month) return typed + pad;
-  const intoYear = typed - month;
-  return month + pad + (/^20\d\d$/.test(parts.year) ? Math.max(0, intoYear - 2) : intoYear);
+  return v.isValid ? showExpiry(parts('date', String(v.month), String(v.year))) : raw;
 }

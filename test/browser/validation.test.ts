@@ -133,12 +133,7 @@ describe('expiry validation', () => {
   });
 
   it('reads 1/29 as 01 / 29', () => {
-    expect(parseExpiry('1/29')).to.deep.equal({
-      kind: 'date',
-      month: '1',
-      year: '29',
-      digitsOnly: false,
-    });
+    expect(parseExpiry('1/29')).to.deep.equal({kind: 'date', month: '1', year: '29', text: '1/29'});
     expect(formatExpiry('1/29')).to.equal('01 / 29');
   });
 

@@ -9,7 +9,6 @@ export const cs: CheckoutMessages = {
   expiry: 'Platnost do',
   expiryHint: 'MM / RR',
   cvv: 'Ověřovací kód',
-  cvvHint: '{n} číslice',
   holder: 'Jméno na kartě',
   firstName: 'Jméno',
   lastName: 'Příjmení',

@@ -9,7 +9,6 @@ export const pt: CheckoutMessages = {
   expiry: 'Validade',
   expiryHint: 'MM / AA',
   cvv: 'Cód. segurança',
-  cvvHint: '{n} dígitos',
   holder: 'Nome no cartão',
   firstName: 'Nome',
   lastName: 'Sobrenome',

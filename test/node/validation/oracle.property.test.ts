@@ -47,8 +47,6 @@ const EXCEPTIONS = {
   separator: 'expiry with - or . between month and year: read as /',
   /** `2034`, `2034-`, `2028-1`: a year on its way to `YYYY-MM`, not called wrong part-way. */
   isoOnItsWay: 'expiry YYYY on its way to YYYY-MM',
-  /** `0/`, `0 3…`: month 0 followed by a separator is no month. */
-  monthZero: 'expiry month 0 with a separator',
 } as const;
 type Exception = keyof typeof EXCEPTIONS;
 
@@ -291,8 +289,6 @@ function expiryExcuse(typed: string, spelling: Spelling | undefined) {
   return (form: Verdict, oracle: Verdict): Exception | undefined => {
     // A year first, the month not typed yet (or only its `1` of 10–12): the form waits.
     if (/^20\d{0,2}(?:-1?)?$/.test(typed) && !form.isValid && !oracle.isValid) return 'isoOnItsWay';
-    if (/^0 ?[-/. ] ?\d*$/.test(typed) && !form.isPotentiallyValid && !form.isValid)
-      return 'monthZero';
     const asRead = spelling?.asRead ?? {text: toSlash, exception: 'separator' as const};
     if (spelling?.asRead || /^\s*\d{1,2}\s*[-.]\s*\d*$/.test(typed)) {
       const read = expirationDate(asRead.text(typed));
