@@ -7,7 +7,7 @@
  * customer types, what could still become valid is not called wrong. The gateway's rules
  * (src/rules/card.ts: digits only, 12 to 19 of them, Luhn for every brand, a month not over
  * in UTC−12) sit on top: the stricter of the two wins. The differences from card-validator
- * are few and written down (docs/guides/card-rules.md), and
+ * are few and written down (docs/elements/card-form.md, "What it accepts"), and
  * test/node/validation/oracle.property.test.ts fails on any other:
  *
  * - UnionPay numbers that fail Luhn: card-validator skips Luhn for UnionPay, the gateway

@@ -8,7 +8,7 @@
  * (`01-34`, `1.34`) and ISO `YYYY-MM` while it is being typed (`2034` is on its way to
  * `2034-10`); and the gateway's own rule (src/rules/card.ts: a month that is not over in
  * UTC−12, a four-digit year on the wire). Where the two disagree the stricter wins; what
- * differs from card-validator is listed in docs/guides/card-rules.md and checked by
+ * differs from card-validator is listed in docs/elements/card-form.md, "What it accepts" and checked by
  * test/node/validation/oracle.property.test.ts.
  *
  * The field shows what it understood as `MM / YY`: `1/34`, `01 2034`, `2034-10` and `1034`

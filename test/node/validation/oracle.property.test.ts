@@ -7,7 +7,7 @@
  * clock's months and years; codes of every brand and of none. For each input the form's
  * `isValid` and `isPotentiallyValid` (and the number's brand) must equal card-validator's,
  * or the difference must be one of the short list below, each a rule of the gateway's or a
- * spelling card-validator does not read (docs/guides/card-rules.md). Any other difference
+ * spelling card-validator does not read (docs/elements/card-form.md, "What it accepts"). Any other difference
  * fails, naming the input.
  *
  * The figures (vectors run, agreed, each documented exception) are printed as diagnostics.
@@ -60,7 +60,7 @@ after(() => {
       ([name, n]) => `  ${n} by documented exception: ${EXCEPTIONS[name as Exception]}`,
     ),
   ];
-  console.log(lines.join('\n'));
+  process.stdout.write(`${lines.join('\n')}\n`);
 });
 
 /**
