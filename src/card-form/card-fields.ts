@@ -55,12 +55,12 @@ function label(name: CardField, {t, brand}: FieldsView) {
 }
 
 /**
- * The expiry's format; the code's length once the brand is known (`Enter 4 digits.` on
- * American Express), so the field asks for what it takes.
+ * The expiry's format; the code's length once the brand is known (`4 digits` on American
+ * Express), so the field asks for what it takes.
  */
 function placeholder(name: CardField, {t, brand, lang}: FieldsView) {
   if (name === 'expiry') return t.expiryHint;
-  if (name === 'cvv' && brand) return fill(t.cvvInvalid, brand.codeSize, lang);
+  if (name === 'cvv' && brand) return fill(t.cvvHint, brand.codeSize, lang);
   return nothing;
 }
 

@@ -174,12 +174,10 @@ export class CardInputController implements ReactiveController {
    * (`2034-1` → `01 / 34`).
    */
   settle(name: CardField): void {
-    const input = name === 'expiry' ? this.options.input(name) : null;
-    if (!input) return;
-    const settled = settleExpiry(input.value);
-    if (settled !== input.value) {
-      input.value = settled;
-      this.expiryDigits = digitsOnly(settled);
+    const input = this.options.input(name);
+    if (name === 'expiry' && input) {
+      input.value = settleExpiry(input.value);
+      this.expiryDigits = digitsOnly(input.value);
     }
   }
 

@@ -52,9 +52,10 @@ export function toEmvColorDepth(depth: number): string {
  * (`Intl.Locale#baseName`, canonical), whole subtags dropped from the end until it fits;
  * `undefined` when `tag` is none (`C`, `C.UTF-8`, `x-klingon`, ``).
  */
-function emvTag(tag: string): string | undefined {
+function emvTag(tag: string | undefined): string | undefined {
   try {
-    const subtags = new Intl.Locale(tag.trim().replace(/_/g, '-')).baseName.split('-');
+    // (No tag at all throws too.)
+    const subtags = new Intl.Locale(tag!.trim().replace(/_/g, '-')).baseName.split('-');
     while (subtags.join('-').length > EMV_LANGUAGE_MAX) subtags.pop();
     return subtags.join('-');
   } catch {
@@ -67,7 +68,7 @@ function emvTag(tag: string): string | undefined {
  * characters, from `tag` (`navigator.language`), else from `fallback` (the page's `lang`),
  * else `en`.
  */
-export function toEmvLanguage(tag: string, fallback = ''): string {
+export function toEmvLanguage(tag: string, fallback?: string): string {
   return emvTag(tag) ?? emvTag(fallback) ?? 'en';
 }
 

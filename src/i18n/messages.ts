@@ -33,6 +33,11 @@ export interface CheckoutMessages {
   expiry: string;
   expiryHint: string;
   cvv: string;
+  /**
+   * The code field's placeholder once the brand is known: `{n}` is its brand's number of
+   * digits (3, or 4 for American Express). Short: the field is half the form's width.
+   */
+  cvvHint: string;
   holder: string;
   firstName: string;
   lastName: string;
@@ -72,10 +77,7 @@ export interface CheckoutMessages {
    */
   cardNotAccepted: string;
   cvvRequired: string;
-  /**
-   * `{n}` is replaced by the number of digits (3, or 4 for American Express). Also the code
-   * field's placeholder once the brand is known, so it asks for its brand's length.
-   */
+  /** `{n}` is replaced by the number of digits (3, or 4 for American Express). */
   cvvInvalid: string;
   required: string;
   /** `{n}` is replaced by the most characters the field takes. */

@@ -70,7 +70,7 @@ const CENTURY_YEAR = /^20\d\d$/;
 export function parseExpiry(raw: string): ExpiryParts {
   const text = raw.trimStart().replace(/\s+/g, ' ');
   // Nothing, or a separator alone: no month yet (card-validator: `/`, ` / `).
-  if (/^(?:\/ ?)?$/.test(text)) return parts('empty');
+  if (/^\/? ?$/.test(text)) return parts('empty');
   // `2034-10`, `2034/1`, `2034 . 10`: a year of this century first.
   let match = /^(20\d\d) ?[-./] ?(\d{0,2})$/.exec(text);
   if (match) return parts('iso', match[2], match[1], `${match[1]}-${match[2]}`);
@@ -84,7 +84,7 @@ export function parseExpiry(raw: string): ExpiryParts {
     return text.length < 5 ? parts('iso', '', text, '') : parts('bad', '', '', text);
   // A month not settled: `1` (or `10`–`12`), `0` (`01`–`09`), `2` (`02`, or `2034-…`),
   // `12` (`12 / …`, or card-validator's `1 / 2…`).
-  if (/^(?:[012]|12)$/.test(text)) return parts('open', text);
+  if (/^([012]|12)$/.test(text)) return parts('open', text);
   // `10`, `11`: card-validator reads `1 / 0`, `1 / 1`, years over; the field shows the month.
   if (/^1[01]$/.test(text)) return parts('date', text);
   const {month, year} = parseDate(text);
@@ -104,7 +104,7 @@ export function readExpiry(raw: string): ExpiryParts {
 }
 
 /** A two- or four-digit year as a four-digit one (card-validator's two digits are 20xx). */
-const fullYear = (year: string): number => (year.length === 2 ? 2000 + Number(year) : Number(year));
+const fullYear = (year: string): number => Number(year) + (year.length === 2 ? 2000 : 0);
 
 /** Why `parts` are not a valid expiry, judged by month, then year, at `now` (local clock). */
 function problemOf({kind, month, year}: ExpiryParts, now: Date): ExpiryProblem {

@@ -299,7 +299,7 @@ describe('pg-card-form validation', () => {
   it('asks American Express for its 4-digit code: 3 digits are refused, saying so', async () => {
     const el = await form();
     await fillCard(el, '378282246310005', '123');
-    expect(inputOf(el, 'cvv').placeholder).to.equal('Enter 4 digits.');
+    expect(inputOf(el, 'cvv').placeholder).to.equal('4 digits');
     await press('Tab');
     await el.updateComplete;
     expect(errorOf(el, 'cvv')).to.equal('Enter 4 digits.');

@@ -9,6 +9,7 @@ export const ar: CheckoutMessages = {
   expiry: 'الانتهاء',
   expiryHint: 'MM / YY',
   cvv: 'رمز الأمان',
+  cvvHint: '{n} أرقام',
   holder: 'الاسم على البطاقة',
   firstName: 'الاسم الأول',
   lastName: 'اسم العائلة',

@@ -9,6 +9,7 @@ export const cs: CheckoutMessages = {
   expiry: 'Platnost do',
   expiryHint: 'MM / RR',
   cvv: 'Ověřovací kód',
+  cvvHint: '{n} číslice',
   holder: 'Jméno na kartě',
   firstName: 'Jméno',
   lastName: 'Příjmení',

@@ -9,6 +9,7 @@ export const de: CheckoutMessages = {
   expiry: 'Gültig bis',
   expiryHint: 'MM / JJ',
   cvv: 'Sicherheitscode',
+  cvvHint: '{n} Ziffern',
   holder: 'Name des Karteninhabers',
   firstName: 'Vorname',
   lastName: 'Nachname',

@@ -9,6 +9,7 @@ export const en: CheckoutMessages = {
   expiry: 'Expiry date',
   expiryHint: 'MM / YY',
   cvv: 'Security code',
+  cvvHint: '{n} digits',
   holder: 'Name on card',
   firstName: 'First name',
   lastName: 'Last name',

@@ -9,6 +9,7 @@ export const es: CheckoutMessages = {
   expiry: 'Caducidad',
   expiryHint: 'MM / AA',
   cvv: 'Cód. seguridad',
+  cvvHint: '{n} dígitos',
   holder: 'Titular de la tarjeta',
   firstName: 'Nombre',
   lastName: 'Apellidos',

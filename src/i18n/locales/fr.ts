@@ -9,6 +9,7 @@ export const fr: CheckoutMessages = {
   expiry: 'Expiration',
   expiryHint: 'MM / AA',
   cvv: 'Cryptogramme',
+  cvvHint: '{n} chiffres',
   holder: 'Titulaire de la carte',
   firstName: 'Prénom',
   lastName: 'Nom',

@@ -9,6 +9,7 @@ export const it: CheckoutMessages = {
   expiry: 'Scadenza',
   expiryHint: 'MM / AA',
   cvv: 'Cod. sicurezza',
+  cvvHint: '{n} cifre',
   holder: 'Titolare della carta',
   firstName: 'Nome',
   lastName: 'Cognome',

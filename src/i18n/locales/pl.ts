@@ -9,6 +9,7 @@ export const pl: CheckoutMessages = {
   expiry: 'Ważna do',
   expiryHint: 'MM / RR',
   cvv: 'Kod CVV',
+  cvvHint: '{n} cyfry',
   holder: 'Imię i nazwisko na karcie',
   firstName: 'Imię',
   lastName: 'Nazwisko',

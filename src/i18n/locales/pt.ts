@@ -9,6 +9,7 @@ export const pt: CheckoutMessages = {
   expiry: 'Validade',
   expiryHint: 'MM / AA',
   cvv: 'Cód. segurança',
+  cvvHint: '{n} dígitos',
   holder: 'Nome no cartão',
   firstName: 'Nome',
   lastName: 'Sobrenome',

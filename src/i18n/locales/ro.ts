@@ -9,6 +9,7 @@ export const ro: CheckoutMessages = {
   expiry: 'Expirare',
   expiryHint: 'LL / AA',
   cvv: 'Cod securitate',
+  cvvHint: '{n} cifre',
   holder: 'Numele de pe card',
   firstName: 'Prenume',
   lastName: 'Nume',

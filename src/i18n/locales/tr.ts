@@ -9,6 +9,7 @@ export const tr: CheckoutMessages = {
   expiry: 'Geçerlilik',
   expiryHint: 'AA / YY',
   cvv: 'Güvenlik kodu',
+  cvvHint: '{n} hane',
   holder: 'Kart üzerindeki isim',
   firstName: 'Ad',
   lastName: 'Soyad',

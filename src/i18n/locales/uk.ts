@@ -9,6 +9,7 @@ export const uk: CheckoutMessages = {
   expiry: 'Термін дії',
   expiryHint: 'ММ / РР',
   cvv: 'Код безпеки',
+  cvvHint: '{n} цифри',
   holder: "Ім'я на картці",
   firstName: "Ім'я",
   lastName: 'Прізвище',
