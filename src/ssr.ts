@@ -40,6 +40,11 @@ export interface CardFormHtmlOptions {
   customerEmail?: boolean;
   customerPhone?: boolean;
   acceptedBrands?: string;
+  /**
+   * The `Accept` header of the request for the page being rendered (`accept-header`), for
+   * 3-D Secure: pass the request's own, e.g. `c.req.header('accept')`.
+   */
+  acceptHeader?: string;
   /** Ask the companion for the order's total (`order-details`). */
   orderDetails?: boolean;
   /** Offer to save the card, and show the customer's saved cards (`offer-save-card`). */
@@ -61,6 +66,7 @@ export class CardFormHtmlError extends TypeError {
 const AMOUNT = /^\d{1,12}(\.\d{1,2})?$/;
 const CURRENCY = /^[A-Z]{3}$/;
 const LANG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
+const ACCEPT_HEADER = /^[\x20-\x7e]{0,2048}$/;
 
 function check(options: CardFormHtmlOptions): void {
   const need = (field: keyof CardFormHtmlOptions, ok: boolean, rule: string) => {
@@ -81,6 +87,11 @@ function check(options: CardFormHtmlOptions): void {
   );
   need('amount', (amount === undefined) === (currency === undefined), 'and currency go together');
   need('lang', lang === undefined || LANG.test(lang), 'must be a language tag like uk or pt-BR');
+  need(
+    'acceptHeader',
+    options.acceptHeader === undefined || ACCEPT_HEADER.test(options.acceptHeader),
+    'must be an HTTP header value of at most 2048 characters',
+  );
   need(
     'theme',
     theme === undefined || ['auto', 'light', 'dark'].includes(theme),
@@ -121,6 +132,7 @@ export async function renderCardForm(options: CardFormHtmlOptions): Promise<stri
     three-ds-mode=${attr(o.threeDSMode)}
     challenge-window-size=${attr(o.challengeWindowSize)}
     accepted-brands=${attr(o.acceptedBrands)}
+    accept-header=${attr(o.acceptHeader || undefined)}
     ?holder-name=${o.holderName}
     ?customer-name=${o.customerName}
     ?customer-email=${o.customerEmail}

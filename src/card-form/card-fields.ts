@@ -9,7 +9,7 @@
  */
 import {html, nothing} from 'lit';
 import {CARD_FIELDS, type CardField} from '../events/events.js';
-import type {CheckoutMessages} from '../i18n/messages.js';
+import {fill, type CheckoutMessages} from '../i18n/messages.js';
 import type {CardBrand} from '../validation/card.js';
 import {brandMark} from './lazy-brand-marks.js';
 
@@ -33,6 +33,8 @@ export const CARD_DATA_FIELDS: readonly CardField[] = CARD_FIELDS.filter((name) 
 /** What every field's template reads. */
 export interface FieldsView {
   t: CheckoutMessages;
+  /** The language of the texts (numbers in them are written in its digits). */
+  lang: string;
   errors: Partial<Record<CardField, string>>;
   brand: CardBrand | null;
   /** A payment is in flight: the inputs are read-only. */
@@ -50,6 +52,16 @@ function label(name: CardField, {t, brand}: FieldsView) {
     default:
       return t[name];
   }
+}
+
+/**
+ * The expiry's format; the code's length once the brand is known (`4 digits` on American
+ * Express), so the field asks for what it takes.
+ */
+function placeholder(name: CardField, {t, brand, lang}: FieldsView) {
+  if (name === 'expiry') return t.expiryHint;
+  if (name === 'cvv' && brand) return fill(t.cvvHint, brand.codeSize, lang);
+  return nothing;
 }
 
 /** One field: its label, its input and its error text. */
@@ -73,7 +85,7 @@ export function field(name: CardField, view: FieldsView) {
         spellcheck="false"
         autocapitalize=${digits ? 'off' : nothing}
         aria-describedby="${name}-error"
-        placeholder=${name === 'expiry' ? view.t.expiryHint : nothing}
+        placeholder=${placeholder(name, view)}
         aria-invalid=${error ? 'true' : 'false'}
         ?readonly=${view.busy}
       />${name === 'number' ? brandMark(brand) : nothing}

@@ -166,6 +166,14 @@ export class PgCardForm extends LitElement {
    */
   @property({attribute: 'accepted-brands'}) acceptedBrands = '';
 
+  /**
+   * The `Accept` header the customer's browser sent for this page, written in by the page's
+   * server (`renderCardForm({acceptHeader})` does): 3-D Secure wants it, and no script can
+   * read it. Without it the companion sends a documented default, never the form's own
+   * request header.
+   */
+  @property({attribute: 'accept-header'}) acceptHeader = '';
+
   /** The order's total as an exact decimal string (`1250.00`), shown on the pay button with `currency`. */
   @property() amount = '';
 
@@ -387,7 +395,9 @@ export class PgCardForm extends LitElement {
 
   private onFocusOut(event: FocusEvent): void {
     const name = fieldOf(event);
-    if (name) this.validity.left(name);
+    if (!name) return;
+    this.typing.settle(name);
+    this.validity.left(name);
   }
 
   // ---- submitting -----------------------------------------------------------------
@@ -428,6 +438,7 @@ export class PgCardForm extends LitElement {
       this.shownFields(),
       (name) => this.value(name),
       {savedCardId: this.order.selected, consent: this.order.consent},
+      this.acceptHeader,
     );
     this.phase = 'pending';
     this.statusMessage = t.paying;
@@ -607,7 +618,13 @@ export class PgCardForm extends LitElement {
                 this.order.details?.currency ?? this.currency,
                 languageOf(this),
               );
-    const view: FieldsView = {t, errors: this.validity.errors, brand: this.typing.brand, busy};
+    const view: FieldsView = {
+      t,
+      lang: languageOf(this),
+      errors: this.validity.errors,
+      brand: this.typing.brand,
+      busy,
+    };
     const statusKind =
       this.phase === 'error' || this.phase === 'failure' || this.phase === 'success'
         ? this.phase

@@ -3,7 +3,10 @@
  * security code as the customer types (`4242 4242 …`, `MM / YY`), keeps the caret where
  * the customer expects it (deleting a group space deletes the digit next to it), refuses
  * keystrokes that add nothing usable, and tracks the card brand the number shows. The
- * host renders the brand; this controller asks it to re-render when the brand changes.
+ * expiry takes every spelling src/validation/expiry.ts reads, typed or pasted (`1 34`,
+ * `01.2034`, `2034-10`), and shows what it understood as `MM / YY`; when the customer leaves
+ * it, a valid one however typed is shown so. The host renders the brand; this controller
+ * asks it to re-render when the brand changes.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
 import type {CardField} from '../events/events.js';
@@ -18,6 +21,7 @@ import {
   validateNumber,
   type CardBrand,
 } from '../validation/card.js';
+import {parseExpiry, readExpiry, settleExpiry, showExpiry} from '../validation/expiry.js';
 
 export interface CardInputOptions {
   /** The host's input for `name`, if rendered. */
@@ -79,20 +83,17 @@ export class CardInputController implements ReactiveController {
     if (event.inputType !== 'insertText' || event.data === null) return;
     const input = event.target as HTMLInputElement;
     // Longer insertions (keyboard suggestions) are cleaned up by `format` instead.
-    const useful = name === 'expiry' ? /[\d/]/ : /\d/;
-    if (!useful.test(event.data)) {
+    if (name === 'expiry') {
+      if (!expiryKeyUseful(input, event.data)) event.preventDefault();
+      return;
+    }
+    if (!/\d/.test(event.data)) {
       event.preventDefault();
       return;
     }
     const replacing = input.selectionStart !== input.selectionEnd;
-    const max =
-      name === 'number' ? maxNumberLength(this.brand) : name === 'cvv' ? cvvLength(this.brand) : 4;
-    if (
-      !replacing &&
-      event.data.length === 1 &&
-      /\d/.test(event.data) &&
-      digitsOnly(input.value).length >= max
-    ) {
+    const max = name === 'number' ? maxNumberLength(this.brand) : cvvLength(this.brand);
+    if (!replacing && event.data.length === 1 && digitsOnly(input.value).length >= max) {
       event.preventDefault();
     }
   }
@@ -134,9 +135,17 @@ export class CardInputController implements ReactiveController {
     const raw = input.value;
     const caret = input.selectionStart ?? raw.length;
     const inserting = !inputType.startsWith('delete');
-    let formatted = formatExpiry(raw, inserting);
-    let before = digitsOnly(formatExpiry(raw.slice(0, caret), inserting)).length;
+    const parts = readExpiry(raw);
+    const typedBefore = digitsOnly(raw.slice(0, caret)).length;
+    // A one-digit month changed in place (`1| / 34`, more to come) is not padded yet.
+    const pad = typedBefore !== 1 || caret >= raw.length;
+    let formatted = showExpiry(parts, inserting, pad);
     let digits = digitsOnly(formatted);
+    // Where the caret goes: at the end when it was (`1/` shows `01 / `, `2034-10` shows
+    // `10 / 34`), else after as many digits as were before it; after text that was no
+    // expiry, at the end.
+    let before =
+      caret >= raw.length || parseExpiry(raw).kind === 'bad' ? digits.length : typedBefore;
     if (
       !inserting &&
       digits === this.expiryDigits &&
@@ -160,6 +169,18 @@ export class CardInputController implements ReactiveController {
     this.expiryDigits = digits;
   }
 
+  /**
+   * The customer left field `name`: a valid expiry however it was typed reads `MM / YY`
+   * (`2034-1` → `01 / 34`).
+   */
+  settle(name: CardField): void {
+    const input = this.options.input(name);
+    if (name === 'expiry' && input) {
+      input.value = settleExpiry(input.value);
+      this.expiryDigits = digitsOnly(input.value);
+    }
+  }
+
   private formatCvv(input: HTMLInputElement): void {
     const caret = input.selectionStart ?? input.value.length;
     const before = digitsOnly(input.value.slice(0, caret)).length;
@@ -178,4 +199,23 @@ export class CardInputController implements ReactiveController {
       cvv.value = cvv.value.slice(0, cvvLength(brand));
     this.options.brandChanged(brand);
   }
+}
+
+/**
+ * Whether typing `data` into the expiry `input` adds something usable: a digit or separator
+ * that leaves an expiry spelling (no third month digit, no fifth year digit, no second
+ * separator, nothing after a year typed first but its separator: `2034-`). A separator
+ * that settles nothing (a space after `01 / `) is formatted away.
+ */
+function expiryKeyUseful(input: HTMLInputElement, data: string): boolean {
+  if (!/^[\d\s/.-]+$/.test(data)) return false;
+  if (data.length !== 1) return true;
+  const {value} = input;
+  return (
+    parseExpiry(
+      value.slice(0, input.selectionStart ?? value.length) +
+        data +
+        value.slice(input.selectionEnd ?? value.length),
+    ).kind !== 'bad'
+  );
 }

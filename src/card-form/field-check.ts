@@ -1,14 +1,15 @@
 /**
- * What `<pg-card-form>` says about each of its fields, and what it sends for them. Every
- * verdict comes from the project's field rules (`src/rules/`), the ones the checkout
- * protocol and the gateway model apply too, so the form refuses exactly what would be
- * refused after Pay, and says so in the customer's language first. The values sent are the
- * rules' normalised ones (`(050) 123-45-67` goes out as `0501234567`). The card brand only
- * decides when a half-typed value can no longer become valid and how long the code is said
- * to be. Pure: no DOM, no state.
+ * What `<pg-card-form>` says about each of its fields, and what it sends for them. The
+ * card fields' verdicts are card-validator's with the gateway's rules on top
+ * (`src/validation/`): a number at a length its brand does not have says which lengths the
+ * brand has, a code asks for its brand's length, an expiry says whether its month is no
+ * month, over, or too far ahead. The other fields' come from the project's field rules
+ * (`src/rules/`), the ones the checkout protocol and the gateway model apply too. The
+ * values sent are the rules' normalised ones (`(050) 123-45-67` goes out as `0501234567`).
+ * Pure: no DOM, no state.
  */
 import type {CardField} from '../events/events.js';
-import {fill, type CheckoutMessages} from '../i18n/messages.js';
+import {fill, formatCountsOr, type CheckoutMessages} from '../i18n/messages.js';
 import {checkCardNumber, checkCvv, normaliseCardNumber, normaliseCvv} from '../rules/card.js';
 import {
   HOLDER_MAX_LENGTH,
@@ -37,7 +38,8 @@ const refuse = (message: string, potentiallyValid: boolean): FieldCheck => ({
 
 /**
  * Checks what the customer typed into field `name`. `brand` is the detected card brand
- * (for the code's length); `now` is for tests.
+ * (for the code's length); `lang` the language of the texts (for numbers in them); `now`
+ * is for tests.
  */
 export function checkField(
   name: CardField,
@@ -45,14 +47,26 @@ export function checkField(
   t: CheckoutMessages,
   brand: CardBrand | null,
   now: Date = new Date(),
+  lang = 'en',
 ): FieldCheck {
   switch (name) {
     case 'number': {
-      const result = checkCardNumber(raw);
-      if (result.ok) return OK;
-      if (result.problem === 'required') return refuse(t.numberRequired, true);
-      const partial = validateNumber(normaliseCardNumber(raw));
-      return refuse(t.numberInvalid, partial.isPotentiallyValid);
+      const digits = normaliseCardNumber(raw);
+      if (digits === '') return refuse(t.numberRequired, true);
+      const v = validateNumber(digits);
+      if (v.isValid) return OK;
+      // A UnionPay number failing Luhn may be a real card: the gateway does not take it.
+      const message =
+        v.problem === 'gateway'
+          ? t.cardNotAccepted
+          : v.problem === 'length'
+            ? fill(
+                t.numberLength,
+                {brand: v.brand!.niceType, lengths: formatCountsOr(v.brand!.lengths, lang)},
+                lang,
+              )
+            : t.numberInvalid;
+      return refuse(message, v.isPotentiallyValid);
     }
     case 'expiry': {
       if (!raw.trim()) return refuse(t.expiryRequired, true);
@@ -63,15 +77,17 @@ export function checkField(
           ? t.expiryPast
           : v.problem === 'month'
             ? t.expiryMonth
-            : t.expiryInvalid;
+            : v.problem === 'far'
+              ? t.expiryFar
+              : t.expiryInvalid;
       return refuse(message, v.isPotentiallyValid);
     }
     case 'cvv': {
-      const result = checkCvv(raw);
-      if (result.ok) return OK;
-      if (result.problem === 'required') return refuse(t.cvvRequired, true);
-      const partial = validateCvv(normaliseCvv(raw), brand);
-      return refuse(fill(t.cvvInvalid, brand?.codeSize === 4 ? 4 : 3), partial.isPotentiallyValid);
+      const code = normaliseCvv(raw);
+      if (code === '') return refuse(t.cvvRequired, true);
+      const v = validateCvv(code, brand);
+      if (v.isValid) return OK;
+      return refuse(fill(t.cvvInvalid, brand?.codeSize ?? 3, lang), v.isPotentiallyValid);
     }
     case 'holder':
     case 'firstName':

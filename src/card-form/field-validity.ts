@@ -50,7 +50,7 @@ export class FieldValidity implements ReactiveController {
   /** The field's verdict under the project's field rules. */
   check(name: CardField, t: CheckoutMessages = this.options.text()): FieldCheck {
     const value = this.options.input(name)?.value ?? '';
-    const verdict = checkField(name, value, t, this.options.brand());
+    const verdict = checkField(name, value, t, this.options.brand(), undefined, this.lang());
     const refused = name === 'number' && this.options.refusedBrand?.(verdict.valid, t);
     return refused ? {valid: false, potentiallyValid: false, message: refused} : verdict;
   }
@@ -116,11 +116,7 @@ export class FieldValidity implements ReactiveController {
     if (this.options.required() && invalid.length > 0) {
       this.options.internals.setValidity(
         {customError: true},
-        fill(
-          this.options.text().fixFields,
-          invalid.length,
-          this.host instanceof Element ? languageOf(this.host) : undefined,
-        ),
+        fill(this.options.text().fixFields, invalid.length, this.lang()),
         this.options.input(invalid[0]!) ?? undefined,
       );
     } else {
@@ -132,6 +128,11 @@ export class FieldValidity implements ReactiveController {
       );
     }
     this.last = key;
+  }
+
+  /** The language of the host's texts. */
+  private lang(): string | undefined {
+    return this.host instanceof Element ? languageOf(this.host) : undefined;
   }
 
   private setErrors(errors: Partial<Record<CardField, string>>): void {

@@ -50,7 +50,8 @@ export type PayResult = PayResponse | PayError;
 /**
  * The request for the form's `fields` (the card's, and the optional ones shown), each value
  * as the field rules normalise it: what the server and the gateway check. With a saved
- * card chosen, its id instead of the card.
+ * card chosen, its id instead of the card. `acceptHeader`: the page's `Accept` header, when
+ * the page's server gave it (`accept-header`), for the fingerprint.
  */
 export function payRequest(
   orderRef: string,
@@ -58,6 +59,7 @@ export function payRequest(
   fields: readonly CardField[],
   value: (name: CardField) => string,
   choice: {savedCardId?: string | undefined; consent?: boolean} = {},
+  acceptHeader = '',
 ): PayRequest {
   const expiry = validateExpiry(value('expiry'));
   const card: CardInput = {
@@ -80,7 +82,7 @@ export function payRequest(
       ? {savedCardId: choice.savedCardId}
       : {card, ...(choice.consent ? {saveCard: true} : {})}),
     ...(Object.keys(customer).length > 0 ? {customer} : {}),
-    fingerprint: collectBrowserFingerprint(),
+    fingerprint: collectBrowserFingerprint({acceptHeader}),
   };
 }
 

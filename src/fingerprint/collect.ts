@@ -2,9 +2,13 @@
  * Collects the part of the gateway's `browser_fingerprint` the browser can know, following
  * the EMV 3-D Secure browser-channel conventions: all values strings; the raw
  * `getTimezoneOffset()` (UTC−5 → `"300"`, never inverted); colour depth mapped down to an
- * allowed value (30 → `"24"`); Java reported as disabled; language cut to 8 characters at
- * a subtag boundary; screen size in whole pixels. The merchant's server adds the accept
- * header and IP address from the real request.
+ * allowed value (30 → `"24"`); Java reported as disabled; the language a well-formed BCP 47
+ * tag (the browser's, else the page's `lang`, else `en`: an engine without a locale says
+ * `C`), cut to 8 characters at a subtag boundary; screen size in whole pixels. The page's
+ * `Accept` header is no browser fact a script can read: it is passed in when the page's
+ * server wrote it into the page (`<pg-card-form accept-header>`). The merchant's server
+ * adds the IP address from the real request, and a documented `Accept` default without
+ * the page's (src/server/checkout/request.ts), never the form's own fetch header.
  */
 import type {ClientFingerprint} from '../protocol/checkout.js';
 
@@ -25,6 +29,13 @@ export interface FingerprintSource {
   /** IANA name, e.g. `Europe/Kyiv`. */
   timeZone: string;
   userAgent: string;
+  /** The page's language (`<html lang>`), used when `language` is no BCP 47 tag. */
+  pageLanguage: string;
+  /**
+   * The `Accept` header the browser sent for the page, as the page's server wrote it into
+   * the page; none when it did not (the server then sends its documented default).
+   */
+  acceptHeader?: string;
 }
 
 /** Maps a colour depth to the nearest allowed value not above it (30 → 24). */
@@ -35,12 +46,30 @@ export function toEmvColorDepth(depth: number): string {
   return String(best);
 }
 
-/** Cuts a BCP 47 tag to at most 8 characters by dropping whole subtags (`zh-Hant-TW` → `zh-Hant`). */
-export function toEmvLanguage(tag: string): string {
-  const parts = tag.trim().split(/[-_]/).filter(Boolean);
-  while (parts.length > 1 && parts.join('-').length > EMV_LANGUAGE_MAX) parts.pop();
-  const joined = parts.join('-');
-  return joined.slice(0, EMV_LANGUAGE_MAX) || 'en';
+/**
+ * A well-formed BCP 47 tag of at most 8 characters from `tag` (`zh-Hant-TW` → `zh-Hant`,
+ * `en_US` → `en-US`, `en-u-ca-gregory` → `en`): its language, script, region and variants
+ * (`Intl.Locale#baseName`, canonical), whole subtags dropped from the end until it fits;
+ * `undefined` when `tag` is none (`C`, `C.UTF-8`, `x-klingon`, ``).
+ */
+function emvTag(tag: string | undefined): string | undefined {
+  try {
+    // (No tag at all throws too.)
+    const subtags = new Intl.Locale(tag!.trim().replace(/_/g, '-')).baseName.split('-');
+    while (subtags.join('-').length > EMV_LANGUAGE_MAX) subtags.pop();
+    return subtags.join('-');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The browser's language as the gateway takes it: a well-formed BCP 47 tag of at most 8
+ * characters, from `tag` (`navigator.language`), else from `fallback` (the page's `lang`),
+ * else `en`.
+ */
+export function toEmvLanguage(tag: string, fallback?: string): string {
+  return emvTag(tag) ?? emvTag(fallback) ?? 'en';
 }
 
 /** Screen size as 1–6 digits. */
@@ -62,10 +91,11 @@ export function readFingerprintSource(): FingerprintSource {
     screenHeight: screen.height,
     // Java applets are gone from every browser; javaEnabled() is kept for the record.
     javaEnabled: typeof navigator.javaEnabled === 'function' ? navigator.javaEnabled() : false,
-    language: navigator.language || 'en',
+    language: navigator.language,
     timeZoneOffset: new Date().getTimezoneOffset(),
     timeZone,
     userAgent: navigator.userAgent,
+    pageLanguage: document.documentElement.lang,
   };
 }
 
@@ -82,9 +112,10 @@ export function collectBrowserFingerprint(
     browserScreenHeight: toEmvScreen(source.screenHeight),
     browserScreenWidth: toEmvScreen(source.screenWidth),
     browserJavaEnabled: String(source.javaEnabled === true),
-    browserLanguage: toEmvLanguage(source.language),
+    browserLanguage: toEmvLanguage(source.language, source.pageLanguage),
     browserTimeZone: source.timeZone,
     browserTimeZoneOffset: String(Math.trunc(source.timeZoneOffset)),
     browserUserAgent: source.userAgent,
+    ...(source.acceptHeader ? {browserAcceptHeader: source.acceptHeader} : {}),
   };
 }

@@ -76,6 +76,21 @@ export function formatCount(n: number, locale: string): string {
   return new Intl.NumberFormat(safeLocale(locale)).format(n);
 }
 
+/**
+ * Counts as alternatives in the locale (`16, 18 or 19`; `16 або 19`), or as a range when they
+ * run on (`14–19`), each count in the locale's digits.
+ */
+export function formatCountsOr(counts: readonly number[], locale: string): string {
+  const tag = safeLocale(locale);
+  const first = counts[0]!;
+  const last = counts[counts.length - 1]!;
+  return counts.length > 2 && last - first === counts.length - 1
+    ? `${formatCount(first, tag)}–${formatCount(last, tag)}`
+    : new Intl.ListFormat(tag, {type: 'disjunction'}).format(
+        counts.map((n) => formatCount(n, tag)),
+      );
+}
+
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 
 /**

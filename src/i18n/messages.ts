@@ -26,13 +26,25 @@ export {
   messagesReady,
   registerMessages,
 } from './catalogue.js';
-export {fill, formatAmount, formatCount, localeDirection, type MessageValues} from './format.js';
+export {
+  fill,
+  formatAmount,
+  formatCount,
+  formatCountsOr,
+  localeDirection,
+  type MessageValues,
+} from './format.js';
 
 export interface CheckoutMessages {
   cardNumber: string;
   expiry: string;
   expiryHint: string;
   cvv: string;
+  /**
+   * The code field's placeholder once the brand is known: `{n}` is its brand's number of
+   * digits (3, or 4 for American Express). Short: the field is half the form's width.
+   */
+  cvvHint: string;
   holder: string;
   firstName: string;
   lastName: string;
@@ -49,18 +61,30 @@ export interface CheckoutMessages {
   // full-width field's in a 320 px form), or the fields below would move.
   numberRequired: string;
   numberInvalid: string;
+  /**
+   * A number at a length its brand does not have: `{brand}` is the brand's name (`Visa`),
+   * `{lengths}` the lengths it has, as alternatives in the language (`16, 18 or 19`, a run
+   * as `14–19`). Every brand's numbers have 12 to 19 digits.
+   */
+  numberLength: string;
   expiryRequired: string;
   expiryInvalid: string;
   /** The expiry month is over. */
   expiryPast: string;
   /** The expiry month is not 01–12 (`13 / 30`). */
   expiryMonth: string;
+  /** The expiry year is further ahead than a card's can be (card-validator: 19 years). */
+  expiryFar: string;
   /** `{brand}` (Mastercard, …) is not among the merchant's `accepted-brands`. */
   brandNotAccepted: string;
-  /** A card of a brand the form cannot tell, when the merchant accepts only some brands. */
+  /**
+   * A card of a brand the form cannot tell, when the merchant accepts only some brands; a
+   * card the gateway does not take though card-validator does (a UnionPay number failing
+   * Luhn).
+   */
   cardNotAccepted: string;
   cvvRequired: string;
-  /** `{n}` is replaced by the number of digits. */
+  /** `{n}` is replaced by the number of digits (3, or 4 for American Express). */
   cvvInvalid: string;
   required: string;
   /** `{n}` is replaced by the most characters the field takes. */

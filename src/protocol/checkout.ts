@@ -48,8 +48,9 @@ export const ORDER_QUERY_PARAM = 'order';
 
 /**
  * The part of the gateway's `browser_fingerprint` the browser can know. The merchant's
- * server adds `browserAcceptHeader`, `browserIpAddress` and sets `browserUserAgent` from
- * the real HTTP request. All values are strings, as the gateway requires.
+ * server adds `browserIpAddress` and sets `browserUserAgent` from the real HTTP request,
+ * and `browserAcceptHeader` from the page's (below) or its documented default. All values
+ * are strings, as the gateway requires.
  */
 export interface ClientFingerprint {
   browserColorDepth: string;
@@ -60,6 +61,12 @@ export interface ClientFingerprint {
   browserTimeZone: string;
   browserTimeZoneOffset: string;
   browserUserAgent: string;
+  /**
+   * The `Accept` header the customer's browser sent for the checkout page, when the page's
+   * server wrote it into the form (`accept-header`, `renderCardForm({acceptHeader})`): the
+   * form's own requests carry another (`application/json`), which 3-D Secure must not get.
+   */
+  browserAcceptHeader?: string;
 }
 
 /** Card data as the customer typed it. Travels only in the body of a {@link PayRequest}. */

@@ -170,6 +170,10 @@ export const ClientFingerprintSchema = z.strictObject({
   browserTimeZone: fingerprintValue(64),
   browserTimeZoneOffset: fingerprintValue(5),
   browserUserAgent: fingerprintValue(2048),
+  // An HTTP header value: visible ASCII and spaces (RFC 9110), what the gateway may be sent.
+  browserAcceptHeader: fingerprintValue(2048)
+    .regex(/^[\x20-\x7e]*$/, {message: 'must be an HTTP header value'})
+    .optional(),
 }) satisfies z.ZodType<ClientFingerprint>;
 
 /** Saved-card ids as the companion mints them: `sc_` and 24 lowercase hex digits. */

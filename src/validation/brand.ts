@@ -1,44 +1,22 @@
 /**
- * Which card brand a number belongs to, from credit-card-type's table of brands (the one
- * card-validator reads) and its matching and best-match steps, the brands tried in the
- * order card-validator tries them. Only those modules, not the packages' entries: the
- * credit-card-type entry adds an API for changing the table at run time (`addCard`,
- * `changeOrder`, …) that the form never calls and a bundler cannot drop, and
- * card-validator's `cardNumber` adds a Luhn check that the project's own rule
- * (src/rules/card.ts) makes anyway. The answer is card-validator's `cardNumber(digits).card`: the one brand
- * the digits can still be, else null (test/node/validation/brand.test.ts compares them).
+ * Which card brand a number belongs to: card-validator's own answer, `cardNumber(digits)
+ * .card` (the one brand the digits can still be, from credit-card-type's table, or null when
+ * none or several still can), run from the package at run time. Shared by the form
+ * (src/validation/card.ts) and the server, which tells a saved card's brand from its mask
+ * (src/server/checkout/card-brand.ts), so the two never disagree. A brand the server names
+ * (`visa`) is looked up in the same table, through credit-card-type's `getTypeInfo`.
  */
-import cardTypes from 'credit-card-type/dist/lib/card-types.js';
-import {addMatchingCardsToResults} from 'credit-card-type/dist/lib/add-matching-cards-to-results.js';
-import {findBestMatch} from 'credit-card-type/dist/lib/find-best-match.js';
-import type {CreditCardType} from 'credit-card-type/dist/types.js';
+import {cardNumber, type CardNumberVerification} from 'card-validator/dist/card-number.js';
+import creditCardType from 'credit-card-type/dist/index.js';
 import type {CardBrand} from './card.js';
 
-/** credit-card-type's test order (its entry's `ORIGINAL_TEST_ORDER`), which breaks ties. */
-const TEST_ORDER = [
-  'visa',
-  'mastercard',
-  'american-express',
-  'diners-club',
-  'discover',
-  'troy',
-  'jcb',
-  'unionpay',
-  'naranja',
-  'verve',
-  'maestro',
-  'elo',
-  'mir',
-  'hiper',
-  'hipercard',
-] as const;
+/** A brand of the table, as card-validator gives it. */
+export type CreditCardType = NonNullable<CardNumberVerification['card']>;
 
 /** The one brand `digits` (ASCII digits) can be, or null: none, or several still. */
 export function brandOf(digits: string): CreditCardType | null {
   if (!/^\d+$/.test(digits)) return null;
-  const results: CreditCardType[] = [];
-  for (const type of TEST_ORDER) addMatchingCardsToResults(digits, cardTypes[type]!, results);
-  return findBestMatch(results) ?? (results.length === 1 ? results[0]! : null);
+  return cardNumber(digits).card;
 }
 
 /** What the form keeps of a brand of the table. */
@@ -62,7 +40,8 @@ export function toCardBrand(card: CreditCardType | null): CardBrand | null {
  */
 export function brandOfName(name: string): CardBrand | null {
   const type = name.trim().toLowerCase();
-  return (TEST_ORDER as readonly string[]).includes(type)
-    ? toCardBrand(cardTypes[type] ?? null)
+  // Only the table's own names: `getTypeInfo` reads any property of its objects.
+  return (Object.values(creditCardType.types) as string[]).includes(type)
+    ? toCardBrand(creditCardType.getTypeInfo(type))
     : null;
 }

@@ -1,22 +1,38 @@
 /**
- * Pure card-field helpers for `<pg-card-form>`: brand detection, validation and
- * as-you-type formatting of the card number, the `MM / YY` expiry and the CVV. What is
- * valid is decided by the project's field rules (`src/rules/card.ts`), the same ones the
- * checkout protocol and the gateway model apply: 12 to 19 digits passing Luhn, a real
- * month of a year from 2000 to 2099 that is not over, a code of 3 or 4 digits. The brand
- * (card-validator's `card-number` module, imported on its own so bundles carry only what
- * is used) shapes the input only: grouping, how many digits may be typed, the name and
- * length of the code, and when a number can no longer become valid. No DOM, no state.
+ * Pure card-field helpers for `<pg-card-form>` (also `pg-checkout/validation`): brand
+ * detection, validation and as-you-type formatting of the card number, the `MM / YY` expiry
+ * (expiry.ts) and the security code. The answers are card-validator's, run at run time
+ * (its `cardNumber`, `expirationDate` and `cvv`): a number is valid only at a length its
+ * brand has, a code only at its brand's length (4 for American Express), and while the
+ * customer types, what could still become valid is not called wrong. The gateway's rules
+ * (src/rules/card.ts: digits only, 12 to 19 of them, Luhn for every brand, a month not over
+ * in UTC−12) sit on top: the stricter of the two wins. The differences from card-validator
+ * are few and written down (docs/elements/card-form.md, "What it accepts"), and
+ * test/node/validation/oracle.property.test.ts fails on any other:
+ *
+ * - UnionPay numbers that fail Luhn: card-validator skips Luhn for UnionPay, the gateway
+ *   does not (the form passes card-validator its own `luhnValidateUnionPay` option).
+ * - A number no brand of card-validator's table claims (Prostir `9804…`, a new range):
+ *   card-validator calls it invalid from the first digit; the form takes it by the
+ *   gateway's rule alone, so a domestic scheme's card is never refused.
+ * - A code while the brand is not known yet: 3 or 4 digits, as the gateway takes.
+ * - Expiry spellings card-validator does not read itself (expiry.ts).
+ *
+ * No DOM, no state.
  */
+import {cardNumber} from 'card-validator/dist/card-number.js';
+import {cvv as cvvVerdict} from 'card-validator/dist/cvv.js';
 import {brandOf, toCardBrand} from './brand.js';
-import {
-  CARD_NUMBER_MAX_LENGTH,
-  cardNumberProblem,
-  cvvProblem,
-  earliestMonth,
-  expiryProblem,
-  isExpMonth,
-} from '../rules/card.js';
+import {CARD_NUMBER_MAX_LENGTH, cardNumberProblem, cvvProblem} from '../rules/card.js';
+
+export {
+  EXPIRY_SEPARATOR,
+  formatExpiry,
+  parseExpiry,
+  validateExpiry,
+  type ExpiryProblem,
+  type ExpiryValidity,
+} from './expiry.js';
 
 /** What the form needs to know about a card brand. */
 export interface CardBrand {
@@ -43,18 +59,13 @@ export interface Validity {
 
 export interface NumberValidity extends Validity {
   brand: CardBrand | null;
-}
-
-/** Why an expiry is not valid: no real month, or a month that is over everywhere. */
-export type ExpiryProblem = 'month' | 'past';
-
-export interface ExpiryValidity extends Validity {
-  /** 1–12, when the expiry is valid. */
-  month?: number;
-  /** Four-digit year, when the expiry is valid. */
-  year?: number;
-  /** Set when the expiry can no longer become valid. */
-  problem?: ExpiryProblem;
+  /**
+   * Why the number is not valid: `length`, not a length its brand has (`brand` says which
+   * lengths it has); `gateway`, a number card-validator takes that the gateway refuses (a
+   * UnionPay number failing Luhn); `number`, anything else (Luhn, no digits, too short or
+   * long).
+   */
+  problem?: 'length' | 'gateway' | 'number';
 }
 
 const DEFAULT_GAPS = [4, 8, 12] as const;
@@ -67,17 +78,30 @@ export function digitsOnly(value: string): string {
 }
 
 /**
- * Validates a card number (digits only) and detects its brand. Valid: the card number
- * rule (12 to 19 digits, Luhn), whatever the brand, so a card card-validator does not
- * know (a domestic scheme, a new range) is not refused. Potentially valid: digits that
- * more typing could still make valid, up to the brand's longest number.
+ * Validates a card number (digits only) and detects its brand: card-validator's
+ * `cardNumber` with Luhn for UnionPay too, and the gateway's number rule. A number no
+ * brand claims is judged by the gateway's rule alone: valid at 12 to 19 digits passing
+ * Luhn, potentially valid while shorter.
  */
 export function validateNumber(digits: string): NumberValidity {
-  const brand = toCardBrand(brandOf(digits));
-  const isValid = cardNumberProblem(digits) === undefined;
-  const isPotentiallyValid =
-    isValid || (/^\d*$/.test(digits) && digits.length < maxNumberLength(brand));
-  return {isValid, isPotentiallyValid, brand};
+  const verdict = cardNumber(digits, {luhnValidateUnionPay: true});
+  const brand = toCardBrand(verdict.card);
+  const isValid = cardNumberProblem(digits) === undefined && (!brand || verdict.isValid);
+  if (isValid) return {isValid, isPotentiallyValid: true, brand};
+  return {
+    isValid,
+    isPotentiallyValid: brand
+      ? verdict.isPotentiallyValid
+      : /^\d*$/.test(digits) && digits.length < MAX_NUMBER_LENGTH,
+    brand,
+    problem: !brand
+      ? 'number'
+      : !brand.lengths.includes(digits.length)
+        ? 'length'
+        : cardNumber(digits).isValid
+          ? 'gateway'
+          : 'number',
+  };
 }
 
 /** The most digits a number of `brand` can have (19 while the brand is unknown). */
@@ -103,104 +127,29 @@ export function formatNumber(digits: string, brand: CardBrand | null): string {
 /** Keeps the digits of a typed or pasted number, cut to the brand's maximum length. */
 export function normaliseNumber(raw: string): {digits: string; brand: CardBrand | null} {
   let digits = digitsOnly(raw).slice(0, MAX_NUMBER_LENGTH);
-  const brand = validateNumber(digits).brand;
+  const brand = toCardBrand(brandOf(digits));
   digits = digits.slice(0, maxNumberLength(brand));
   return {digits, brand};
 }
 
-/** The separator shown between month and year. */
-export const EXPIRY_SEPARATOR = ' / ';
-
-/**
- * Splits typed or pasted expiry text into month and two-digit year digits.
- * `4` → `04`, `1/29` → `01`+`29`, `12/2029` → `12`+`29`. A leading `1` is never split from
- * the digit after it: `13` stays month `13` (and `1330` is `13`+`30`), an impossible month
- * the form refuses with a message, never another date (`01 / 33`).
- */
-export function parseExpiry(raw: string): {month: string; year: string} {
-  const text = raw.trim();
-  const separated = /^(\d{1,2})\s*[/.\-\s]+\s*(\d*)/.exec(text);
-  let month: string;
-  let rest: string;
-  if (separated) {
-    month = separated[1]!.length === 1 ? `0${separated[1]}` : separated[1]!;
-    rest = separated[2]!;
-  } else {
-    const digits = digitsOnly(text);
-    if (digits === '') return {month: '', year: ''};
-    if (digits[0]! >= '2') {
-      month = `0${digits[0]}`;
-      rest = digits.slice(1);
-    } else {
-      month = digits.slice(0, 2);
-      rest = digits.slice(2);
-    }
-  }
-  let year = digitsOnly(rest);
-  if (year.length > 2 && year.startsWith('20')) year = year.slice(2);
-  return {month, year: year.slice(0, 2)};
+/** The code lengths a card of `brand` may have: its own, or 3 and 4 while it is unknown. */
+function cvvLengths(brand: CardBrand | null): number[] {
+  return brand ? [brand.codeSize] : [3, 4];
 }
 
 /**
- * Formats expiry text as `MM / YY`. With `trailing` (while inserting), a complete month
- * is followed by the separator so the customer can type straight on. An impossible month
- * typed with its separator (`40/`, `13.`) keeps the separator even without `trailing`:
- * read again without it, `40` would mean `04 / 0`. So formatting is idempotent:
- * `formatExpiry(formatExpiry(x, t), t) === formatExpiry(x, t)` for every text.
- */
-export function formatExpiry(raw: string, trailing = true): string {
-  const {month, year} = parseExpiry(raw);
-  if (month.length < 2) return month;
-  if (year === '')
-    return trailing || !/^(0\d|1[0-2])$/.test(month) ? month + EXPIRY_SEPARATOR : month;
-  return month + EXPIRY_SEPARATOR + year;
-}
-
-/**
- * Validates `MM / YY` text with the expiry rule: a real month, not over (the card is
- * valid through the end of its month, and while that month lasts in the earliest time
- * zone, UTC−12). A two-digit year is 2000–2099, the years the rule takes. `now` is for
- * tests.
- */
-export function validateExpiry(text: string, now: Date = new Date()): ExpiryValidity {
-  const {month, year} = parseExpiry(text);
-  const m = Number(month);
-  if (month.length === 2 && !isExpMonth(m)) {
-    return {isValid: false, isPotentiallyValid: false, problem: 'month'};
-  }
-  if (month.length < 2 || year === '') return {isValid: false, isPotentiallyValid: true};
-  if (year.length === 1) {
-    // Could a second digit still make the year one that is not over?
-    if (2000 + Number(year) * 10 + 9 < earliestMonth(now).year) {
-      return {isValid: false, isPotentiallyValid: false, problem: 'past'};
-    }
-    return {isValid: false, isPotentiallyValid: true};
-  }
-  const fullYear = 2000 + Number(year);
-  const problem = expiryProblem(m, fullYear, now);
-  if (problem) {
-    // The month is real and a two-digit year is always in 2000–2099: only 'past' is left.
-    return {
-      isValid: false,
-      isPotentiallyValid: false,
-      problem: problem === 'month' ? 'month' : 'past',
-    };
-  }
-  return {isValid: true, isPotentiallyValid: true, month: m, year: fullYear};
-}
-
-/**
- * Validates a CVV with the security code rule: 3 or 4 digits, whatever the brand (the
- * gateway takes either). Potentially valid while it is digits shorter than the brand's
- * code (3, or 4 for Amex; 4 when the brand is unknown).
+ * Validates a security code: card-validator's `cvv` at the brand's length (3, or 4 for
+ * American Express; 3 or 4 while the brand is not known), and the gateway's rule.
  */
 export function validateCvv(value: string, brand: CardBrand | null): Validity {
-  const isValid = cvvProblem(value) === undefined;
-  const isPotentiallyValid = isValid || (/^\d*$/.test(value) && value.length < cvvLength(brand));
-  return {isValid, isPotentiallyValid};
+  const verdict = cvvVerdict(value, cvvLengths(brand));
+  return {
+    isValid: verdict.isValid && cvvProblem(value) === undefined,
+    isPotentiallyValid: verdict.isPotentiallyValid,
+  };
 }
 
-/** Digits a CVV of `brand` can have. */
+/** Digits a code of `brand` can have (4 while the brand is unknown). */
 export function cvvLength(brand: CardBrand | null): number {
   return brand ? brand.codeSize : 4;
 }

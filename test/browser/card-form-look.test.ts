@@ -111,22 +111,28 @@ describe('pg-card-form on a right-to-left page', () => {
 });
 
 describe('pg-card-form expiry month', () => {
-  it('refuses 1330 with a message instead of turning it into 01 / 33', async () => {
+  it('shows 1330 as card-validator reads it, 01 / 330, refused, never silently 01 / 33', async () => {
     const el = await fixture<PgCardForm>(html`<pg-card-form></pg-card-form>`);
     await typeInto(el, 'expiry', '1330');
     await el.updateComplete;
-    expect(inputOf(el, 'expiry').value).to.equal('13 / 30');
-    expect(errorOf(el, 'expiry')).to.equal('Month: 01–12.');
+    expect(inputOf(el, 'expiry').value).to.equal('01 / 330');
+    expect(errorOf(el, 'expiry')).to.equal('Use MM / YY.');
     expect(inputOf(el, 'expiry').getAttribute('aria-invalid')).to.equal('true');
     expect(el.valid).to.equal(false);
   });
 
-  it('says it in Ukrainian too, as soon as the month is impossible', async () => {
+  it('refuses month 00, and a pasted 13 / 30, at once, in Ukrainian too', async () => {
     const el = await fixture<PgCardForm>(html`<pg-card-form lang="uk"></pg-card-form>`);
-    await typeInto(el, 'expiry', '13');
+    await typeInto(el, 'expiry', '00');
     await el.updateComplete;
-    expect(inputOf(el, 'expiry').value).to.equal('13 / ');
+    expect(inputOf(el, 'expiry').value).to.equal('00 / ');
     expect(errorOf(el, 'expiry')).to.equal('Місяць: 01–12.');
+    const pasted = await fixture<PgCardForm>(html`<pg-card-form></pg-card-form>`);
+    inputOf(pasted, 'expiry').focus();
+    document.execCommand('insertText', false, '13/30');
+    await pasted.updateComplete;
+    expect(inputOf(pasted, 'expiry').value).to.equal('13 / 30');
+    expect(errorOf(pasted, 'expiry')).to.equal('Month: 01–12.');
   });
 });
 

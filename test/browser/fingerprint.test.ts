@@ -61,6 +61,28 @@ describe('collectBrowserFingerprint', () => {
     expect(toEmvLanguage('zh-Hant-TW')).to.equal('zh-Hant');
     expect(toEmvLanguage('de-DE-1996')).to.equal('de-DE');
     expect(toEmvLanguage('uk')).to.equal('uk');
+    expect(toEmvLanguage('en-u-ca-gregory')).to.equal('en');
+  });
+
+  it('sends a well-formed BCP 47 tag: the browser’s, else the page’s lang, else en', () => {
+    // An engine without a locale says `C`; a POSIX locale is not a tag either.
+    for (const bad of ['C', 'C.UTF-8', 'x-klingon', '', '  ', 'en US'])
+      expect(toEmvLanguage(bad, 'uk-UA'), bad).to.equal('uk-UA');
+    expect(toEmvLanguage('C', '')).to.equal('en');
+    expect(toEmvLanguage('C', 'not a tag')).to.equal('en');
+    expect(toEmvLanguage('en_GB'), 'underscore').to.equal('en-GB');
+    expect(toEmvLanguage('EN-gb'), 'canonical case').to.equal('en-GB');
+    expect(collectBrowserFingerprint({language: 'C', pageLanguage: 'pl'}).browserLanguage).to.equal(
+      'pl',
+    );
+    for (const tag of ['en-US', 'uk', 'zh-Hant', 'pt-BR', 'es-419'])
+      expect(Intl.getCanonicalLocales(toEmvLanguage(tag))).to.deep.equal([tag]);
+  });
+
+  it('carries the page’s Accept header only when the page gave it', () => {
+    expect(collectBrowserFingerprint()).to.not.have.property('browserAcceptHeader');
+    const accept = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+    expect(collectBrowserFingerprint({acceptHeader: accept}).browserAcceptHeader).to.equal(accept);
   });
 
   it('writes screen sizes as whole pixels with 1–6 digits', () => {

@@ -58,17 +58,25 @@ describe('card number validation', () => {
   });
 
   it('accepts a Luhn-valid number of a scheme card-validator does not know (Prostir 9804…)', () => {
-    // The gateway takes any 12 to 19 digits passing Luhn; no brand table decides.
+    // No brand claims it: the gateway's rule alone (12 to 19 digits passing Luhn) decides.
     const prostir = validateNumber('9804000000000009');
     expect(prostir.brand).to.equal(null);
     expect(prostir.isValid).to.equal(true);
     expect(validateNumber('980400000000').isPotentiallyValid).to.equal(true);
   });
 
-  it('accepts any length from 12 to 19 digits that passes Luhn, and holds UnionPay to Luhn too', () => {
-    expect(validateNumber('4222222222222').isValid, 'a 13-digit Visa').to.equal(true);
+  it('accepts a number only at a length its brand has, and holds UnionPay to Luhn too', () => {
+    const visa13 = validateNumber('4222222222222');
+    expect(visa13.isValid, 'a 13-digit Visa').to.equal(false);
+    expect(visa13.isPotentiallyValid, 'Visa numbers may have 16 digits').to.equal(true);
+    expect(visa13.problem).to.equal('length');
+    const mastercard15 = validateNumber('555555555555442');
+    expect(mastercard15.isValid, 'a 15-digit Mastercard').to.equal(false);
+    expect(mastercard15.problem).to.equal('length');
     expect(validateNumber('6200000000000005').isValid).to.equal(true);
-    expect(validateNumber('6200000000000006').isValid, 'UnionPay failing Luhn').to.equal(false);
+    const unionpay = validateNumber('6200000000000006');
+    expect(unionpay.isValid, 'UnionPay failing Luhn').to.equal(false);
+    expect(unionpay.problem, 'card-validator takes it, the gateway does not').to.equal('gateway');
     expect(validateNumber('42424242424').isValid, '11 digits').to.equal(false);
   });
 
@@ -113,9 +121,10 @@ describe('expiry validation', () => {
     expect(validateExpiry('02 / 30', new Date(Date.UTC(2030, 2, 1, 12))).problem).to.equal('past');
   });
 
-  it('accepts every two-digit year that is not over, as the gateway takes years to 2099', () => {
-    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 21)}`).isValid).to.equal(true);
-    expect(validateExpiry('12 / 99').year).to.equal(2099);
+  it('accepts a year up to 19 ahead, as card-validator does, and says a later one is too far', () => {
+    expect(validateExpiry(`12 / ${yy(now.getFullYear() + 19)}`).isValid).to.equal(true);
+    const far = validateExpiry(`01 / ${yy(now.getFullYear() + 20)}`);
+    expect([far.isValid, far.isPotentiallyValid, far.problem]).to.deep.equal([false, false, 'far']);
   });
 
   it('rejects month 13 and month 00', () => {
@@ -124,26 +133,62 @@ describe('expiry validation', () => {
   });
 
   it('reads 1/29 as 01 / 29', () => {
-    expect(parseExpiry('1/29')).to.deep.equal({month: '01', year: '29'});
+    expect(parseExpiry('1/29')).to.deep.equal({kind: 'date', month: '1', year: '29', text: '1/29'});
     expect(formatExpiry('1/29')).to.equal('01 / 29');
   });
 
-  it('pads a single month digit above 1 and inserts the separator', () => {
+  it('pads a single month digit above 1 and inserts the separator; waits while 1, 2 or 12 may go on', () => {
     expect(formatExpiry('4')).to.equal('04 / ');
-    expect(formatExpiry('12')).to.equal('12 / ');
-    expect(formatExpiry('12', false)).to.equal('12');
+    expect(formatExpiry('1')).to.equal('1');
+    expect(formatExpiry('2'), 'may begin 2034-10').to.equal('2');
+    expect(formatExpiry('12'), 'may be 12 / … or 1 / 2…').to.equal('12');
+    expect(formatExpiry('12/')).to.equal('12 / ');
+    expect(formatExpiry('12/', false)).to.equal('12');
     expect(formatExpiry('1229')).to.equal('12 / 29');
-    expect(formatExpiry('13')).to.equal('13 / ');
     expect(formatExpiry('12/2029')).to.equal('12 / 29');
   });
 
-  it('never turns an impossible month into another date: 1330 stays month 13, refused', () => {
-    expect(parseExpiry('1330')).to.deep.equal({month: '13', year: '30'});
-    expect(formatExpiry('1330')).to.equal('13 / 30');
-    expect(formatExpiry('13', false)).to.equal('13 / ');
-    expect(formatExpiry('19')).to.equal('19 / ');
-    const result = validateExpiry(formatExpiry('1330'));
+  it('reads digits without a separator as card-validator does: 13 is 1 / 3, 1330 is 1 / 330', () => {
+    expect(formatExpiry('13')).to.equal('01 / 3');
+    expect(formatExpiry('134')).to.equal('01 / 34');
+    expect(formatExpiry('12034')).to.equal('01 / 34');
+    expect(validateExpiry('12034').year).to.equal(2034);
+    expect(formatExpiry('13/30'), 'typed with its separator, 13 is a month').to.equal('13 / 30');
+    const result = validateExpiry('13 / 30');
     expect(result).to.deep.equal({isValid: false, isPotentiallyValid: false, problem: 'month'});
+  });
+
+  it('reads every spelling of a date as MM / YY', () => {
+    const year = now.getFullYear() + 3;
+    const y4 = String(year);
+    for (const text of [
+      `10/${yy(year)}`,
+      `10/${y4}`,
+      `10 / ${y4}`,
+      `10${yy(year)}`,
+      `10${y4}`,
+      `10 ${yy(year)}`,
+      `10-${yy(year)}`,
+      `10.${y4}`,
+      `${y4}-10`,
+      `${y4}/10`,
+    ]) {
+      expect(formatExpiry(text), text).to.equal(`10 / ${yy(year)}`);
+      expect(validateExpiry(text), text).to.deep.include({isValid: true, month: 10, year});
+    }
+    for (const text of [`1/${yy(year)}`, `1 ${yy(year)}`, `1.${y4}`, `${y4}-1`, `1${y4}`]) {
+      expect(validateExpiry(text), text).to.deep.include({isValid: true, month: 1, year});
+    }
+  });
+
+  it('keeps a four-digit year on its way: 01 / 20 and 01 / 203 are not over', () => {
+    expect(validateExpiry('01 / 20').isPotentiallyValid).to.equal(true);
+    expect(validateExpiry('01 / 203').isPotentiallyValid).to.equal(true);
+    expect(formatExpiry('01 / 2034')).to.equal('01 / 34');
+    expect(formatExpiry('2034')).to.equal('2034');
+    expect(validateExpiry('2034').isPotentiallyValid).to.equal(true);
+    expect(formatExpiry('2034-1')).to.equal('2034-1');
+    expect(formatExpiry('2034-10')).to.equal('10 / 34');
   });
 
   it('keeps the separator of an impossible month, so formatting again changes nothing', () => {
@@ -159,7 +204,12 @@ describe('expiry validation', () => {
   it('treats a partial expiry as potentially valid', () => {
     expect(validateExpiry('1').isPotentiallyValid).to.equal(true);
     expect(validateExpiry('12 / ').isPotentiallyValid).to.equal(true);
-    expect(validateExpiry('12 / 1').isPotentiallyValid).to.equal(false);
+    expect(validateExpiry('12 / 2').isPotentiallyValid).to.equal(true);
+    expect(
+      validateExpiry('12 / 1').isPotentiallyValid,
+      'card-validator waits for a second digit',
+    ).to.equal(true);
+    expect(validateExpiry('12 / 19').isPotentiallyValid).to.equal(false);
   });
 });
 
@@ -167,10 +217,12 @@ describe('CVV validation', () => {
   const visa = validateNumber('4242424242424242').brand;
   const amex = validateNumber('378282246310005').brand;
 
-  it('takes 3 or 4 digits whatever the brand, as the gateway does', () => {
+  it('takes the brand’s length: 3 on Visa, 4 on American Express', () => {
+    expect(validateCvv('123', visa).isValid).to.equal(true);
+    expect(validateCvv('1234', visa).isValid).to.equal(false);
+    expect(validateCvv('1234', amex).isValid).to.equal(true);
+    expect(validateCvv('123', amex).isValid, 'an Amex CID is 4 digits').to.equal(false);
     for (const brand of [visa, amex, null]) {
-      expect(validateCvv('123', brand).isValid).to.equal(true);
-      expect(validateCvv('1234', brand).isValid).to.equal(true);
       expect(validateCvv('12', brand).isValid).to.equal(false);
       expect(validateCvv('12345', brand).isValid).to.equal(false);
     }

@@ -15,7 +15,7 @@ const app = packed.browser;
 const pkgDir = installedPackage(app);
 
 describe('a browser-only install (npm i <tarball>)', () => {
-  it('installs Lit and nothing of the server side', (t) => {
+  it('installs Lit, card-validator and nothing of the server side', (t) => {
     const {packages, bytes, ms} = packed.browserInstall;
     t.diagnostic(
       `${packages.length} packages, ${(bytes / 1024 / 1024).toFixed(1)} MB, ${(ms / 1000).toFixed(1)} s: ${packages.join(', ')}`,
@@ -31,12 +31,14 @@ describe('a browser-only install (npm i <tarball>)', () => {
         '@lit-labs/ssr-dom-shim',
         '@lit/reactive-element',
         '@types/trusted-types',
+        'card-validator',
+        'credit-card-type',
         'lit',
         'lit-element',
         'lit-html',
         'pg-checkout',
       ],
-      'Lit and pg-checkout, nothing else',
+      'Lit, card-validator (with its credit-card-type) and pg-checkout, nothing else',
     );
   });
 

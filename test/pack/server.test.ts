@@ -3,8 +3,9 @@
  * uses (hono, pino, zod, @hono/node-server): `pg-checkout/server` loads, `SqlitePaymentStore`
  * names better-sqlite3 until it is installed and works once it is, and the gateway sandbox
  * runs both as the `pg-checkout-sandbox` bin (whose `--version` is the package's) and
- * from `pg-checkout/sandbox`; a saved card's brand comes from the brand table built into
- * dist/server, not from the devDependency credit-card-type.
+ * from `pg-checkout/sandbox`; a saved card's brand comes from card-validator, the
+ * dependency installed with the package (so `npm update` brings its fixes to the server at
+ * once), not from a copy of it.
  */
 import {describe, it} from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,20 +51,23 @@ describe('pg-checkout/server with its peers installed', () => {
 });
 
 describe("a saved card's brand from the package", () => {
-  it('is told by the brand table built into dist/server: no devDependency is imported', async () => {
+  it('is told by card-validator as installed: a dependency, imported, no devDependency', async () => {
     const installed = installedPackage(app);
-    // credit-card-type is a devDependency: the app does not have it.
+    // card-validator is a dependency: the app has it, and dist/server imports it.
     const probe = await runNode(app, [
       '--input-type=module',
       '-e',
-      `try { await import('credit-card-type'); console.log('found'); } catch (e) { console.log(e.code); }`,
+      `const {cardNumber} = await import('card-validator/dist/card-number.js'); console.log(cardNumber('4242').card.type);`,
     ]);
-    assert.equal(probe.stdout.trim(), 'ERR_MODULE_NOT_FOUND');
+    assert.equal(probe.stdout.trim(), 'visa');
+    let imports = 0;
     for (const file of readdirSync(path.join(installed, 'dist/server'), {recursive: true})) {
       if (!String(file).endsWith('.js')) continue;
       const text = readFileSync(path.join(installed, 'dist/server', String(file)), 'utf8');
       assert.doesNotMatch(text, /from\s+["']credit-card-type/, String(file));
+      if (/from\s+["']card-validator\//.test(text)) imports++;
     }
+    assert.ok(imports > 0, 'dist/server imports card-validator, not a copy of it');
     const module = pathToFileURL(path.join(installed, 'dist/server/checkout/card-brand.js')).href;
     const ran = await runNode(app, [
       '--input-type=module',

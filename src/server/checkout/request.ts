@@ -2,8 +2,9 @@
  * Builds the gateway's direct payment request from three sources, each trusted for its
  * own part: the merchant's `resolveOrder` (amount, currency, description, method,
  * customer, subscription), the browser's {@link PayRequest} (card data, fingerprint, and
- * customer fields the merchant did not supply), and the HTTP request itself (client IP,
- * `Accept` and `User-Agent`, which 3-D Secure wants exactly as the browser sent them).
+ * customer fields the merchant did not supply, and the page's `Accept` header when the page's
+ * server gave it to the form), and the HTTP request itself (client IP and `User-Agent`,
+ * which 3-D Secure wants exactly as the browser sent them).
  * The built request is validated with the gateway model before any attempt is stored;
  * its field errors are mapped back to the protocol's field names (`cc_number` →
  * `card.number`) so the browser can point at the right input. Values are never echoed.
@@ -64,12 +65,26 @@ export interface RequestContext {
   posId: string;
   gatewayOrderId: string;
   customerIp: string;
+  /**
+   * The pay request's own `Accept` header: the form's fetch, not the page's, so it is not
+   * what the gateway gets (the fingerprint's `browserAcceptHeader` or
+   * {@link DEFAULT_PAGE_ACCEPT_HEADER} is).
+   */
   acceptHeader: string | undefined;
   userAgent: string | undefined;
   serverUrl: string;
   resultUrl: string;
   order3dsBypass: string;
 }
+
+/**
+ * The `Accept` header 3-D Secure gets when the page's own is not known (the page's server
+ * did not write it into the form): what Firefox and Safari send for a page, and Chromium
+ * with a few image types more. Never the pay request's header, which is the form's fetch
+ * (`application/json`), not the browser's for a page.
+ */
+export const DEFAULT_PAGE_ACCEPT_HEADER =
+  'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /** Gateway fields the browser is responsible for, and their protocol names. */
 const CARD_FIELDS: Record<string, string> = {
@@ -191,7 +206,8 @@ export function buildDirectRequest(
     customer_ip: ctx.customerIp,
     browser_fingerprint: {
       ...Object.fromEntries(CLIENT_FINGERPRINT_KEYS.map((k) => [k, fingerprint[k]])),
-      browserAcceptHeader: ctx.acceptHeader || '*/*',
+      // The page's, as the form was given it; never the pay request's own (the form's fetch).
+      browserAcceptHeader: fingerprint.browserAcceptHeader || DEFAULT_PAGE_ACCEPT_HEADER,
       browserIpAddress: ctx.customerIp,
       // 3-D Secure wants the User-Agent of the HTTP request, not what the page says it is.
       browserUserAgent: ctx.userAgent || fingerprint.browserUserAgent,

@@ -144,7 +144,11 @@ describe('pay: building the direct request', () => {
       'Lovelace',
       'the browser fills what the merchant did not give',
     );
-    assert.equal(req.browser_fingerprint.browserAcceptHeader, 'application/json, */*;q=0.1');
+    // The form's fetch header is not the page's: without the page's, the documented default.
+    assert.equal(
+      req.browser_fingerprint.browserAcceptHeader,
+      'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8',
+    );
     assert.equal(req.browser_fingerprint.browserIpAddress, '203.0.113.7');
     assert.equal(req.browser_fingerprint.browserUserAgent, 'Mozilla/5.0 (test)');
     assert.equal(req.server_url, `${PUBLIC_URL}/webhook`);

@@ -3,11 +3,15 @@
  * same generated value goes to (a) the form's own check (`checkField`, what
  * `<pg-card-form>` shows), (b) the checkout protocol's `PayRequestSchema`, with the value in
  * its place in an otherwise valid body, and (c) the gateway model's `DirectPaymentRequest`,
- * with the value in its gateway field after the normalisation the server applies. All
- * three must accept or all three refuse; when they accept, the form sends, the server
- * parses and the gateway gets the same text. Generated strings, generated near-misses and
- * fixed edge cases: the issue's four examples, the years 2000–2099 and the last hours of a
- * month in the earliest time zone.
+ * with the value in its gateway field after the normalisation the server applies. The
+ * protocol and the gateway always agree. The form agrees with them too, except that on the
+ * card fields it is stricter where card-validator is (src/validation/: a number at a length
+ * its brand does not have, an expiry over on the customer's own clock or more than 19 years
+ * ahead): it never accepts what they refuse, and what it refuses that they accept,
+ * card-validator refuses. When the form accepts, it sends, the server parses and the
+ * gateway gets the same text. Generated strings, generated near-misses and fixed edge
+ * cases: the issue's four examples, the years 2000–2099 and the last hours of a month in
+ * the earliest time zone.
  */
 import {describe, test, type TestContext} from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +22,8 @@ import {uk} from '../../../src/i18n/locales/uk.js';
 import type {CardField} from '../../../src/events/events.js';
 import type {PayRequest} from '../../../src/protocol/checkout.js';
 import {FINGERPRINT} from '../checkout/helpers.js';
+import {cardNumber} from 'card-validator/dist/card-number.js';
+import {expirationDate} from 'card-validator/dist/expiration-date.js';
 import {PayRequestSchema} from '../../../src/protocol/schemas.js';
 import {normaliseCardNumber, normaliseCvv, luhnValid} from '../../../src/rules/card.js';
 import {normaliseEmail, normaliseName, normalisePhone} from '../../../src/rules/customer.js';
@@ -26,6 +32,10 @@ import {
   type DirectPaymentRequestInput,
 } from '../../../src/server/gateway/index.js';
 import {buildDirectRequest, validateDirectRequest} from '../../../src/server/checkout/request.js';
+
+// card-validator reads the month on the local clock: UTC here, so that the last hours of a
+// month in UTC−12 are over for it and not for the gateway.
+process.env.TZ = 'UTC';
 
 /** The clock every check below reads: mid-June 2030, so expiry years have room both ways. */
 const NOW = Date.UTC(2030, 5, 15, 12);
@@ -188,13 +198,25 @@ function verdicts(f: TextField, raw: string): Verdicts {
   };
 }
 
+/**
+ * Whether card-validator refuses what field `f` holds where the gateway's rules do not: a
+ * card number at a length its brand does not have (the form checks with no brand for the
+ * code, so 3 or 4 digits, as the gateway).
+ */
+function cardValidatorRefuses(f: TextField, raw: string): boolean {
+  if (f.name !== 'number') return false;
+  const verdict = cardNumber(normaliseCardNumber(raw));
+  return verdict.card !== null && !verdict.isValid;
+}
+
 /** Asserts that the form, the protocol and the gateway agree on `raw`, and on what is sent. */
 function assertAgree(f: TextField, raw: string): Verdicts {
   const v = verdicts(f, raw);
   const where = `${f.name} ${JSON.stringify(raw)}: ${JSON.stringify(v)}`;
-  assert.equal(v.protocol, v.form, `form and protocol disagree on ${where}`);
   if (v.gateway !== undefined)
-    assert.equal(v.gateway, v.form, `form and gateway disagree on ${where}`);
+    assert.equal(v.gateway, v.protocol, `protocol and gateway disagree on ${where}`);
+  if (v.form || !v.protocol || !cardValidatorRefuses(f, raw))
+    assert.equal(v.protocol, v.form, `form and protocol disagree on ${where}`);
   if (v.form) {
     assert.equal(v.parsed, v.sent, `the server parses other text than the form sends: ${where}`);
     if (f.gateway) assert.equal(v.built, v.sent, `the gateway gets other text: ${where}`);
@@ -443,13 +465,19 @@ function expiryVerdicts(month: number, year: number) {
   return {protocol, gateway, form, text};
 }
 
+/**
+ * Asserts that the protocol and the gateway agree on a month and year, and that the form
+ * agrees with them but where card-validator refuses the text it shows (a month over on the
+ * local clock, a year more than 19 ahead).
+ */
 function assertExpiryAgrees(month: number, year: number) {
   const v = expiryVerdicts(month, year);
   const where = `${month}/${year}: ${JSON.stringify(v)}`;
   assert.equal(v.protocol, v.gateway, `protocol and gateway disagree on ${where}`);
-  if (v.form !== undefined)
+  if (v.form !== undefined && !(v.gateway && !expirationDate(v.text).isValid))
     assert.equal(v.form, v.gateway, `form and gateway disagree on ${where}`);
-  return v;
+  if (v.form) assert.equal(v.gateway, true, `the form takes what the gateway refuses: ${where}`);
+  return {...v, cardValidator: expirationDate(v.text).isValid};
 }
 
 describe('the expiry: one window', () => {
@@ -493,25 +521,27 @@ describe('the expiry: one window', () => {
       assert.equal(v.gateway, ok, `12/${year}`);
     }
     t.mock.timers.setTime(NOW);
-    assert.equal(
-      assertExpiryAgrees(12, 2099).gateway,
-      true,
-      'the form takes 12 / 99 as the gateway does',
-    );
-    assert.equal(
-      assertExpiryAgrees(1, 2051).gateway,
-      true,
-      'more than 20 years ahead is not refused',
-    );
+    // The gateway takes any year to 2099; the form, with card-validator, 19 years ahead.
+    const far = assertExpiryAgrees(12, 2099);
+    assert.deepEqual([far.gateway, far.form], [true, false], '12 / 99');
+    const window = assertExpiryAgrees(12, 2049);
+    assert.deepEqual([window.gateway, window.form], [true, true], '12 / 49: 19 years ahead');
+    const beyond = assertExpiryAgrees(1, 2050);
+    assert.deepEqual([beyond.gateway, beyond.form], [true, false], '01 / 50: 20 years ahead');
   });
 
-  test('a card is good through its month while that month lasts in UTC−12, in all three', (t) => {
-    // 1 July 2030, 11:59 UTC: still 30 June in UTC−12.
+  test('a card is good through its month while it lasts in UTC−12, in the form on the customer’s clock', (t) => {
+    // 1 July 2030, 11:59 UTC: still 30 June in UTC−12, July on the (UTC) local clock.
     pinClock(t, Date.UTC(2030, 6, 1, 11, 59));
-    assert.equal(assertExpiryAgrees(6, 2030).gateway, true);
+    const lastHours = assertExpiryAgrees(6, 2030);
+    assert.deepEqual([lastHours.gateway, lastHours.form], [true, false]);
     t.mock.timers.setTime(Date.UTC(2030, 6, 1, 12, 0));
     assert.equal(assertExpiryAgrees(6, 2030).gateway, false);
     assert.equal(assertExpiryAgrees(7, 2030).gateway, true);
+    // 30 June 2030, 23:59 UTC: June everywhere from UTC−12 to the local clock.
+    t.mock.timers.setTime(Date.UTC(2030, 5, 30, 23, 59));
+    const june = assertExpiryAgrees(6, 2030);
+    assert.deepEqual([june.gateway, june.form], [true, true]);
   });
 
   test('months: 1 to 12 only', (t) => {
