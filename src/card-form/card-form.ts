@@ -168,8 +168,8 @@ export class PgCardForm extends LitElement {
 
   /**
    * The `Accept` header the customer's browser sent for this page, written in by the page's
-   * server (`renderCardForm({acceptHeader})` does): 3-D Secure wants it, and no script can
-   * read it. Without it the companion sends a documented default, never the form's own
+   * server (`renderCardForm()` takes it as `acceptHeader`): 3-D Secure wants it, and no
+   * script can read it. Without it the companion sends a documented default, never the form's own
    * request header.
    */
   @property({attribute: 'accept-header'}) acceptHeader = '';
