@@ -33,6 +33,8 @@ export class FieldValidity implements ReactiveController {
   private readonly options: FieldValidityOptions;
   /** Fields the customer has typed into: their errors show while typing too. */
   private readonly edited = new Set<CardField>();
+  /** Fields whose error is the server's text (`blame`), kept as it came. */
+  private readonly blamed = new Set<CardField>();
   /** The invalid fields last told (`pg-validity-change` fires when they change). */
   private last: string | undefined;
 
@@ -40,6 +42,20 @@ export class FieldValidity implements ReactiveController {
     this.host = host;
     this.options = options;
     host.addController(this);
+  }
+
+  /**
+   * Before each render: the errors shown read in the texts at hand now. A language's table
+   * that arrives after an error was shown (loaded on demand) or a changed `lang` would
+   * otherwise leave that error in the language it was first written in.
+   */
+  hostUpdate(): void {
+    const t = this.options.text();
+    for (const name of Object.keys(this.errors) as CardField[]) {
+      if (this.blamed.has(name)) continue;
+      const check = this.check(name, t);
+      if (!check.valid) this.errors[name] = check.message;
+    }
   }
 
   /** After the first render: the empty fields are invalid, but that need not be told yet. */
@@ -92,6 +108,7 @@ export class FieldValidity implements ReactiveController {
   /** Shows `message` under `name` (the server refused its value). */
   blame(name: CardField, message: string): void {
     this.setErrors({...this.errors, [name]: message});
+    this.blamed.add(name);
   }
 
   /** `names` were emptied: forgets they were typed into and hides their errors. */
@@ -136,6 +153,8 @@ export class FieldValidity implements ReactiveController {
   }
 
   private setErrors(errors: Partial<Record<CardField, string>>): void {
+    for (const name of this.blamed)
+      if (errors[name] !== this.errors[name]) this.blamed.delete(name);
     this.errors = errors;
     this.host.requestUpdate();
   }

@@ -10,6 +10,7 @@ import {expect, fixture, html} from '@open-wc/testing';
 import {sendKeys} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
+import {loadMessages, messagesReady} from '../../src/i18n/messages.js';
 import {VISA, errorOf, futureExpiry, inputOf, json, press, stubFetch, typeInto} from './helpers.js';
 
 const SUCCESS_BODY = {outcome: 'success', orderRef: 'order-1', code: '1000', message: 'Approved'};
@@ -198,6 +199,8 @@ describe('typing the expiry key by key', () => {
     ] as const) {
       const el = await cardForm(lang);
       await typeInto(el, 'expiry', `10${past}`);
+      // The language's table is fetched on demand; what the customer sees once it is here.
+      await loadMessages(lang);
       await el.updateComplete;
       expect(seen(el, 'expiry')).to.deep.include({
         value: `10 / ${past}`,
@@ -205,6 +208,21 @@ describe('typing the expiry key by key', () => {
         message: text,
       });
     }
+  });
+
+  it('an error shown before the language’s texts arrive is rewritten in that language when they do', async () => {
+    const past = String(new Date().getFullYear() - 2).slice(2);
+    const el = await cardForm('pl');
+    // Typed before Polish is at hand (a slow network): the error can only read in English.
+    expect(messagesReady('pl'), 'Polish is still on its way').to.equal(false);
+    const input = inputOf(el, 'expiry');
+    input.value = `10${past}`;
+    input.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true}));
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal('Card has expired.');
+    await loadMessages('pl');
+    await el.updateComplete;
+    expect(seen(el, 'expiry')).to.deep.include({invalid: 'true', message: 'Karta wygasła.'});
   });
 
   it('changes the month in place: the caret stays after it and the year is kept', async () => {
