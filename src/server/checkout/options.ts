@@ -57,7 +57,15 @@ export interface CheckoutAppOptions {
     maxOrderLookupsPerIp?: number;
     windowMs?: number;
   };
-  statusCheck?: {afterMs?: number; minIntervalMs?: number};
+  /**
+   * The status route asks the gateway about an open attempt without news for `afterMs`
+   * (default 15 s), at most every `minIntervalMs` (5 s). An attempt whose create the
+   * gateway never confirmed (`unknown`: the customer is told `not_confirmed` and may pay
+   * again) is looked up with the sweep's backoff (5 s doubling to 30 minutes) and at most
+   * `maxUnknownLookups` times (default 10: about 43 minutes with the default backoff);
+   * paying again and a webhook still settle it.
+   */
+  statusCheck?: {afterMs?: number; minIntervalMs?: number; maxUnknownLookups?: number};
   /**
    * Open attempts: a 3-D Secure challenge without news for `abandonAfterMs` (default 15
    * minutes) no longer blocks its order; attempts older than `expireAfterMs` (default 24
@@ -196,6 +204,7 @@ const OptionsSchema = z.strictObject({
     .strictObject({
       afterMs: nonNegativeInt('milliseconds').default(15_000),
       minIntervalMs: nonNegativeInt('milliseconds').default(5_000),
+      maxUnknownLookups: positiveInt('lookups of an unconfirmed create').default(10),
     })
     .prefault({}),
   attempts: z

@@ -46,7 +46,11 @@ export interface ServiceConfig {
   serverUrl: string;
   resultUrl: (orderRef: string) => string;
   order3dsBypass: string;
-  statusCheck: {afterMs: number; minIntervalMs: number};
+  /**
+   * `maxUnknownLookups`: an attempt whose create was never confirmed (`unknown`) is looked
+   * up this many times at most, backing off as the sweep does (`unknownLookupDue`).
+   */
+  statusCheck: {afterMs: number; minIntervalMs: number; maxUnknownLookups: number};
   /**
    * `abandonAfterMs`: a 3-D Secure attempt with no news this long stops blocking its order;
    * `expireAfterMs`: an open attempt this old is no longer looked up.
