@@ -72,9 +72,6 @@ interface Counts {
   admittedThisMinute: number;
 }
 
-/** How long a "closed" verdict is reused before the store is asked again. */
-const CLOSED_FOR_MS = 500;
-
 const FLAG = 'card-testing';
 const APPROVED = 'ct:approved';
 const DECLINED = 'ct:declined';
@@ -95,8 +92,6 @@ export class CardTestingBreaker {
   readonly #o: CardTestingOptions;
   readonly #log: CheckoutLogger;
   readonly #now: () => number;
-  /** Until when this process takes the breaker for closed without asking the store. */
-  #closedUntil = -Infinity;
 
   constructor(
     store: GuardStore,
@@ -191,7 +186,6 @@ export class CardTestingBreaker {
 
   /** True while the breaker is open (after opening or closing it as the window says). */
   async #check(now: number): Promise<boolean> {
-    if (now < this.#closedUntil) return false;
     const flag = await this.#store.flag(FLAG);
     if (flag && flag.until >= now) return true;
     const c = await this.#counts(now);
@@ -222,7 +216,6 @@ export class CardTestingBreaker {
       );
       await this.#tell(this.#describe(false, flag, c));
     }
-    this.#closedUntil = now + CLOSED_FOR_MS;
     return false;
   }
 
