@@ -113,7 +113,16 @@ export type CheckoutApp = Hono<Env> & {
   readonly service: PaymentService;
 };
 
-const NO_STORE = {'Cache-Control': 'no-store'};
+/**
+ * Every answer of the companion: never cached, never sniffed as another type, never
+ * framed (its JSON — the status route's included — is data, not a page to embed).
+ */
+const NO_STORE = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+};
 
 /** The hosted-payment route, relative to where the companion is mounted. */
 export const HOSTED_ROUTE = '/hosted';
@@ -345,6 +354,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
   const forms = sameOriginForms(o.allowedOriginList);
   app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
+    const ip = requireIp(c);
     const text = await readBodyText(c.req, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     let ref: unknown;
@@ -368,6 +378,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
     const result = await service.payHosted(parsed.data, {
       request: c.req.raw,
+      ip,
       orderTimeout: o.hosted.orderTimeoutSeconds,
       language: o.hosted.language,
     });
@@ -380,6 +391,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     answeredWith.set(c, e);
     const headers: Record<string, string> = {...NO_STORE};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    // A body refused for its size is not read (the Node adapter discards the rest, then
+    // closes the connection): the answer says so, rather than keep-alive.
+    if (e.status === 413) headers['Connection'] = 'close';
     return c.json(e.toBody(), e.status as 400, headers);
   };
 

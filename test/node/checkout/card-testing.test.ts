@@ -203,7 +203,7 @@ test('the breaker closes by itself once the window has no spike, and says so', a
   let now = Date.parse('2031-03-01T09:00:00Z');
   const gw = new StubGateway();
   gw.onCreate = async (req) =>
-    record(req, req.card_number === CARDS.success ? 'success' : 'failure');
+    record(req, req.cc_number === CARDS.success ? 'success' : 'failure');
   const heard: CardTestingState[] = [];
   const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
     clock: () => now,

@@ -79,8 +79,15 @@ export class Payments extends ServicePart<PaymentsDeps> {
    */
   payHosted(
     orderRef: string,
-    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+    ctx: {
+      request: Request;
+      /** The client's address: each new hosted create counts against the payment limits. */
+      ip?: string | undefined;
+      orderTimeout?: number | undefined;
+      language?: string | undefined;
+    },
   ): Promise<HostedResult> {
+    const {ip} = ctx;
     return this.d.locks.run(orderRef, async () => {
       const outcome = await this.d.attempts.run({
         mode: 'hosted',
@@ -103,6 +110,12 @@ export class Payments extends ServicePart<PaymentsDeps> {
             currency: request.currency,
           };
         },
+        // Counted like a card payment, per address and order (a script that posts the
+        // form with the shop's own Origin meets the same limits); not per card: the card
+        // is typed on the gateway's page. The open hosted payment reused is not counted.
+        ...(ip === undefined
+          ? {}
+          : {reservation: () => this.cfg.velocity.reservation({ip, orderRef})}),
         statusInfo: (result, gatewayOrderId) => {
           if (result.kind !== 'hosted') return undefined;
           const url = result.checkoutUrl;

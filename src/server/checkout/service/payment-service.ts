@@ -137,7 +137,12 @@ export class PaymentService {
   /** Creates (or reuses) the order's hosted payment: see `Payments.payHosted`. */
   payHosted(
     orderRef: string,
-    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+    ctx: {
+      request: Request;
+      ip?: string | undefined;
+      orderTimeout?: number | undefined;
+      language?: string | undefined;
+    },
   ): Promise<HostedResult> {
     return this.#payments.payHosted(orderRef, ctx);
   }
