@@ -202,8 +202,7 @@ test('without the breaker, all 200 reach the gateway (the per-key limits alone)'
 test('the breaker closes by itself once the window has no spike, and says so', async () => {
   let now = Date.parse('2031-03-01T09:00:00Z');
   const gw = new StubGateway();
-  gw.onCreate = async (req) =>
-    record(req, req.cc_number === CARDS.success ? 'success' : 'failure');
+  gw.onCreate = async (req) => record(req, req.cc_number === CARDS.success ? 'success' : 'failure');
   const heard: CardTestingState[] = [];
   const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
     clock: () => now,

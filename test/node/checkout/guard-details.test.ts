@@ -82,7 +82,7 @@ describe('a refused body (413) over a real socket', () => {
     } finally {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        (server as unknown as {closeAllConnections(): void}).closeAllConnections();
       });
     }
   });
@@ -108,7 +108,7 @@ describe('the status JSON', () => {
     } finally {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
-        server.closeAllConnections();
+        (server as unknown as {closeAllConnections(): void}).closeAllConnections();
       });
     }
   });
