@@ -280,7 +280,13 @@ export type PaymentState = (typeof PAYMENT_STATES)[number];
 export interface StatusResponse {
   orderRef: string;
   state: PaymentState;
-  /** True once the state will not change any more (`success` or `failure`). */
+  /**
+   * True when there is nothing more to wait for (`success` or `failure`): the state will
+   * not change any more — except after `failure` with `not_confirmed`, where the gateway
+   * never confirmed the create: the customer may pay again (the same gateway `order_id`
+   * is sent, so the order cannot be charged twice), and a late confirmation of the first
+   * create turns the order into `success`.
+   */
   final: boolean;
   code?: string;
   /** With `failure`: why, as a stable code the elements render. */

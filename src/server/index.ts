@@ -52,6 +52,18 @@ export {
   PostgresSecurityReportStore,
   type PostgresSecurityReportStoreOptions,
 } from './checkout/postgres-security-reports.js';
+// The shop-wide defences' counters (the card-testing breaker, the bound on refused webhooks).
+export {MemoryGuardStore, type GuardFlag, type GuardStore} from './checkout/guard-store.js';
+export {SqliteGuardStore, type SqliteGuardStoreOptions} from './checkout/sqlite-guard-store.js';
+export {
+  PostgresGuardStore,
+  type PostgresGuardStoreOptions,
+} from './checkout/postgres-guard-store.js';
+export {
+  CARD_TESTING_DEFAULTS,
+  type CardTestingOptions,
+  type CardTestingState,
+} from './checkout/card-testing.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
 export {normaliseIp} from './checkout/security.js';
 export {

@@ -48,6 +48,13 @@ import {PaymentService, errorSummary, type SweepResult} from './service/index.js
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {StoreUnavailableError, type PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
+import {CardTestingBreaker, type CardTestingState} from './card-testing.js';
+import {MemoryGuardStore, type GuardStore} from './guard-store.js';
+import {SqliteGuardStore} from './sqlite-guard-store.js';
+import {PostgresGuardStore} from './postgres-guard-store.js';
+import {SqlitePaymentStore} from './sqlite-store.js';
+import {PostgresPaymentStore} from './postgres-store.js';
+import {MemoryPaymentStore} from './memory-store.js';
 
 /**
  * What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing).
@@ -95,6 +102,10 @@ export type CheckoutApp = Hono<Env> & {
   removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
   /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
   flushOutbox(): Promise<void>;
+  /** The shop-wide card-testing breaker as it stands (open or closed, and its counts). */
+  cardTesting(): Promise<CardTestingState>;
+  /** Refused webhooks kept one by one and only counted, over the minutes counts are kept. */
+  rejectedWebhookCounts(): Promise<{kept: number; counted: number}>;
   /** Waits for in-flight work. Does not close the store (its owner does). */
   close(): Promise<void>;
   readonly store: PaymentStore;
@@ -102,7 +113,16 @@ export type CheckoutApp = Hono<Env> & {
   readonly service: PaymentService;
 };
 
-const NO_STORE = {'Cache-Control': 'no-store'};
+/**
+ * Every answer of the companion: never cached, never sniffed as another type, never
+ * framed (its JSON — the status route's included — is data, not a page to embed).
+ */
+const NO_STORE = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+};
 
 /** The hosted-payment route, relative to where the companion is mounted. */
 export const HOSTED_ROUTE = '/hosted';
@@ -123,6 +143,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const logger = o.logger ?? createCheckoutLogger();
   const now = o.clock ?? Date.now;
   const returnPage = new URL(o.returnPage, o.base + '/');
+  const ownGuard = o.guardStore === undefined;
+  const guard = o.guardStore ?? guardStoreBeside(o.store);
   const service = new PaymentService({
     store: o.store,
     gateway: o.gatewayClient,
@@ -138,6 +160,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     sweep: o.sweep,
     duplicateCharges: o.duplicateCharges,
     velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
+    cardTesting: new CardTestingBreaker(guard, o.cardTesting, logger, now),
+    guard,
+    webhookRejections: o.webhookRejections,
     webhookAllowedIps: o.webhookAllowedIps,
     instance: o.instance,
     logger,
@@ -329,6 +354,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
   const forms = sameOriginForms(o.allowedOriginList);
   app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
+    const ip = requireIp(c);
     const text = await readBodyText(c.req, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     let ref: unknown;
@@ -352,6 +378,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
     const result = await service.payHosted(parsed.data, {
       request: c.req.raw,
+      ip,
       orderTimeout: o.hosted.orderTimeoutSeconds,
       language: o.hosted.language,
     });
@@ -364,6 +391,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     answeredWith.set(c, e);
     const headers: Record<string, string> = {...NO_STORE};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    // A body refused for its size is not read (the Node adapter discards the rest, then
+    // closes the connection): the answer says so, rather than keep-alive.
+    if (e.status === 413) headers['Connection'] = 'close';
     return c.json(e.toBody(), e.status as 400, headers);
   };
 
@@ -414,9 +444,38 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     removeSavedCard: (customerId: string, savedCardId: string) =>
       service.savedCards.remove(customerId, savedCardId),
     flushOutbox: () => service.flushOutbox(),
-    close: () => service.close(),
+    cardTesting: () => service.cardTestingState(),
+    rejectedWebhookCounts: () => service.rejectedWebhookCounts(),
+    close: async () => {
+      await service.close();
+      if (ownGuard) await guard.close?.();
+    },
     store: o.store,
     logger,
     service,
   });
+}
+
+/**
+ * The guard store beside a payment store, in the same database: a `SqliteGuardStore` on a
+ * `SqlitePaymentStore`'s file (a connection of its own), a `PostgresGuardStore` on a
+ * `PostgresPaymentStore`'s pool and schema; else (memory, or a store of the merchant's
+ * own) this process's memory — which a `MemoryPaymentStore`'s refused webhooks are trimmed in.
+ */
+function guardStoreBeside(store: PaymentStore): GuardStore {
+  if (store instanceof PostgresPaymentStore) {
+    return new PostgresGuardStore({pool: store.pool, schema: store.schema});
+  }
+  if (
+    store instanceof SqlitePaymentStore &&
+    store.filename !== ':memory:' &&
+    store.filename !== ''
+  ) {
+    return new SqliteGuardStore({filename: store.filename});
+  }
+  const rejected =
+    store instanceof MemoryPaymentStore
+      ? (store as unknown as {rejected: unknown[]}).rejected
+      : undefined;
+  return new MemoryGuardStore(rejected ? {rejected} : {});
 }
