@@ -25,7 +25,9 @@ import {
 } from '../../protocol/schemas.js';
 import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
+import {Admission, StoreBusyError} from './backpressure.js';
 import {
+  CheckoutBusyError,
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutInternalError,
@@ -95,12 +97,40 @@ export type CheckoutApp = Hono<Env> & {
   removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
   /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
   flushOutbox(): Promise<void>;
-  /** Waits for in-flight work. Does not close the store (its owner does). */
-  close(): Promise<void>;
+  /**
+   * Closes the companion gracefully: from now on every request is answered `503 busy` with
+   * `Retry-After` (webhooks too: the gateway sends them again), the requests admitted
+   * before run to their end, then — with `flush` — the payment updates stored meanwhile
+   * are delivered, background work is awaited, and — with `closeStore` — the store is
+   * closed. All within `timeoutMs` (default 15000): what is not done by then is left as
+   * after a crash (an update in the outbox, an attempt for the sweep), never half done.
+   * Without options: waits for in-flight work and keeps the store open (its owner closes it).
+   */
+  close(options?: CheckoutCloseOptions): Promise<CheckoutCloseResult>;
+  /** Requests worked on and waiting now, and those answered `503 busy` since the start. */
+  load(): {inFlight: number; queued: number; refusedBusy: number};
   readonly store: PaymentStore;
   readonly logger: CheckoutLogger;
   readonly service: PaymentService;
 };
+
+/** Options of {@link CheckoutApp.close}. */
+export interface CheckoutCloseOptions {
+  /** Deliver the payment updates still in the outbox before closing (default false). */
+  flush?: boolean;
+  /** Close the store once the rest is done (default false: its owner closes it). */
+  closeStore?: boolean;
+  /** The deadline of the whole close, in ms (default 15000). */
+  timeoutMs?: number;
+}
+
+/** What {@link CheckoutApp.close} managed before its deadline. */
+export interface CheckoutCloseResult {
+  /** Every request admitted before the close was answered. */
+  drained: boolean;
+  /** With `flush`: the outbox was delivered (else updates wait for another instance). */
+  flushed: boolean;
+}
 
 const NO_STORE = {'Cache-Control': 'no-store'};
 
@@ -158,6 +188,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return ip;
   };
 
+  const admission = new Admission(o.admission);
   const app = new Hono<Env>();
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
@@ -175,10 +206,11 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     };
-    if (status >= 500) {
+    const refused = answeredWith.get(c);
+    if (status >= 500 && refused?.code !== 'busy') {
       logger.error(line, 'request failed');
     } else if (status >= 400) {
-      const e = answeredWith.get(c);
+      const e = refused;
       const refusal = e && {
         code: e.code,
         ...(e.field === undefined ? {} : {field: e.field}),
@@ -187,6 +219,17 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       logger.warn({...line, ...refusal}, 'request refused');
     } else {
       logger.info(line, 'request');
+    }
+  });
+
+  // Backpressure: a place among the requests in flight, or `503 busy` at once (see
+  // backpressure.ts). Held until the answer is made.
+  app.use('*', async function admit(_c, next) {
+    const leave = await admission.enter();
+    try {
+      await next();
+    } finally {
+      leave();
     }
   });
 
@@ -379,6 +422,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
+    // Every database connection was busy past the deadline: the database is up.
+    else if (error instanceof StoreBusyError) {
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'payment store busy');
+      e = new CheckoutBusyError('this server is busy: try again in a moment', {
+        cause: error,
+        retryAfter: o.admission.retryAfterSeconds,
+      });
+    }
     // The database is down: a 503 the browser may retry and the gateway resends after.
     else if (error instanceof StoreUnavailableError) {
       logger.error({error: errorSummary(error), path: c.req.path}, 'payment store unavailable');
@@ -393,12 +444,41 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
         error.status,
         'bad request',
       );
+    } else if (admission.closed) {
+      // Past the close's deadline the store may be closed under a request still running:
+      // the same request, sent again (to another instance), is answered from what was stored.
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'request cut by the shutdown');
+      e = new CheckoutBusyError('this server is shutting down: try again in a moment', {
+        retryAfter: o.admission.retryAfterSeconds,
+      });
     } else {
       logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
       e = new CheckoutInternalError();
     }
     return answer(c, e);
   });
+
+  let closing: Promise<CheckoutCloseResult> | undefined;
+  /** See `CheckoutApp.close`: refuse, drain, flush, close the service, close the store. */
+  const close = (options: CheckoutCloseOptions = {}): Promise<CheckoutCloseResult> =>
+    (closing ??= (async () => {
+      const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+      admission.close();
+      const drained = await admission.idle(deadline);
+      let flushed = false;
+      if (options.flush) {
+        flushed = await Promise.race([
+          service.flushOutbox().then(
+            () => true,
+            () => false,
+          ),
+          sleepUntil(deadline).then(() => false),
+        ]);
+      }
+      await Promise.race([service.close(), sleepUntil(deadline)]);
+      if (options.closeStore) await o.store.close();
+      return {drained, flushed};
+    })());
 
   return Object.assign(app, {
     start: () => service.start(),
@@ -414,9 +494,20 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     removeSavedCard: (customerId: string, savedCardId: string) =>
       service.savedCards.remove(customerId, savedCardId),
     flushOutbox: () => service.flushOutbox(),
-    close: () => service.close(),
+    close: (options?: CheckoutCloseOptions) => close(options),
+    load: () => ({
+      inFlight: admission.inFlight,
+      queued: admission.queued,
+      refusedBusy: admission.refused,
+    }),
     store: o.store,
     logger,
     service,
+  });
+}
+
+function sleepUntil(deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, Math.max(0, deadline - Date.now())).unref?.();
   });
 }
