@@ -12,7 +12,7 @@ import type {Pool, PoolClient} from 'pg';
 import {StoreUnavailableError} from '../../src/server/index.js';
 import {isUnavailable} from '../../src/server/checkout/postgres-store.js';
 import {poolWaitAsBusy} from '../../src/server/checkout/backpressure.js';
-import {transactionStart} from '../../src/server/checkout/pg-session.js';
+import {hearErrors, transactionStart} from '../../src/server/checkout/pg-session.js';
 import {TERMS, type ShopDb, type Step, type Work} from './work.js';
 
 /** The advisory lock the example's table definitions are created under. */
@@ -68,7 +68,7 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
   const inTransaction = async <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => {
     let c: PoolClient;
     try {
-      c = await pool.connect();
+      c = hearErrors(await pool.connect());
     } catch (error) {
       throw unavailable(error);
     }

@@ -23,3 +23,21 @@ export function transactionStart(schema: string, statementTimeoutMs: number | un
       : `; SET LOCAL statement_timeout = ${Math.trunc(statementTimeoutMs)}`;
   return `BEGIN; SET LOCAL search_path TO ${schema}${timeout}`;
 }
+
+const heard = new WeakSet<object>();
+
+/**
+ * Listens to `client`'s `error` event, once per client. A connection cut while a client is
+ * checked out of the pool (a restart, a pooler gone) rejects its query — the caller's
+ * error — and pg also emits `error` on the client, which the pool listens to only while
+ * the client is idle: unheard, it would end the process.
+ */
+export function hearErrors<T extends {on(event: 'error', listener: (e: Error) => void): unknown}>(
+  client: T,
+): T {
+  if (!heard.has(client)) {
+    heard.add(client);
+    client.on('error', () => undefined);
+  }
+  return client;
+}

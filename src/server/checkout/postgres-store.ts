@@ -27,7 +27,7 @@ import type {ConnectionOptions} from 'node:tls';
 import type {Pool, PoolClient} from 'pg';
 import {loadPg} from '../optional-peers.js';
 import {isPoolWait, poolWaitAsBusy} from './backpressure.js';
-import {transactionStart} from './pg-session.js';
+import {hearErrors, transactionStart} from './pg-session.js';
 import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
 import {
   ATTEMPT_COLUMNS,
@@ -332,7 +332,7 @@ export class PostgresPaymentStore implements PaymentStore {
     for (let attempt = 0; ; attempt++) {
       let c: PoolClient;
       try {
-        c = await this.pool.connect();
+        c = hearErrors(await this.pool.connect());
       } catch (error) {
         throw this.mapError(error);
       }
