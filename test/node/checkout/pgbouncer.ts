@@ -96,7 +96,7 @@ export async function startPgBouncer(
     }
     rmSync(dir, {recursive: true, force: true});
   };
-  for (const deadline = Date.now() + 10_000; ; ) {
+  for (const deadline = Date.now() + 10_000; ;) {
     if (child.exitCode !== null) {
       await stop();
       throw new Error(`pgbouncer exited (${child.exitCode}):\n${log.join('')}`);
