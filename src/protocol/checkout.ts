@@ -245,7 +245,11 @@ export interface PayProcessing {
 
 export type PayResponse = PaySuccess | PayFailure | PayThreeDSRequired | PayProcessing;
 
-/** Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). */
+/**
+ * Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). `busy` (503,
+ * with `Retry-After`): the server is at its limit of work in flight, or shutting down;
+ * nothing was done for the request, and the same request may be sent again after the wait.
+ */
 export const CHECKOUT_ERROR_CODES = [
   'invalid_request',
   'forbidden',
@@ -255,6 +259,7 @@ export const CHECKOUT_ERROR_CODES = [
   'rate_limited',
   'gateway_unavailable',
   'store_unavailable',
+  'busy',
   'operation_refused',
   'internal',
 ] as const;

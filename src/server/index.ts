@@ -12,7 +12,13 @@
  */
 
 // The checkout companion.
-export {createCheckoutApp, type CheckoutApp} from './checkout/app.js';
+export {
+  createCheckoutApp,
+  type CheckoutApp,
+  type CheckoutCloseOptions,
+  type CheckoutCloseResult,
+} from './checkout/app.js';
+export {StoreBusyError} from './checkout/backpressure.js';
 export type {CheckoutAppOptions} from './checkout/options.js';
 export type {
   CheckoutGateway,
@@ -68,6 +74,7 @@ export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './check
 export {normaliseIp} from './checkout/security.js';
 export {
   CheckoutConfigError,
+  CheckoutBusyError,
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutGatewayUnavailableError,

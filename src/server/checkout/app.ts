@@ -25,7 +25,9 @@ import {
 } from '../../protocol/schemas.js';
 import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
+import {Admission, StoreBusyError} from './backpressure.js';
 import {
+  CheckoutBusyError,
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutInternalError,
@@ -106,12 +108,40 @@ export type CheckoutApp = Hono<Env> & {
   cardTesting(): Promise<CardTestingState>;
   /** Refused webhooks kept one by one and only counted, over the minutes counts are kept. */
   rejectedWebhookCounts(): Promise<{kept: number; counted: number}>;
-  /** Waits for in-flight work. Does not close the store (its owner does). */
-  close(): Promise<void>;
+  /**
+   * Closes the companion gracefully: from now on every request is answered `503 busy` with
+   * `Retry-After` (webhooks too: the gateway sends them again), the requests admitted
+   * before run to their end, then — with `flush` — the payment updates stored meanwhile
+   * are delivered, background work is awaited, and — with `closeStore` — the store is
+   * closed. All within `timeoutMs` (default 15000): what is not done by then is left as
+   * after a crash (an update in the outbox, an attempt for the sweep), never half done.
+   * Without options: waits for in-flight work and keeps the store open (its owner closes it).
+   */
+  close(options?: CheckoutCloseOptions): Promise<CheckoutCloseResult>;
+  /** Requests worked on and waiting now, and those answered `503 busy` since the start. */
+  load(): {inFlight: number; queued: number; refusedBusy: number};
   readonly store: PaymentStore;
   readonly logger: CheckoutLogger;
   readonly service: PaymentService;
 };
+
+/** Options of {@link CheckoutApp.close}. */
+export interface CheckoutCloseOptions {
+  /** Deliver the payment updates still in the outbox before closing (default false). */
+  flush?: boolean;
+  /** Close the store once the rest is done (default false: its owner closes it). */
+  closeStore?: boolean;
+  /** The deadline of the whole close, in ms (default 15000). */
+  timeoutMs?: number;
+}
+
+/** What {@link CheckoutApp.close} managed before its deadline. */
+export interface CheckoutCloseResult {
+  /** Every request admitted before the close was answered. */
+  drained: boolean;
+  /** With `flush`: the outbox was delivered (else updates wait for another instance). */
+  flushed: boolean;
+}
 
 /**
  * Every answer of the companion: never cached, never sniffed as another type, never
@@ -183,6 +213,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return ip;
   };
 
+  const admission = new Admission(o.admission);
   const app = new Hono<Env>();
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
@@ -200,10 +231,11 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     };
-    if (status >= 500) {
+    const refused = answeredWith.get(c);
+    if (status >= 500 && refused?.code !== 'busy') {
       logger.error(line, 'request failed');
     } else if (status >= 400) {
-      const e = answeredWith.get(c);
+      const e = refused;
       const refusal = e && {
         code: e.code,
         ...(e.field === undefined ? {} : {field: e.field}),
@@ -212,6 +244,17 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       logger.warn({...line, ...refusal}, 'request refused');
     } else {
       logger.info(line, 'request');
+    }
+  });
+
+  // Backpressure: a place among the requests in flight, or `503 busy` at once (see
+  // backpressure.ts). Held until the answer is made.
+  app.use('*', async function admit(_c, next) {
+    const leave = await admission.enter();
+    try {
+      await next();
+    } finally {
+      leave();
     }
   });
 
@@ -409,6 +452,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
+    // Every database connection was busy past the deadline: the database is up.
+    else if (error instanceof StoreBusyError) {
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'payment store busy');
+      e = new CheckoutBusyError('this server is busy: try again in a moment', {
+        cause: error,
+        retryAfter: o.admission.retryAfterSeconds,
+      });
+    }
     // The database is down: a 503 the browser may retry and the gateway resends after.
     else if (error instanceof StoreUnavailableError) {
       logger.error({error: errorSummary(error), path: c.req.path}, 'payment store unavailable');
@@ -423,12 +474,42 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
         error.status,
         'bad request',
       );
+    } else if (admission.closed) {
+      // Past the close's deadline the store may be closed under a request still running:
+      // the same request, sent again (to another instance), is answered from what was stored.
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'request cut by the shutdown');
+      e = new CheckoutBusyError('this server is shutting down: try again in a moment', {
+        retryAfter: o.admission.retryAfterSeconds,
+      });
     } else {
       logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
       e = new CheckoutInternalError();
     }
     return answer(c, e);
   });
+
+  let closing: Promise<CheckoutCloseResult> | undefined;
+  /** See `CheckoutApp.close`: refuse, drain, flush, close the service, close the store. */
+  const close = (options: CheckoutCloseOptions = {}): Promise<CheckoutCloseResult> =>
+    (closing ??= (async () => {
+      const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+      admission.close();
+      const drained = await admission.idle(deadline);
+      let flushed = false;
+      if (options.flush) {
+        flushed = await Promise.race([
+          service.flushOutbox().then(
+            () => true,
+            () => false,
+          ),
+          sleepUntil(deadline).then(() => false),
+        ]);
+      }
+      await Promise.race([service.close(), sleepUntil(deadline)]);
+      if (ownGuard) await guard.close?.();
+      if (options.closeStore) await o.store.close();
+      return {drained, flushed};
+    })());
 
   return Object.assign(app, {
     start: () => service.start(),
@@ -446,10 +527,12 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     flushOutbox: () => service.flushOutbox(),
     cardTesting: () => service.cardTestingState(),
     rejectedWebhookCounts: () => service.rejectedWebhookCounts(),
-    close: async () => {
-      await service.close();
-      if (ownGuard) await guard.close?.();
-    },
+    close: (options?: CheckoutCloseOptions) => close(options),
+    load: () => ({
+      inFlight: admission.inFlight,
+      queued: admission.queued,
+      refusedBusy: admission.refused,
+    }),
     store: o.store,
     logger,
     service,
@@ -478,4 +561,10 @@ function guardStoreBeside(store: PaymentStore): GuardStore {
       ? (store as unknown as {rejected: unknown[]}).rejected
       : undefined;
   return new MemoryGuardStore(rejected ? {rejected} : {});
+}
+
+function sleepUntil(deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, Math.max(0, deadline - Date.now())).unref?.();
+  });
 }

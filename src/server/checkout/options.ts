@@ -8,6 +8,7 @@ import {hostname} from 'node:os';
 import * as z from 'zod';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
+import {ADMISSION_DEFAULTS} from './backpressure.js';
 import {CheckoutConfigError} from './errors.js';
 import {isCheckoutLogger, type CheckoutLogger} from './logger.js';
 import {
@@ -145,6 +146,19 @@ export interface CheckoutAppOptions {
    * with its retries): a crashed instance's claims are taken over once they expire.
    */
   instance?: {id?: string; leaseMs?: number};
+  /**
+   * Backpressure (see `backpressure.ts`): at most `maxInFlight` requests (default 64) are
+   * worked on at once; up to `queue` more (default 256) wait for a place, each at most
+   * `queueTimeoutMs` (default 5000). A request past that — the queue full, the wait over,
+   * or the app closing — is answered `503 busy` with `Retry-After: retryAfterSeconds`
+   * (default 2) at once. Size `maxInFlight` to the store's pool (docs: several instances).
+   */
+  admission?: {
+    maxInFlight?: number;
+    queue?: number;
+    queueTimeoutMs?: number;
+    retryAfterSeconds?: number;
+  };
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;
 }
@@ -318,6 +332,16 @@ const OptionsSchema = z.strictObject({
         })
         .default(() => `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`),
       leaseMs: positiveInt('milliseconds').default(60_000),
+    })
+    .prefault({}),
+  admission: z
+    .strictObject({
+      maxInFlight: positiveInt('requests at once').default(ADMISSION_DEFAULTS.maxInFlight),
+      queue: nonNegativeInt('requests waiting').default(ADMISSION_DEFAULTS.queue),
+      queueTimeoutMs: positiveInt('milliseconds').default(ADMISSION_DEFAULTS.queueTimeoutMs),
+      retryAfterSeconds: positiveInt('seconds')
+        .max(3600, {message: 'must be at most 3600'})
+        .default(ADMISSION_DEFAULTS.retryAfterSeconds),
     })
     .prefault({}),
   clock: fn<() => number>('() → epoch milliseconds').optional(),
