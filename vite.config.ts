@@ -45,6 +45,7 @@ import {minifyTemplatesPlugin} from './scripts/vite/minify-templates.js';
 import {isNodeBuiltin, packageOf} from './scripts/vite/packages.js';
 import {afterPaintLoader} from './scripts/vite/after-paint-loader.js';
 import {pinnedLocalesPlugin} from './scripts/vite/pinned-locales.js';
+import {pinnedModulesPlugin} from './scripts/vite/pinned-modules.js';
 import {scriptInventory} from './scripts/vite/script-inventory.js';
 import {subresourceIntegrity} from './scripts/vite/subresource-integrity.js';
 
@@ -193,6 +194,7 @@ function browserLibrary(development: boolean): UserConfig {
     define: {
       __PG_DEV__: JSON.stringify(development),
       'globalThis.__PG_LOCALE_PINS__': 'undefined',
+      'globalThis.__PG_SAVED_CARDS_PIN__': 'undefined',
     },
     plugins: [creditCardTypeEsm()],
     build: {
@@ -295,7 +297,11 @@ function cdnBundle(hydrate = false): UserConfig {
   const fileName = hydrate ? 'pg-checkout-hydrate.js' : 'pg-checkout.js';
   return {
     ...common,
-    define: {__PG_DEV__: 'false'},
+    define: {
+      __PG_DEV__: 'false',
+      // The hydrating file builds the saved-card view in (src/card-form/order-details.ts).
+      ...(hydrate ? {'globalThis.__PG_SAVED_CARDS_PIN__': 'undefined'} : {}),
+    },
     resolve: {conditions: ['module', 'browser', 'production']},
     plugins: [
       creditCardTypeEsm(),
@@ -303,6 +309,18 @@ function cdnBundle(hydrate = false): UserConfig {
       bareDynamicImports(),
       // The locales but English (built in), as JSON files the bundle pins by their hashes.
       pinnedLocalesPlugin({dir: 'src/i18n/locales', builtIn: ['en']}),
+      // The saved-card view, which few pages show, as a pinned file beside pg-checkout.js.
+      ...(hydrate
+        ? []
+        : [
+            pinnedModulesPlugin([
+              {
+                source: 'src/card-form/saved-cards/saved-cards-view.ts',
+                name: 'saved-cards',
+                define: '__PG_SAVED_CARDS_PIN__',
+              },
+            ]),
+          ]),
       subresourceIntegrity({
         fileName,
         budgetGzip: hydrate ? CDN_HYDRATE_BUDGET_GZIP : CDN_BUDGET_GZIP,

@@ -6,7 +6,7 @@
  * for the final state, never trusting the query string, and shows and emits the outcome.
  */
 import {LitElement, adoptStyles, html, nothing, unsafeCSS} from 'lit';
-import {property, query, state} from 'lit/decorators.js';
+import {property, state} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
 import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
 import {
@@ -149,8 +149,14 @@ export class PgThreeDSRedirect extends LitElement {
   @state() private errorMessage = '';
   @state() private canRetry = false;
 
-  @query('dialog') private dialog!: HTMLDialogElement | null;
-  @query('iframe') private frame!: HTMLIFrameElement | null;
+  // Getters rather than Lit's `@query`, whose module the CDN file would carry for these two.
+  private get dialog(): HTMLDialogElement | null {
+    return this.shadowRoot?.querySelector('dialog') ?? null;
+  }
+
+  private get frame(): HTMLIFrameElement | null {
+    return this.shadowRoot?.querySelector('iframe') ?? null;
+  }
 
   private readonly locale = new LocaleController(this);
   private readonly statusTask = new AsyncController<StatusResponse>(this);
