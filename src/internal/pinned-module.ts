@@ -77,15 +77,13 @@ export function loadPinnedModule<T>(pin: ModulePin): Promise<T> {
     script.integrity = pin.integrity;
     script.src = src;
     // `load` comes after the module has run: by then it has answered, or it never will.
-    script.onload = script.onerror = (event) => {
+    const done = (why: string) => () => {
       document.removeEventListener('pg-checkout-module', ran);
       script.remove();
-      fail(
-        event.type === 'load'
-          ? 'it did not answer'
-          : 'refused by its integrity hash, missing, or offline',
-      );
+      fail(why);
     };
+    script.onload = done('it did not answer');
+    script.onerror = done('refused by its integrity hash, missing, or offline');
     document.head.append(script);
   });
 }
