@@ -1,6 +1,6 @@
 /**
  * The card form's state as one value, and what the customer sees of it: the status line
- * and its tone, the Pay button's label and whether it can be pressed, "Check again", and
+ * (its look follows the phase: `status--error`, `--failure`, `--success`), the Pay button's label and whether it can be pressed, "Check again", and
  * whether the attempt may be tried again (`retryable`, also `pg-error`'s) — all derived
  * here, in `viewOf`, and nowhere else. The state holds facts (a reason, an error code, the
  * seconds the server asked to wait), never a text: the texts are looked up when the form
@@ -74,8 +74,6 @@ export interface FormView {
   phase: CardFormPhase;
   /** The status line's text; empty for none. */
   message: string;
-  /** The status line's look. */
-  tone: 'error' | 'failure' | 'success' | 'info';
   /** The Pay button's label: its own (the amount), `paying`, `retry` or `paid`. */
   label: 'pay' | 'paying' | 'retry' | 'paid';
   /** The Pay button cannot be pressed: a payment in flight, or a wait the server asked for. */
@@ -138,7 +136,6 @@ export function viewOf(state: FormState, t: CheckoutMessages, lang: string): For
   return {
     phase,
     message: 'hushed' in state && state.hushed && !waiting ? '' : text,
-    tone: phase === 'error' || phase === 'failure' || phase === 'success' ? phase : 'info',
     label:
       phase === 'success' ? 'paid' : phase === 'pending' ? 'paying' : retryable ? 'retry' : 'pay',
     held: phase === 'pending' || waiting,
@@ -160,7 +157,10 @@ export const MAX_BUSY_SECONDS = 30;
  * most {@link MAX_BUSY_SECONDS}; `rate_limited` as long as the server counts, and without a
  * wait says only that something went wrong, holding nothing.
  */
-export function waitState(code: 'busy' | 'rate_limited', retryAfter: number | undefined): FormState {
+export function waitState(
+  code: 'busy' | 'rate_limited',
+  retryAfter: number | undefined,
+): FormState {
   const seconds = retryAfter && retryAfter > 0 ? Math.ceil(retryAfter) : 0;
   return code === 'busy'
     ? {kind: 'busy', seconds: Math.min(Math.max(seconds, 1), MAX_BUSY_SECONDS), waiting: true}
