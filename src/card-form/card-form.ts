@@ -34,7 +34,7 @@ import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, languageOf, type CheckoutMessages} from '../i18n/messages.js';
 import {errorText} from '../i18n/outcome-text.js';
-import {formFieldOf, likeliestMessage} from './field-check.js';
+import {formFieldOf} from './field-check.js';
 import {FieldValidity} from './field-validity.js';
 import {keepsCardData, payRequest, sendPay, type PayError, type PayResult} from './pay.js';
 import {CardInputController, fieldOf} from './card-input-controller.js';
@@ -589,11 +589,8 @@ export class PgCardForm extends LitElement {
     );
     const base = errorText(t, code, error.retryAfter);
     const field = formFieldOf(error.field);
-    if (field && this.shownFields().includes(field)) {
-      // The server refused it: say what is wrong locally, else the likeliest reason.
-      const local = this.validity.check(field, t);
-      this.validity.blame(field, local.valid ? likeliestMessage(field, t) : local.message);
-    }
+    // The server refused it: say what is wrong locally, else the likeliest reason.
+    if (field && this.shownFields().includes(field)) this.validity.blame(field);
     this.dispatchEvent(
       new PgErrorEvent({
         orderRef: this.orderRef,
