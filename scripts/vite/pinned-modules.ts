@@ -29,7 +29,9 @@ export interface PinnedModule extends ModulePin {
 
 /** The file of module `name` with this hash: `saved-cards-<10 characters of the hash>.js`. */
 export const pinnedModuleFile = (name: string, integrity: string): string =>
-  pinnedLocaleFile(name, integrity).replace(/^locales\//, '').replace(/\.json$/, '.js');
+  pinnedLocaleFile(name, integrity)
+    .replace(/^locales\//, '')
+    .replace(/\.json$/, '.js');
 
 /** Builds one module as the bundle loads it; throws when it imports anything at run time. */
 export async function buildPinnedModule(source: string, name: string): Promise<PinnedModule> {
@@ -67,7 +69,8 @@ export function pinnedModulesPlugin(modules: readonly PinnedModuleSource[]): Plu
       return {define};
     },
     generateBundle() {
-      for (const {file, code} of built) this.emitFile({type: 'asset', fileName: file, source: code});
+      for (const {file, code} of built)
+        this.emitFile({type: 'asset', fileName: file, source: code});
     },
   };
 }

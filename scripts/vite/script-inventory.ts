@@ -81,7 +81,7 @@ function describe(
     return {
       kind: 'script',
       purpose:
-        "The saved-card choice of <pg-card-form> (offer-save-card), run when the customer has saved cards or may save one; pg-checkout-hydrate.js has it built in.",
+        'The saved-card choice of <pg-card-form> (offer-save-card), run when the customer has saved cards or may save one; pg-checkout-hydrate.js has it built in.',
       loadedBy: ['pg-checkout.js'],
       pinnedBy: ['pg-checkout.js'],
     };
