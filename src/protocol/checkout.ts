@@ -245,11 +245,7 @@ export interface PayProcessing {
 
 export type PayResponse = PaySuccess | PayFailure | PayThreeDSRequired | PayProcessing;
 
-/**
- * Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). `busy` (503,
- * with `Retry-After`): the server is at its limit of work in flight, or shutting down;
- * nothing was done for the request, and the same request may be sent again after the wait.
- */
+/** Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). */
 export const CHECKOUT_ERROR_CODES = [
   'invalid_request',
   'forbidden',
@@ -259,6 +255,10 @@ export const CHECKOUT_ERROR_CODES = [
   'rate_limited',
   'gateway_unavailable',
   'store_unavailable',
+  /**
+   * 503 with `Retry-After`: the instance is saturated (its work in flight at its limit), not
+   * down; nothing was done, and the same request may be sent again after the wait.
+   */
   'busy',
   'operation_refused',
   'internal',
@@ -272,7 +272,7 @@ export interface CheckoutErrorBody {
     message: string;
     /** Dotted path of the offending field, when one is to blame. */
     field?: string;
-    /** Seconds to wait before trying again, with `rate_limited`. */
+    /** Seconds to wait before trying again, with `rate_limited` and `busy` (also `Retry-After`). */
     retryAfter?: number;
   };
 }
@@ -285,13 +285,7 @@ export type PaymentState = (typeof PAYMENT_STATES)[number];
 export interface StatusResponse {
   orderRef: string;
   state: PaymentState;
-  /**
-   * True when there is nothing more to wait for (`success` or `failure`): the state will
-   * not change any more — except after `failure` with `not_confirmed`, where the gateway
-   * never confirmed the create: the customer may pay again (the same gateway `order_id`
-   * is sent, so the order cannot be charged twice), and a late confirmation of the first
-   * create turns the order into `success`.
-   */
+  /** True once the state will not change any more (`success` or `failure`). */
   final: boolean;
   code?: string;
   /** With `failure`: why, as a stable code the elements render. */

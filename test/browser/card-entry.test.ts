@@ -10,8 +10,19 @@ import {expect, fixture, html} from '@open-wc/testing';
 import {sendKeys} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {loadMessages, messagesReady} from '../../src/i18n/messages.js';
-import {VISA, errorOf, futureExpiry, inputOf, json, press, stubFetch, typeInto} from './helpers.js';
+import {en, loadMessages, messagesReady} from '../../src/i18n/messages.js';
+import {uk} from '../../src/i18n/locales/uk.js';
+import {
+  VISA,
+  errorOf,
+  tick,
+  futureExpiry,
+  inputOf,
+  json,
+  press,
+  stubFetch,
+  typeInto,
+} from './helpers.js';
 
 const SUCCESS_BODY = {outcome: 'success', orderRef: 'order-1', code: '1000', message: 'Approved'};
 
@@ -223,6 +234,25 @@ describe('typing the expiry key by key', () => {
     await loadMessages('pl');
     await el.updateComplete;
     expect(seen(el, 'expiry')).to.deep.include({invalid: 'true', message: 'Karta wygasła.'});
+  });
+
+  it('says an error already shown in the language its texts arrive in later, and when the page’s language changes', async () => {
+    // The Ukrainian table loads on demand: the form reads in English until it is here. An
+    // error shown meanwhile must not stay English once it is (nor after a later lang change).
+    const past = String(new Date().getFullYear() - 2).slice(2);
+    const el = await cardForm('tr');
+    await typeInto(el, 'expiry', `10${past}`);
+    await el.updateComplete;
+    expect(seen(el, 'expiry').invalid).to.equal('true');
+    el.setAttribute('lang', 'uk');
+    await loadMessages('uk');
+    await tick(); // the form hears of a lang attribute through a MutationObserver
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal(uk.expiryPast);
+    el.setAttribute('lang', 'en');
+    await tick();
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal(en.expiryPast);
   });
 
   it('changes the month in place: the caret stays after it and the year is kept', async () => {
