@@ -16,6 +16,8 @@
 //   - paths: `src/x/y.ts` (not published) becomes `dist/browser/x/y.js`.
 // test/pack/manifest.test.ts checks the result against the built elements.
 
+import {posix} from 'node:path';
+
 const ELEMENT_MODULES = [
   'src/card-form/card-form.ts',
   'src/fingerprint/fingerprint.ts',
@@ -186,21 +188,26 @@ function internalStatePlugin() {
 }
 
 function publishedPathsPlugin() {
-  const rewrite = (value) => {
-    if (Array.isArray(value)) return value.forEach(rewrite);
+  // `from`: the source path of the module being rewritten, against which a re-export's
+  // relative module (`export {X} from './form-state.js'`, left as written) is resolved.
+  const rewrite = (value, from) => {
+    if (Array.isArray(value)) return value.forEach((item) => rewrite(item, from));
     if (value === null || typeof value !== 'object') return;
     for (const [key, inner] of Object.entries(value)) {
       if ((key === 'path' || key === 'module') && typeof inner === 'string') {
-        value[key] = publishedPath(inner);
+        const relative = key === 'module' && inner.startsWith('.');
+        value[key] = publishedPath(
+          relative ? posix.join(posix.dirname(from), inner.replace(/\.js$/, '.ts')) : inner,
+        );
       } else {
-        rewrite(inner);
+        rewrite(inner, from);
       }
     }
   };
   return {
     name: 'pg-published-paths',
     packageLinkPhase({customElementsManifest}) {
-      rewrite(customElementsManifest.modules);
+      for (const mod of customElementsManifest.modules) rewrite(mod, mod.path);
     },
   };
 }
