@@ -312,7 +312,7 @@ before(async () => {
       ...sandbox.clientOptions(),
       retries: 0,
     },
-    store: new server.MemoryPaymentStore(),
+    store: new server.SqlitePaymentStore(':memory:'),
     publicUrl: origin,
     returnPage: '/thanks',
     resolveOrder: (orderRef) => ({

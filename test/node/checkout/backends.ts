@@ -18,7 +18,7 @@ import {
   GatewayConflictError,
   GatewayOutcomeUnknownError,
   GatewayValidationError,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   PostgresPaymentStore,
   type CheckoutApp,
   type DirectPaymentRequestInput,
@@ -156,7 +156,7 @@ export function memoryAndStub(): Backend {
         }
         return outcome(req);
       };
-      const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw, {
+      const {app, updates} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
         resolveOrder: orders().resolveOrder,
         ...overrides,
       });

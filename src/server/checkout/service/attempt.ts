@@ -167,27 +167,6 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
       return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing, true)};
     }
-    if (reservation && inserted.reserved !== true) {
-      // A store written before insertAttempt took reservations stored the attempt without
-      // its counts: they are taken on their own, and over the limit the attempt is closed
-      // unsent — its limits hold, without the one transaction.
-      const taken = await store.reserveAttempt(
-        reservation.keys,
-        reservation.now,
-        reservation.windowMs,
-      );
-      if (!taken.ok) {
-        await this.d.writes.update(attempt.attemptId, (c) =>
-          markNotCreated(
-            c,
-            this.cfg.now(),
-            'rate_limited',
-            'Too many payment attempts; the request was not sent.',
-          ),
-        );
-        throw rateLimited(taken.retryAfterMs);
-      }
-    }
     this.log.info(
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
       'payment attempt stored',
