@@ -219,7 +219,6 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:GatewayValidationError',
     'value:INTERVAL_UNITS',
     'value:MODES',
-    'value:MemoryPaymentStore',
     'value:MissingPeerDependencyError',
     'value:OperationRecord',
     'value:PaymentRecord',
