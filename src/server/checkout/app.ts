@@ -74,8 +74,6 @@ export type CheckoutApp = Hono<Env> & {
   recover(): Promise<{checked: number; unknown: number}>;
   /** One sweep of open attempts now (with backoff and bounded concurrency; never two at once). */
   sweep(opts?: {force?: boolean}): Promise<SweepResult>;
-  /** @deprecated Use `sweep()`. */
-  reconcileOpen(): Promise<{checked: number; unknown: number}>;
   /**
    * Asks the gateway now about the order's open payments (no rate limit or backoff),
    * stores what it says, and answers the order's state as the status route would:
@@ -239,7 +237,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       card ? countInvalid(ip, json) : Promise.resolve(),
     );
     try {
-      const {response} = await service.pay(body, {
+      const response = await service.pay(body, {
         ip,
         accept: c.req.header('accept'),
         userAgent: c.req.header('user-agent'),
@@ -405,8 +403,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     health: () => service.health(),
     recover: () => service.recover(),
     sweep: (opts?: {force?: boolean}) => service.sweep(opts),
-    reconcileOpen: () => service.reconcileOpen({force: false}),
-    reconcile: (orderRef: string) => service.reconcileOrder(orderRef),
+    reconcile: (orderRef: string) => service.reconcile(orderRef),
     capture: (request: OperationRequest) => service.operate('capture', request),
     void: (request: Omit<OperationRequest, 'amount'>) => service.operate('void', request),
     refund: (request: OperationRequest) => service.operate('refund', request),

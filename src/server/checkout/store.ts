@@ -17,8 +17,6 @@
  */
 import type {SavedCardRecord, SavedCardStore} from './saved-cards.js';
 import type {
-  PaymentUpdateKind,
-  PaymentUpdate,
   NewPaymentUpdate,
   OutboxEntry,
   OutboxDelivery,
@@ -28,8 +26,6 @@ import type {
   RejectedWebhookRecord,
   StoredOperationInput,
   StoredOperation,
-  IntentKind,
-  IntentReason,
   IntentState,
   OperationIntent,
   CreateIntentResult,

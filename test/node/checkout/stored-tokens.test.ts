@@ -14,7 +14,6 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import Database from 'better-sqlite3';
 import {
-  SqlitePaymentStore,
   PostgresPaymentStore,
   StoreUnavailableError,
   type CheckoutApp,

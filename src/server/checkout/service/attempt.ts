@@ -165,7 +165,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
-      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing, true)};
+      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing)};
     }
     this.log.info(
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
@@ -268,7 +268,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       'payment creation outcome unknown: reconciling',
     );
     const unknown = await writes.update(attempt.attemptId, (c) => markUnknown(c, this.cfg.now()));
-    const settled = await this.d.reconciler.reconcile(unknown ?? attempt, {force: true});
+    const settled = await this.d.reconciler.reconcileAttempt(unknown ?? attempt, {force: true});
     return {kind: 'settled', attempt: settled};
   }
 }

@@ -81,11 +81,6 @@ export type HostedResult =
   /** The order is already paid, or its payment is being settled: show the return page. */
   | {kind: 'settled'; response: PayResponse};
 
-/** A pay answer. (Card-testing limits are reserved before the gateway call: `velocity.ts`.) */
-export interface PayResult {
-  response: PayResponse;
-}
-
 /** What one sweep did. */
 export interface SweepResult {
   /** Open attempts seen. */
