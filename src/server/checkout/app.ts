@@ -13,9 +13,7 @@
 import {Hono, type Context} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
-import type {CheckoutLogger} from './logger.js';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
-import type {StatusResponse} from '../../protocol/checkout.js';
 import {
   AbandonRequestSchema,
   OrderRefSchema,
@@ -23,7 +21,6 @@ import {
   PayRequestSchema,
   RemoveSavedCardRequestSchema,
 } from '../../protocol/schemas.js';
-import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {
   CheckoutError,
@@ -35,7 +32,7 @@ import {
 } from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
-import type {OperationRequest, OperationResult} from './operations.js';
+import type {OperationRequest} from './operation-types.js';
 import {
   checkoutCors,
   limitBody,
@@ -44,61 +41,13 @@ import {
   sameOriginForms,
   sameOriginJson,
 } from './security.js';
-import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
+import {PaymentService, errorSummary} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
-import {StoreUnavailableError, type PaymentStore} from './store.js';
+import {StoreUnavailableError} from './store.js';
 import {AttemptVelocity} from './velocity.js';
+import type {CheckoutApp, Env} from './checkout-app.js';
 
-/**
- * What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing).
- * Read here by hand rather than with `getConnInfo` from `@hono/node-server`: that package
- * is an optional peer that `pg-checkout/server` does not need (it runs in Next.js and
- * workers too; see test/pack/install.test.ts), and other runtimes use `options.clientIp`.
- * Typed without `| undefined`, though a runtime may pass no env (read as `c.env?.…`):
- * Hono's `Env` wants an object as `Bindings`, and under `exactOptionalPropertyTypes` (which
- * `tsc --init` turns on) `undefined` breaks that constraint, and with it the merchant's
- * `app.route('/checkout', checkout)` (issue 30).
- */
-type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}}};
-
-/** The Hono app plus the companion's lifecycle. */
-export type CheckoutApp = Hono<Env> & {
-  /**
-   * Starts the background work and returns at once: recovery of what a crash left open
-   * (the app serves meanwhile, `health()` says `recovering`), then the periodic sweep.
-   */
-  start(): void;
-  /** `ready`, or `recovering` while start-up recovery runs; and whether the store answers. */
-  health(): Promise<{state: 'ready' | 'recovering'; store: boolean}>;
-  /** Recovery, awaited (what `start()` runs in the background). */
-  recover(): Promise<{checked: number; unknown: number}>;
-  /** One sweep of open attempts now (with backoff and bounded concurrency; never two at once). */
-  sweep(opts?: {force?: boolean}): Promise<SweepResult>;
-  /**
-   * Asks the gateway now about the order's open payments (no rate limit or backoff),
-   * stores what it says, and answers the order's state as the status route would:
-   * `none` for an order without payments. For a back office after it cancelled or
-   * resent something at the gateway.
-   */
-  reconcile(orderRef: string): Promise<StatusResponse>;
-  /** Captures a held payment, fully or partly, exactly once per `key`. */
-  capture(request: OperationRequest): Promise<OperationResult>;
-  /** Releases a held payment, exactly once per `key`. */
-  void(request: Omit<OperationRequest, 'amount'>): Promise<OperationResult>;
-  /** Refunds a payment, fully or partly, exactly once per `key`; never more than was paid. */
-  refund(request: OperationRequest): Promise<OperationResult>;
-  /** A customer's saved cards (every customer's when absent): never the tokens. */
-  listSavedCards(customerId?: string): Promise<SavedCardSummary[]>;
-  /** Removes a customer's saved card (its token is forgotten); false when they have no such card. */
-  removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
-  /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
-  flushOutbox(): Promise<void>;
-  /** Waits for in-flight work. Does not close the store (its owner does). */
-  close(): Promise<void>;
-  readonly store: PaymentStore;
-  readonly logger: CheckoutLogger;
-  readonly service: PaymentService;
-};
+export type {CheckoutApp} from './checkout-app.js';
 
 const NO_STORE = {'Cache-Control': 'no-store'};
 

@@ -11,7 +11,7 @@ import type {
   HostedPaymentRequestInput,
   TransactionRecord,
 } from '../../gateway/schemas.js';
-import type {OperationsGateway} from '../operations.js';
+import type {OperationsGateway} from '../operation-types.js';
 import type {ResolvedOrder} from '../request.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';

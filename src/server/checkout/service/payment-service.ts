@@ -16,12 +16,8 @@
  */
 import type {CheckoutLogger} from '../logger.js';
 import type {PayRequest, PayResponse, StatusResponse} from '../../../protocol/checkout.js';
-import {
-  SecondaryOperations,
-  type OperationRequest,
-  type OperationResult,
-  type OperationsGateway,
-} from '../operations.js';
+import {SecondaryOperations} from '../operations.js';
+import type {OperationRequest, OperationResult, OperationsGateway} from '../operation-types.js';
 import type {AttemptRecord, IntentKind} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
 import {Attempts} from './attempt.js';
