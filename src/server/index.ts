@@ -36,7 +36,6 @@ export type {
 } from './checkout/store.js';
 export {StoreUnavailableError} from './checkout/store.js';
 export type {SavedCardRecord, SavedCardStore, SavedCardSummary} from './checkout/saved-cards.js';
-export {MemoryPaymentStore} from './checkout/memory-store.js';
 export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
 export {PostgresPaymentStore, type PostgresPaymentStoreOptions} from './checkout/postgres-store.js';
 // The payment page's CSP violation reports (`POST /security-report`) and where they are kept.

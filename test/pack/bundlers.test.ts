@@ -29,6 +29,9 @@ import webpack from 'webpack';
 import {launchChromium} from '../../scripts/chromium.mjs';
 import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
+// The in-process store from the repo: the server app installs no better-sqlite3 (server.test.ts
+// checks that the tarball's store asks for it), and any PaymentStore serves the companion.
+import {SqlitePaymentStore} from '../../src/server/index.js';
 import {importFrom, installedPackage, packed, serve} from './packed.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
@@ -312,7 +315,7 @@ before(async () => {
       ...sandbox.clientOptions(),
       retries: 0,
     },
-    store: new server.MemoryPaymentStore(),
+    store: new SqlitePaymentStore(':memory:'),
     publicUrl: origin,
     returnPage: '/thanks',
     resolveOrder: (orderRef) => ({

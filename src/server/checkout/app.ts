@@ -13,9 +13,7 @@
 import {Hono, type Context} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
-import type {CheckoutLogger} from './logger.js';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
-import type {StatusResponse} from '../../protocol/checkout.js';
 import {
   AbandonRequestSchema,
   OrderRefSchema,
@@ -23,7 +21,6 @@ import {
   PayRequestSchema,
   RemoveSavedCardRequestSchema,
 } from '../../protocol/schemas.js';
-import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
 import {Admission, StoreBusyError} from './backpressure.js';
 import {
@@ -37,7 +34,7 @@ import {
 } from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
-import type {OperationRequest, OperationResult} from './operations.js';
+import type {OperationRequest} from './operation-types.js';
 import {
   checkoutCors,
   limitBody,
@@ -46,102 +43,20 @@ import {
   sameOriginForms,
   sameOriginJson,
 } from './security.js';
-import {PaymentService, errorSummary, type SweepResult} from './service/index.js';
+import {PaymentService, errorSummary} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
-import {StoreUnavailableError, type PaymentStore} from './store.js';
+import {StoreUnavailableError} from './store.js';
 import {AttemptVelocity} from './velocity.js';
-import {CardTestingBreaker, type CardTestingState} from './card-testing.js';
+import {CardTestingBreaker} from './card-testing.js';
 import {MemoryGuardStore, type GuardStore} from './guard-store.js';
 import {SqliteGuardStore} from './sqlite-guard-store.js';
 import {PostgresGuardStore} from './postgres-guard-store.js';
 import {SqlitePaymentStore} from './sqlite-store.js';
 import {PostgresPaymentStore} from './postgres-store.js';
-import {MemoryPaymentStore} from './memory-store.js';
+import type {PaymentStore} from './store.js';
+import type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult, Env} from './checkout-app.js';
 
-/**
- * What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing).
- * Read here by hand rather than with `getConnInfo` from `@hono/node-server`: that package
- * is an optional peer that `pg-checkout/server` does not need (it runs in Next.js and
- * workers too; see test/pack/install.test.ts), and other runtimes use `options.clientIp`.
- * Typed without `| undefined`, though a runtime may pass no env (read as `c.env?.…`):
- * Hono's `Env` wants an object as `Bindings`, and under `exactOptionalPropertyTypes` (which
- * `tsc --init` turns on) `undefined` breaks that constraint, and with it the merchant's
- * `app.route('/checkout', checkout)` (issue 30).
- */
-type Env = {Bindings: {incoming?: {socket?: {remoteAddress?: string}}}};
-
-/** The Hono app plus the companion's lifecycle. */
-export type CheckoutApp = Hono<Env> & {
-  /**
-   * Starts the background work and returns at once: recovery of what a crash left open
-   * (the app serves meanwhile, `health()` says `recovering`), then the periodic sweep.
-   */
-  start(): void;
-  /** `ready`, or `recovering` while start-up recovery runs; and whether the store answers. */
-  health(): Promise<{state: 'ready' | 'recovering'; store: boolean}>;
-  /** Recovery, awaited (what `start()` runs in the background). */
-  recover(): Promise<{checked: number; unknown: number}>;
-  /** One sweep of open attempts now (with backoff and bounded concurrency; never two at once). */
-  sweep(opts?: {force?: boolean}): Promise<SweepResult>;
-  /** @deprecated Use `sweep()`. */
-  reconcileOpen(): Promise<{checked: number; unknown: number}>;
-  /**
-   * Asks the gateway now about the order's open payments (no rate limit or backoff),
-   * stores what it says, and answers the order's state as the status route would:
-   * `none` for an order without payments. For a back office after it cancelled or
-   * resent something at the gateway.
-   */
-  reconcile(orderRef: string): Promise<StatusResponse>;
-  /** Captures a held payment, fully or partly, exactly once per `key`. */
-  capture(request: OperationRequest): Promise<OperationResult>;
-  /** Releases a held payment, exactly once per `key`. */
-  void(request: Omit<OperationRequest, 'amount'>): Promise<OperationResult>;
-  /** Refunds a payment, fully or partly, exactly once per `key`; never more than was paid. */
-  refund(request: OperationRequest): Promise<OperationResult>;
-  /** A customer's saved cards (every customer's when absent): never the tokens. */
-  listSavedCards(customerId?: string): Promise<SavedCardSummary[]>;
-  /** Removes a customer's saved card (its token is forgotten); false when they have no such card. */
-  removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
-  /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
-  flushOutbox(): Promise<void>;
-  /** The shop-wide card-testing breaker as it stands (open or closed, and its counts). */
-  cardTesting(): Promise<CardTestingState>;
-  /** Refused webhooks kept one by one and only counted, over the minutes counts are kept. */
-  rejectedWebhookCounts(): Promise<{kept: number; counted: number}>;
-  /**
-   * Closes the companion gracefully: from now on every request is answered `503 busy` with
-   * `Retry-After` (webhooks too: the gateway sends them again), the requests admitted
-   * before run to their end, then — with `flush` — the payment updates stored meanwhile
-   * are delivered, background work is awaited, and — with `closeStore` — the store is
-   * closed. All within `timeoutMs` (default 15000): what is not done by then is left as
-   * after a crash (an update in the outbox, an attempt for the sweep), never half done.
-   * Without options: waits for in-flight work and keeps the store open (its owner closes it).
-   */
-  close(options?: CheckoutCloseOptions): Promise<CheckoutCloseResult>;
-  /** Requests worked on and waiting now, and those answered `503 busy` since the start. */
-  load(): {inFlight: number; queued: number; refusedBusy: number};
-  readonly store: PaymentStore;
-  readonly logger: CheckoutLogger;
-  readonly service: PaymentService;
-};
-
-/** Options of {@link CheckoutApp.close}. */
-export interface CheckoutCloseOptions {
-  /** Deliver the payment updates still in the outbox before closing (default false). */
-  flush?: boolean;
-  /** Close the store once the rest is done (default false: its owner closes it). */
-  closeStore?: boolean;
-  /** The deadline of the whole close, in ms (default 15000). */
-  timeoutMs?: number;
-}
-
-/** What {@link CheckoutApp.close} managed before its deadline. */
-export interface CheckoutCloseResult {
-  /** Every request admitted before the close was answered. */
-  drained: boolean;
-  /** With `flush`: the outbox was delivered (else updates wait for another instance). */
-  flushed: boolean;
-}
+export type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
 
 /**
  * Every answer of the companion: never cached, never sniffed as another type, never
@@ -307,7 +222,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       card ? countInvalid(ip, json) : Promise.resolve(),
     );
     try {
-      const {response} = await service.pay(body, {
+      const response = await service.pay(body, {
         ip,
         accept: c.req.header('accept'),
         userAgent: c.req.header('user-agent'),
@@ -516,8 +431,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     health: () => service.health(),
     recover: () => service.recover(),
     sweep: (opts?: {force?: boolean}) => service.sweep(opts),
-    reconcileOpen: () => service.reconcileOpen({force: false}),
-    reconcile: (orderRef: string) => service.reconcileOrder(orderRef),
+    reconcile: (orderRef: string) => service.reconcile(orderRef),
     capture: (request: OperationRequest) => service.operate('capture', request),
     void: (request: Omit<OperationRequest, 'amount'>) => service.operate('void', request),
     refund: (request: OperationRequest) => service.operate('refund', request),
@@ -541,26 +455,21 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
 /**
  * The guard store beside a payment store, in the same database: a `SqliteGuardStore` on a
- * `SqlitePaymentStore`'s file (a connection of its own), a `PostgresGuardStore` on a
- * `PostgresPaymentStore`'s pool and schema; else (memory, or a store of the merchant's
- * own) this process's memory — which a `MemoryPaymentStore`'s refused webhooks are trimmed in.
+ * `SqlitePaymentStore`'s file (a connection of its own; on `:memory:`, the store's own
+ * connection, the only one that sees that database), a `PostgresGuardStore` on a
+ * `PostgresPaymentStore`'s pool and schema; else (a store of the merchant's own) this
+ * process's memory.
  */
 function guardStoreBeside(store: PaymentStore): GuardStore {
   if (store instanceof PostgresPaymentStore) {
     return new PostgresGuardStore({pool: store.pool, schema: store.schema});
   }
-  if (
-    store instanceof SqlitePaymentStore &&
-    store.filename !== ':memory:' &&
-    store.filename !== ''
-  ) {
-    return new SqliteGuardStore({filename: store.filename});
+  if (store instanceof SqlitePaymentStore) {
+    return store.filename === ':memory:' || store.filename === ''
+      ? new SqliteGuardStore({connection: store.connection})
+      : new SqliteGuardStore({filename: store.filename});
   }
-  const rejected =
-    store instanceof MemoryPaymentStore
-      ? (store as unknown as {rejected: unknown[]}).rejected
-      : undefined;
-  return new MemoryGuardStore(rejected ? {rejected} : {});
+  return new MemoryGuardStore();
 }
 
 function sleepUntil(deadline: number): Promise<void> {

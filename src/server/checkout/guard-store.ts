@@ -8,7 +8,7 @@
  * bucket rows are pruned as they are written, so the tables stay small: a row per name and
  * bucket still in the window, a row per flag.
  *
- * Implementations: `MemoryGuardStore` (one process; beside `MemoryPaymentStore`),
+ * Implementations: `MemoryGuardStore` (one process; beside a store of the merchant's own),
  * `SqliteGuardStore` (sqlite-guard-store.ts) and `PostgresGuardStore`
  * (postgres-guard-store.ts). `createCheckoutApp` makes the one that matches its payment
  * store when none is given (`guardStore`).
@@ -66,12 +66,6 @@ export interface GuardStore {
 export class MemoryGuardStore implements GuardStore {
   readonly #counts = new Map<string, Map<number, number>>();
   readonly #flags = new Map<string, GuardFlag>();
-  /** The rejected-webhook list of a `MemoryPaymentStore`, when given, to trim. */
-  readonly #rejected: unknown[] | undefined;
-
-  constructor(options: {rejected?: unknown[]} = {}) {
-    this.#rejected = options.rejected;
-  }
 
   #bucketsOf(name: string, pruneBefore: number): Map<number, number> {
     let buckets = this.#counts.get(name);
@@ -128,9 +122,8 @@ export class MemoryGuardStore implements GuardStore {
     return true;
   }
 
-  async trimRejectedWebhooks(keep: number): Promise<number> {
-    const list = this.#rejected;
-    if (!list || list.length <= keep) return 0;
-    return list.splice(0, list.length - keep).length;
+  /** No payment store's table in memory to bound: 0. */
+  async trimRejectedWebhooks(): Promise<number> {
+    return 0;
   }
 }

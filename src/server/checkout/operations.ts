@@ -9,12 +9,8 @@
  * both pass. After an unknown outcome (5xx, timeout, dropped connection) nothing is sent
  * again: the order lookup tells whether the operation happened (an operation of that kind
  * and amount that is in neither the baseline nor another intent). What an order still
- * allows is computed in `operation-limits.ts`.
- *
- * Over 400 lines as one cohesive thing: the life of one intent (stored, called, settled
- * by lookup, reported) is a single protocol whose steps share its invariants.
+ * allows is computed in `operation-limits.ts`; what it takes and answers, `operation-types.ts`.
  */
-import type {CheckoutLogger} from './logger.js';
 import {isRefusal} from '../gateway/errors.js';
 import {amountText} from '../gateway/primitives.js';
 import {
@@ -22,7 +18,6 @@ import {
   type OperationRecord,
   type TransactionRecord,
 } from '../gateway/schemas.js';
-import type {CaptureInput, RefundInput, VoidInput} from '../gateway/client/index.js';
 import {
   CheckoutGatewayUnavailableError,
   CheckoutInvalidRequestError,
@@ -30,6 +25,13 @@ import {
   CheckoutOperationRefusedError,
 } from './errors.js';
 import {allowance, fingerprint, minor} from './operation-limits.js';
+import {
+  publicResult,
+  type OperationRequest,
+  type OperationResult,
+  type OperationsDeps,
+  type OperationsGateway,
+} from './operation-types.js';
 import {SingleFlight} from './service/locks.js';
 import {paidAttempt} from './service/order-state.js';
 import type {
@@ -38,66 +40,9 @@ import type {
   IntentReason,
   NewPaymentUpdate,
   OperationIntent,
-  PaymentStore,
 } from './store.js';
 
-/** The gateway calls secondary operations need (`GatewayClient` has them). */
-export interface OperationsGateway {
-  capture(request: CaptureInput): Promise<OperationRecord>;
-  void(request: VoidInput): Promise<OperationRecord>;
-  refund(request: RefundInput): Promise<OperationRecord>;
-  getOrder(orderId: string): Promise<TransactionRecord[]>;
-}
-
-/** A capture, void or refund the merchant asks for. */
-export interface OperationRequest {
-  orderRef: string;
-  /**
-   * The idempotency key: the same key is the same operation (make one per button press or
-   * job, and send it again when retrying). 1-100 characters `A-Z a-z 0-9 _ . : -`.
-   */
-  key: string;
-  /** Which payment of the order; default: the order's successful one. */
-  gatewayOrderId?: string;
-  /** Exact decimal; default: everything left (capture, refund). Not for void. */
-  amount?: string | number;
-}
-
-/** An operation as the merchant sees it (no baseline or fingerprint). */
-export interface OperationResult {
-  key: string;
-  orderRef: string;
-  gatewayOrderId: string;
-  kind: IntentKind;
-  reason: IntentReason;
-  amount: string;
-  currency: string;
-  /** `unknown`: the gateway's answer was lost; it is settled through the order lookup. */
-  state: OperationIntent['state'];
-  operationId?: string;
-  statusCode?: string;
-  statusDescription?: string;
-  /** True when the key was seen before: this is the earlier operation, not a new one. */
-  repeated: boolean;
-}
-
-export interface OperationsDeps {
-  store: PaymentStore;
-  gateway: OperationsGateway | undefined;
-  logger: CheckoutLogger;
-  now: () => number;
-  /** Runs `fn` with the order's in-process lock held. */
-  withOrderLock<T>(orderRef: string, fn: () => Promise<T>): Promise<T>;
-  /** Drops the update when nobody listens (see the service's `outboxed`). */
-  notify(update: NewPaymentUpdate): NewPaymentUpdate | undefined;
-  kickOutbox(): void;
-}
-
 const KEY = /^[A-Za-z0-9_.:-]{1,100}$/;
-function publicResult(i: OperationIntent, repeated: boolean): OperationResult {
-  const {baseline: _b, fingerprint: _f, createdAt: _c, updatedAt: _u, ...rest} = i;
-  return {...rest, repeated};
-}
 
 /** Secondary operations of the companion; see the module comment. */
 export class SecondaryOperations {

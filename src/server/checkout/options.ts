@@ -204,7 +204,7 @@ const OptionsSchema = z.strictObject({
       v !== null &&
       typeof (v as PaymentStore).insertAttempt === 'function' &&
       typeof (v as PaymentStore).updateAttempt === 'function',
-    {message: 'must be a PaymentStore (SqlitePaymentStore, MemoryPaymentStore, ...)'},
+    {message: 'must be a PaymentStore (SqlitePaymentStore, PostgresPaymentStore, ...)'},
   ),
   publicUrl: httpUrl('where this app is reachable, e.g. https://shop.example/checkout').refine(
     (u) => !URL.canParse(u) || (new URL(u).search === '' && new URL(u).hash === ''),

@@ -16,6 +16,21 @@
  * without its `cc_token` (`stored-tokens.ts`), and updates carry the saved card's id.
  */
 import type {SavedCardRecord, SavedCardStore} from './saved-cards.js';
+import type {
+  NewPaymentUpdate,
+  OutboxEntry,
+  OutboxDelivery,
+  WebhookEventInput,
+  WebhookEventRecord,
+  RejectedWebhookInput,
+  RejectedWebhookRecord,
+  StoredOperationInput,
+  StoredOperation,
+  IntentState,
+  OperationIntent,
+  CreateIntentResult,
+  IntentMutation,
+} from './store-records.js';
 
 /** Internal attempt states: the gateway's statuses plus `creating` and `unknown`. */
 export const ATTEMPT_STATES = [
@@ -28,17 +43,14 @@ export const ATTEMPT_STATES = [
 ] as const;
 export type AttemptState = (typeof ATTEMPT_STATES)[number];
 
+/** States whose outcome the gateway has not told us. */
+export const UNSETTLED_STATES: readonly AttemptState[] = ['creating', 'unknown', 'init', 'pending'];
+
 /**
  * States in which an attempt blocks a new attempt for the same order — unless it was
  * written off (abandoned or expired) and is not `success`: see {@link isLiveAttempt}.
  */
-export const LIVE_STATES: readonly AttemptState[] = [
-  'creating',
-  'unknown',
-  'init',
-  'pending',
-  'success',
-];
+export const LIVE_STATES: readonly AttemptState[] = [...UNSETTLED_STATES, 'success'];
 
 /** Why an open attempt no longer blocks its order. */
 export type WriteOffReason =
@@ -47,13 +59,16 @@ export type WriteOffReason =
   /** It stayed open longer than the configured age: no more lookups. */
   | 'expired';
 
-/** True when the attempt blocks a new attempt for its order (the store's live rule). */
+/**
+ * The one-live-attempt-per-order rule, stated here only (both stores' inserts ask it; the
+ * PostgreSQL backstop index is built from {@link UNSETTLED_STATES}): true when the attempt
+ * blocks a new attempt for its order — a success always, an unsettled attempt until it is
+ * written off.
+ */
 export function isLiveAttempt(a: Pick<AttemptRecord, 'state' | 'writtenOff'>): boolean {
   if (a.state === 'success') return true;
-  return LIVE_STATES.includes(a.state) && a.writtenOff === undefined;
+  return UNSETTLED_STATES.includes(a.state) && a.writtenOff === undefined;
 }
-/** States whose outcome the gateway has not told us. */
-export const UNSETTLED_STATES: readonly AttemptState[] = ['creating', 'unknown', 'init', 'pending'];
 
 /** Why an attempt ended in `failure`. */
 export type FailureReason =
@@ -114,185 +129,25 @@ export interface AttemptRecord {
   saveCardFor?: string;
 }
 
-/** Kinds of change reported through `onPaymentUpdate`. */
-export type PaymentUpdateKind =
-  | 'payment'
-  | 'capture'
-  | 'void'
-  | 'refund'
-  | 'subscription_charge'
-  /** An order was charged twice: `attemptId` is the payment being compensated. */
-  | 'duplicate_charge';
-
-/** One status change, as given to `onPaymentUpdate`. */
-export interface PaymentUpdate {
-  /** Stable id of this notification (the outbox row): use it to deduplicate after a crash. */
-  updateId: string;
-  kind: PaymentUpdateKind;
-  orderRef: string;
-  attemptId: string;
-  gatewayOrderId: string;
-  /** New state (for `payment`: of the attempt; otherwise: of the operation). */
-  state: AttemptState;
-  previousState?: AttemptState;
-  failureReason?: FailureReason;
-  statusCode?: string;
-  statusDescription?: string;
-  paymentId?: string;
-  /** For secondary operations and subscription charges: the operation's own id. */
-  operationId?: string;
-  /** For secondary operations the companion made: the intent's key. */
-  intentKey?: string;
-  /** Why a secondary operation was made: by the merchant, or to undo a double charge. */
-  reason?: IntentReason;
-  amount?: string;
-  currency?: string;
-  cardMask?: string;
-  /**
-   * The saved card this payment kept (its customer consented, see `listSavedCards`); an
-   * update never carries the card token itself.
-   */
-  savedCardId?: string;
-  recurringId?: string;
-  /** Where the change came from. */
-  source: 'create' | 'webhook' | 'lookup' | 'reconcile' | 'operation';
-  /** ISO time the change was stored. */
-  at: string;
-}
-
-/** A payment update before the store gives it an id. */
-export type NewPaymentUpdate = Omit<PaymentUpdate, 'updateId'>;
-
-/** A stored `onPaymentUpdate` notification. */
-export interface OutboxEntry {
-  id: number;
-  update: PaymentUpdate;
-  createdAt: number;
-  /** How many delivery attempts failed so far. */
-  failures: number;
-}
-
-/** An outbox entry delivered at `at`, to be marked delivered. */
-export interface OutboxDelivery {
-  id: number;
-  at: number;
-}
-
-/** A received, signature-checked webhook. */
-export interface WebhookEventInput {
-  /** Deduplication key derived from the raw `data` (SHA-256 hex). */
-  eventKey: string;
-  receivedAt: number;
-  /** `primary`, `capture`, ..., or `undecodable` for signed data that is not a known payload. */
-  kind: string;
-  gatewayOrderId?: string;
-  status?: string;
-  /**
-   * The `data` field as received (Base64Url JSON), re-encoded without the card token when
-   * the payload has one (`cc_token`): kept for the record, never verified again.
-   */
-  data: string;
-  /**
-   * Set when a signed webhook contradicts the stored attempt (another `pos_id`, amount or
-   * currency): it is kept but changed nothing.
-   */
-  flag?: string;
-}
-
-export interface WebhookEventRecord extends WebhookEventInput {
-  id: number;
-}
-
-/** A refused webhook (bad signature, address not allowed). Its data is not kept, only a hash. */
-export interface RejectedWebhookInput {
-  receivedAt: number;
-  ip: string;
-  reason: string;
-  /** SHA-256 hex of the body, to correlate without keeping attacker-chosen content. */
-  bodySha256: string;
-  size: number;
-}
-
-export interface RejectedWebhookRecord extends RejectedWebhookInput {
-  id: number;
-}
-
-/** A secondary operation (capture, void, refund) or a subscription charge of an order. */
-export interface StoredOperationInput {
-  gatewayOrderId: string;
-  orderRef: string;
-  kind: Exclude<PaymentUpdateKind, 'payment'>;
-  /** `operation_id`, or for subscription charges the transaction/payment id. */
-  operationId: string;
-  status: string;
-  statusCode?: string;
-  amount?: string;
-  currency?: string;
-  /** The payload as JSON, unknown fields kept. */
-  raw: string;
-  createdAt: number;
-}
-
-export interface StoredOperation extends StoredOperationInput {
-  id: number;
-}
-
-/** Secondary operations the companion makes itself. */
-export type IntentKind = 'capture' | 'void' | 'refund';
-/** Who asked for a secondary operation. */
-export type IntentReason = 'merchant' | 'duplicate_charge';
-/**
- * An intent's state: `pending` while its gateway call runs, `unknown` when the call's
- * outcome is not known (it is then settled through the order lookup), then final.
- */
-export type IntentState = 'pending' | 'unknown' | 'success' | 'failure';
-
-/**
- * A capture, void or refund, stored with its key before the gateway is called: a repeat
- * with the same key is the same operation, and the amounts of every intent that is not
- * `failure` count against what the order may still capture or refund.
- */
-export interface OperationIntent {
-  orderRef: string;
-  /** The caller's idempotency key (unique per order). */
-  key: string;
-  gatewayOrderId: string;
-  kind: IntentKind;
-  reason: IntentReason;
-  /** Exact decimal text; always set (a full refund stores what was left). */
-  amount: string;
-  currency: string;
-  state: IntentState;
-  /** The gateway's `operation_id` once known. */
-  operationId?: string;
-  statusCode?: string;
-  statusDescription?: string;
-  /** The order's secondary operation ids at the gateway before the call (JSON array). */
-  baseline?: string;
-  /** The request as the key first saw it, to refuse a key reused for another request. */
-  fingerprint: string;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export type CreateIntentResult =
-  | {created: true; intent: OperationIntent}
-  /** The key was used before: this is that operation (compare the fingerprint). */
-  | {created: false; existing: OperationIntent}
-  /** `decide` refused: a reason code and a message naming the rule. */
-  | {created: false; refused: {code: string; message: string}};
-
-/** What an intent's `mutate` returns. */
-export interface IntentMutation {
-  patch: Partial<
-    Pick<
-      OperationIntent,
-      'state' | 'operationId' | 'statusCode' | 'statusDescription' | 'baseline' | 'updatedAt'
-    >
-  >;
-  update?: NewPaymentUpdate;
-}
-
+export type {
+  PaymentUpdateKind,
+  PaymentUpdate,
+  NewPaymentUpdate,
+  OutboxEntry,
+  OutboxDelivery,
+  WebhookEventInput,
+  WebhookEventRecord,
+  RejectedWebhookInput,
+  RejectedWebhookRecord,
+  StoredOperationInput,
+  StoredOperation,
+  IntentKind,
+  IntentReason,
+  IntentState,
+  OperationIntent,
+  CreateIntentResult,
+  IntentMutation,
+} from './store-records.js';
 /** One counted payment attempt for the card-testing limits. */
 export interface VelocityKey {
   /** `ip`, `order` or `card`. */
@@ -330,12 +185,8 @@ export interface AttemptReservation {
 }
 
 export type InsertAttemptResult =
-  /**
-   * Inserted. `reserved`: the reservation's counts were taken in the same transaction. A
-   * store that leaves it out (one written before `insertAttempt` took reservations) gets
-   * them taken on their own right after, by `reserveAttempt`, so its limits still hold.
-   */
-  | {inserted: true; attempt: AttemptRecord; reserved?: boolean}
+  /** Inserted (with the reservation's counts, when there was one). */
+  | {inserted: true; attempt: AttemptRecord}
   /** Not inserted: `existing` is the row with the same attempt id, or the order's live attempt. */
   | {inserted: false; existing: AttemptRecord; reason: 'same_attempt' | 'order_has_live_attempt'}
   /**
@@ -435,13 +286,12 @@ export interface PaymentStore extends SavedCardStore {
    */
   claimOutbox(owner: string, now: number, leaseMs: number, limit?: number): Promise<OutboxEntry[]>;
   /**
-   * Optional: marks each of `delivered` delivered (as `markOutboxDelivered`), then claims as
-   * `claimOutbox` does, in one transaction where the store has them: the outbox records a
-   * delivery run's marks with the next run's claim, one write instead of two per run. The
-   * marks are made before the claim, so it never returns them. Without it, each is marked
-   * on its own right after its delivery.
+   * Marks each of `delivered` delivered (as `markOutboxDelivered`), then claims as
+   * `claimOutbox` does, in one commit where the store can: the outbox records a delivery
+   * run's marks with the next run's claim, one write instead of two per run. The marks are
+   * made before the claim, so it never returns them.
    */
-  claimOutboxAfterDelivery?(
+  claimOutboxAfterDelivery(
     delivered: readonly OutboxDelivery[],
     owner: string,
     now: number,

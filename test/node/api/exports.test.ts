@@ -230,7 +230,6 @@ const EXPECTED: Record<Entry, string[]> = {
     'value:INTERVAL_UNITS',
     'value:MODES',
     'value:MemoryGuardStore',
-    'value:MemoryPaymentStore',
     'value:MissingPeerDependencyError',
     'value:OperationRecord',
     'value:PaymentRecord',

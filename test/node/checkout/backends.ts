@@ -1,6 +1,6 @@
 /**
  * The backends the never-double rules run on, behind one interface, so the same
- * assertions hold for each: the companion in-process on the memory store with a
+ * assertions hold for each: the companion in-process on SQLite `:memory:` with a
  * scriptable stub gateway, and the companion over real HTTP against the real gateway
  * sandbox on a SQLite file (in a temporary folder) or on PostgreSQL (a schema of its own
  * per companion; skipped without a server: `skip`). A test scripts the gateway per
@@ -18,7 +18,7 @@ import {
   GatewayConflictError,
   GatewayOutcomeUnknownError,
   GatewayValidationError,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   PostgresPaymentStore,
   type CheckoutApp,
   type DirectPaymentRequestInput,
@@ -119,10 +119,10 @@ function outcome(req: DirectPaymentRequestInput): PaymentRecord {
   return record(req, 'success');
 }
 
-/** The memory store and a stub gateway, in-process. */
-export function memoryAndStub(): Backend {
+/** SQLite `:memory:` and a stub gateway, in-process. */
+export function inProcessAndStub(): Backend {
   return {
-    name: 'memory store, stub gateway',
+    name: "SQLite ':memory:', stub gateway",
     setup: async () => {},
     teardown: async () => {},
     async companion(overrides = {}) {
@@ -156,7 +156,7 @@ export function memoryAndStub(): Backend {
         }
         return outcome(req);
       };
-      const {app, updates} = inProcessApp(new MemoryPaymentStore(), gw, {
+      const {app, updates} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
         resolveOrder: orders().resolveOrder,
         ...overrides,
       });
@@ -310,7 +310,7 @@ function sandboxBackend(
 
 /** Every backend: every never-double rule runs on each. */
 export const BACKENDS: readonly (() => Backend)[] = [
-  memoryAndStub,
+  inProcessAndStub,
   sqliteAndSandbox,
   postgresAndSandbox,
 ];

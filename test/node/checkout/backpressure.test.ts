@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {CHECKOUT_ERROR_CODES} from '../../../src/protocol/checkout.js';
 import {Admission} from '../../../src/server/checkout/backpressure.js';
-import {MemoryPaymentStore, type PaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore, type PaymentStore} from '../../../src/server/index.js';
 import {
   StubGateway,
   inProcessApp,
@@ -51,7 +51,7 @@ describe('admission: a bounded queue in front of the work', () => {
 
   test('queue full: 503 busy with Retry-After at once; a wait past the deadline too; the same attempt paid after', async () => {
     const {gw, open} = gatedGateway();
-    const store = new MemoryPaymentStore();
+    const store = new SqlitePaymentStore(':memory:');
     const {app} = inProcessApp(store, gw, {
       admission: {maxInFlight: 2, queue: 1, queueTimeoutMs: 300, retryAfterSeconds: 3},
     });
@@ -81,7 +81,7 @@ describe('admission: a bounded queue in front of the work', () => {
   });
 
   test('bad admission options are named', async () => {
-    const store = new MemoryPaymentStore();
+    const store = new SqlitePaymentStore(':memory:');
     assert.throws(
       () => inProcessApp(store, new StubGateway(), {admission: {maxInFlight: 0}}),
       /admission\.maxInFlight: must be a positive whole number/,
@@ -96,7 +96,7 @@ describe('admission: a bounded queue in front of the work', () => {
 describe('close: refuse, drain, deliver, close the store', () => {
   test('in-flight pays finish; new pays and webhooks meanwhile get 503 busy; updates delivered; store closed', async () => {
     const {gw, open} = gatedGateway();
-    const memory = new MemoryPaymentStore();
+    const memory = new SqlitePaymentStore(':memory:');
     let storeClosed = false;
     const store: PaymentStore = Object.assign(Object.create(memory) as PaymentStore, {
       close: async () => {

@@ -15,7 +15,7 @@ import {after, before, describe, test, type TestContext} from 'node:test';
 import assert from 'node:assert/strict';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   PostgresPaymentStore,
   type CardTestingState,
   type PaymentStore,
@@ -204,7 +204,7 @@ test('the breaker closes by itself once the window has no spike, and says so', a
   const gw = new StubGateway();
   gw.onCreate = async (req) => record(req, req.cc_number === CARDS.success ? 'success' : 'failure');
   const heard: CardTestingState[] = [];
-  const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+  const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
     clock: () => now,
     cardTesting: {
       minDecided: 10,

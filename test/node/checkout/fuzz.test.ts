@@ -7,14 +7,14 @@
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {StubGateway, inProcessApp, pay, payBody} from './helpers.js';
 
 const PAN = '4111111111111111';
 const CVV = '0937';
 
 function makeApp() {
-  return inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+  return inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
     rateLimit: {
       maxAttemptsPerIp: 1_000_000,
       maxAttemptsPerOrder: 1_000_000,

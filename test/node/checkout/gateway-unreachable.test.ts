@@ -8,7 +8,7 @@ import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {createServer} from 'node:http';
 import type {AddressInfo} from 'node:net';
-import {GatewayClient, MemoryPaymentStore} from '../../../src/server/index.js';
+import {GatewayClient, SqlitePaymentStore} from '../../../src/server/index.js';
 import {POS_ID, inProcessApp, pay, payBody} from './helpers.js';
 
 /** A loopback address nothing listens on: a port that was free a moment ago. */
@@ -22,7 +22,7 @@ async function closedPort(): Promise<string> {
 
 describe('a gateway that refuses the connection', () => {
   test('pay answers 503 gateway_unavailable: nothing charged, nothing left unknown', async () => {
-    const store = new MemoryPaymentStore();
+    const store = new SqlitePaymentStore(':memory:');
     const gateway = new GatewayClient({
       baseUrl: await closedPort(),
       posId: POS_ID,

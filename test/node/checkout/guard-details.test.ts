@@ -12,7 +12,7 @@ import type {AddressInfo} from 'node:net';
 import {Hono} from 'hono';
 import {createAdaptorServer} from '@hono/node-server';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {GatewayClient, MemoryPaymentStore} from '../../../src/server/index.js';
+import {GatewayClient, SqlitePaymentStore} from '../../../src/server/index.js';
 import {gatewayFailure} from '../../../server-example/admin/answers.js';
 import {
   ORIGIN,
@@ -55,7 +55,7 @@ function rawExchange(
 
 describe('a refused body (413) over a real socket', () => {
   test('says Connection: close, and the connection closes; never keep-alive and then a close', async () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       bodyLimitBytes: 1024,
     });
     const server = createAdaptorServer({fetch: app.fetch});
@@ -90,7 +90,7 @@ describe('a refused body (413) over a real socket', () => {
 
 describe('the status JSON', () => {
   test('is never sniffed as another type and cannot be framed', async () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway());
     const server = createAdaptorServer({fetch: app.fetch});
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -116,7 +116,7 @@ describe('the status JSON', () => {
 
 describe('/hosted posted by a script with the shop’s own Origin', () => {
   test('each new hosted payment counts against the payment limit per address', async () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       rateLimit: {maxAttemptsPerIp: 3, maxAttemptsPerOrder: 100, maxAttemptsPerCard: 100},
       resolveOrder: catalogue({
         customer: {email: 'ada@example.com', phone: '+380501234567', firstName: 'Ada'},

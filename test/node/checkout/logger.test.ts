@@ -7,7 +7,7 @@ import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CheckoutConfigError,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   createCheckoutApp,
   type CheckoutLogger,
 } from '../../../src/server/index.js';
@@ -27,7 +27,7 @@ function recordingLogger() {
 describe('logger option', () => {
   test('a plain object with info, warn and error receives fields and a message', async () => {
     const {logger, calls} = recordingLogger();
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {logger});
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {logger});
     const res = await pay(app, payBody('order-1', 'attempt-1'));
     assert.equal(res.status, 200);
     assert.ok(calls.length > 0, 'the companion logged nothing');
@@ -41,7 +41,9 @@ describe('logger option', () => {
   });
 
   test('console is a logger', () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {logger: console});
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
+      logger: console,
+    });
     assert.equal(typeof app.request, 'function');
   });
 
@@ -52,7 +54,7 @@ describe('logger option', () => {
         createCheckoutApp({
           gateway: new StubGateway(),
           webhookSecret: 'secret',
-          store: new MemoryPaymentStore(),
+          store: new SqlitePaymentStore(':memory:'),
           publicUrl: 'https://shop.example/checkout',
           returnPage: '/thanks',
           resolveOrder: () => null,

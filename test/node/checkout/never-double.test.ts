@@ -2,7 +2,7 @@
  * The never-double rules of the pay route — single flight per attempt id, one live
  * attempt per order, unknown outcomes reconciled before anything else and re-sent with
  * the same gateway order id, refusals that never open a second charge — run with the
- * same assertions on every backend (`backends.ts`): the memory store with a stub gateway
+ * same assertions on every backend (`backends.ts`): SQLite `:memory:` with a stub gateway
  * in-process, and a SQLite file or PostgreSQL with the real sandbox over HTTP.
  */
 import {after, before, describe, test} from 'node:test';

@@ -8,7 +8,7 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {DEFAULT_PAGE_ACCEPT_HEADER} from '../../../src/server/checkout/request.js';
 import {renderCardForm} from '../../../src/ssr.js';
 import {StubGateway, inProcessApp, pay, payBody} from './helpers.js';
@@ -18,7 +18,7 @@ const CHROMIUM_PAGE =
 
 function companion() {
   const gw = new StubGateway();
-  const {app, catalogue} = inProcessApp(new MemoryPaymentStore(), gw);
+  const {app, catalogue} = inProcessApp(new SqlitePaymentStore(':memory:'), gw);
   catalogue.orders.set('ord-1', {amount: '12.50', currency: 'XTS', description: 'Two books'});
   return {app, gw};
 }

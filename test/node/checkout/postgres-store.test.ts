@@ -1,8 +1,7 @@
 /**
- * What only the PostgreSQL store has (the contract it shares is in store.test.ts):
- * versioned migrations from an empty database, from every earlier version with its rows
- * kept, run by several processes at once (one at a time under the advisory lock), and
- * refused when the database is newer than the code; and a database that cannot be
+ * What only the PostgreSQL store has (the contract it shares is in store.test.ts, the
+ * migrations in migrations.test.ts): migrations run by several processes at once (one at
+ * a time under the advisory lock), and a database that cannot be
  * reached (a closed port, a connection cut by `pg_terminate_backend`) as
  * `StoreUnavailableError`, after which the store serves again. Each test has a schema of
  * its own, dropped after the run; skipped without a server.
@@ -13,69 +12,22 @@ import {spawn} from 'node:child_process';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {PostgresPaymentStore, StoreUnavailableError} from '../../../src/server/index.js';
-import {PG_MIGRATIONS} from '../../../src/server/checkout/postgres-schema.js';
+import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {freePort} from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const MIGRATE = path.join(ROOT, 'test/node/checkout/fixtures/pg-migrate-process.ts');
-const LATEST = PG_MIGRATIONS.map((m) => m.version);
+const LATEST = MIGRATIONS.map((m) => m.version);
 
 after(dropSchemas);
 
 const open = (schema: string, extra: Record<string, unknown> = {}) =>
   new PostgresPaymentStore({connectionString: PG_TEST_URL, schema, ...extra});
 
-/** A schema migrated by hand up to `version` (as an older pg-checkout left it), with rows. */
-async function schemaAt(version: number): Promise<string> {
-  const schema = schemaName(`v${version}`);
-  await pgQuery(`CREATE SCHEMA ${schema}`);
-  await pgQuery(`SET search_path TO ${schema};
-    CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);
-    ${PG_MIGRATIONS.filter((m) => m.version <= version)
-      .map((m) => `${m.sql}; INSERT INTO schema_migrations VALUES (${m.version}, 'old', 0);`)
-      .join('\n')}
-    INSERT INTO attempts (attempt_id, order_ref, gateway_order_id, seq, method, amount, currency, state, created_at, updated_at)
-      VALUES ('old', 'o-old', 'o-old-1', 1, 'purchase', '1.20', 'XTS', 'pending', 1, 1);
-    INSERT INTO outbox (created_at, payload) VALUES (1, '{"kind":"payment","orderRef":"o-old","state":"pending"}');
-    INSERT INTO webhook_events (event_key, received_at, kind, data) VALUES ('k-old', 1, 'primary', 'd');`);
-  return schema;
-}
-
 describe('PostgresPaymentStore migrations', {skip: PG_SKIP}, () => {
-  test('from an empty database: every version, once; again on reopening', async () => {
-    const schema = schemaName('empty');
-    const s = open(schema);
-    assert.deepEqual(await s.appliedMigrations(), LATEST);
-    await s.close();
-    const again = open(schema);
-    assert.deepEqual(await again.appliedMigrations(), LATEST);
-    await again.close();
-    const n = (
-      await pgQuery<{n: number}>(`SELECT COUNT(*)::int AS n FROM ${schema}.schema_migrations`)
-    )[0]!.n;
-    assert.equal(n, LATEST.length);
-  });
-
-  for (const from of LATEST.slice(0, -1)) {
-    test(`from version ${from}, with its rows: upgraded in place, nothing lost`, async () => {
-      const schema = await schemaAt(from);
-      const s = open(schema);
-      assert.deepEqual(await s.appliedMigrations(), LATEST);
-      assert.equal((await s.getAttempt('old'))?.state, 'pending');
-      assert.equal((await s.listEvents())[0]?.eventKey, 'k-old');
-      // The old row still blocks its order, and the new claims work on the old entry.
-      assert.equal((await s.insertAttempt(attempt('new', 'o-old'))).inserted, false);
-      const claimed = await s.claimOutbox('i1', 10, 1000);
-      assert.deepEqual(
-        claimed.map((e) => e.update.orderRef),
-        ['o-old'],
-      );
-      assert.equal(await s.acquireLease('lookup:o-old-1', 'i1', 10, 1000), true);
-      await s.close();
-    });
-  }
+  // From an empty database and from every earlier version: migrations.test.ts.
 
   test('several processes migrating one empty schema at once: each version applied once', async () => {
     const schema = schemaName('race');
@@ -105,15 +57,6 @@ describe('PostgresPaymentStore migrations', {skip: PG_SKIP}, () => {
       rows.map((r) => r.version),
       LATEST,
     );
-  });
-
-  test('refuses a database whose schema is newer than the code', async () => {
-    const schema = schemaName('newer');
-    await open(schema).close();
-    await pgQuery(`INSERT INTO ${schema}.schema_migrations VALUES (99, 'future', 0)`);
-    const s = open(schema);
-    await assert.rejects(() => s.ready(), /newer than this code/);
-    await s.close();
   });
 
   test('bad options are named', () => {

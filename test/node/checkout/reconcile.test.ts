@@ -5,13 +5,13 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {GatewayOutcomeUnknownError, MemoryPaymentStore} from '../../../src/server/index.js';
+import {GatewayOutcomeUnknownError, SqlitePaymentStore} from '../../../src/server/index.js';
 import {StubGateway, inProcessApp, pay, payBody, record} from './helpers.js';
 
 /** A companion whose status checks would not look anything up for an hour. */
 function slowToCheck(gw: StubGateway) {
   const now = 1_000_000;
-  return inProcessApp(new MemoryPaymentStore(), gw, {
+  return inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
     clock: () => now,
     statusCheck: {afterMs: 3600_000, minIntervalMs: 3600_000},
   });
@@ -120,7 +120,7 @@ describe('checkout.reconcile(orderRef)', () => {
       throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
     };
     let now = 1_000_000;
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), gw, {
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
       clock: () => now,
       statusCheck: {afterMs: 0, minIntervalMs: 1_000},
       sweep: {intervalMs: 0, initialBackoffMs: 5_000, maxBackoffMs: 30 * 60_000},

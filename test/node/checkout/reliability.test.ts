@@ -15,9 +15,8 @@ import {setTimeout as sleep} from 'node:timers/promises';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   GatewayOutcomeUnknownError,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   type AttemptRecord,
-  type SqlitePaymentStore,
 } from '../../../src/server/index.js';
 import {velocityAddress} from '../../../src/server/checkout/velocity.js';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
@@ -407,7 +406,7 @@ describe('card-testing limits', () => {
     assert.equal(velocityAddress('203.0.113.7'), '203.0.113.7');
     let i = 0;
     const gw = new StubGateway();
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
       clientIp: () => `2001:db8:7:7::${(++i).toString(16)}`,
       rateLimit: {maxAttemptsPerIp: 3, maxAttemptsPerOrder: 10, windowMs: 60_000},
     });
@@ -427,7 +426,7 @@ describe('webhook cross-check', () => {
     test(`a signed success webhook with another ${what} changes nothing; it is kept and flagged`, async () => {
       const gw = new StubGateway();
       gw.onCreate = async (req) => record(req, 'pending');
-      const store = new MemoryPaymentStore();
+      const store = new SqlitePaymentStore(':memory:');
       const {app, lines} = inProcessApp(store, gw);
       const r = await pay(app, payBody(`xc-${what}`, `xc-${what}-1`));
       assert.equal(((await r.json()) as {outcome: string}).outcome, '3ds_required');
@@ -463,7 +462,7 @@ describe('the sweep', () => {
       running--;
       return lookup(orderId);
     };
-    const store = new MemoryPaymentStore();
+    const store = new SqlitePaymentStore(':memory:');
     const {app} = inProcessApp(store, gw, {
       clock: () => now,
       sweep: {concurrency: 3, initialBackoffMs: 10_000, maxBackoffMs: 60_000, intervalMs: 0},
@@ -496,7 +495,7 @@ describe('the sweep', () => {
   });
 
   test('start() serves at once while recovery waits on a gateway that never answers', async () => {
-    const store = new MemoryPaymentStore();
+    const store = new SqlitePaymentStore(':memory:');
     const gw = new StubGateway();
     gw.onCreate = async (req) => {
       throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});

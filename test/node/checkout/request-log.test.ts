@@ -5,7 +5,7 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {CARDS, StubGateway, inProcessApp, pay, payBody} from './helpers.js';
 
 type LogLine = Record<string, unknown> & {level: number; msg: string};
@@ -25,7 +25,7 @@ const UNUSED_CARD = '4111111111111111';
 
 describe('request log', () => {
   test('a customer field the gateway requires and nobody gave is logged at warn with the field and the rule', async () => {
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway());
     const body = payBody('log-1', 'att-log-1');
     delete body.customer;
     const res = await pay(app, body);
@@ -43,7 +43,7 @@ describe('request log', () => {
   });
 
   test('an invalid card is logged at warn by field and rule, and no card value appears anywhere', async () => {
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway());
     const badNumber = UNUSED_CARD.slice(0, -1) + '2'; // fails the Luhn check
     const res = await pay(app, payBody('log-2', 'att-log-2', badNumber, '917'));
     assert.equal(res.status, 400);
@@ -72,7 +72,7 @@ describe('request log', () => {
   });
 
   test('other refusals are warn with their code: forbidden, not found, rate limited', async () => {
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       rateLimit: {
         maxAttemptsPerIp: 1,
         maxAttemptsPerOrder: 5,
@@ -100,7 +100,7 @@ describe('request log', () => {
   });
 
   test('a payment is logged at info without an error code; a 5xx at error', async () => {
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       resolveOrder: (orderRef) => {
         if (orderRef === 'log-broken') throw new Error('the database is down');
         return {amount: '1.50', currency: 'XTS', description: `Order ${orderRef}`};

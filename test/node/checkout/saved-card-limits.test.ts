@@ -10,7 +10,7 @@ import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {createHash} from 'node:crypto';
 import {
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   PostgresPaymentStore,
   type PaymentStore,
 } from '../../../src/server/index.js';
@@ -120,7 +120,7 @@ describe('the order route is rate limited per client address', () => {
 
 /** The stores the concurrency test runs on. */
 const STORES: {name: string; skip: string | false; open: () => PaymentStore}[] = [
-  {name: 'memory', skip: false, open: () => new MemoryPaymentStore()},
+  {name: 'memory', skip: false, open: () => new SqlitePaymentStore(':memory:')},
   {name: 'SQLite', skip: false, open: () => files.open(`card-${n++}`)},
   {
     name: 'PostgreSQL',

@@ -17,7 +17,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import {
   CheckoutConfigError,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   PostgresSecurityReportStore,
   SqliteSecurityReportStore,
   type SecurityReportEvent,
@@ -85,7 +85,7 @@ function app(opts: {
   max?: number;
   hook?: (e: SecurityReportEvent) => void;
 }) {
-  return inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+  return inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
     securityReports: {
       ...(opts.store ? {store: opts.store} : {}),
       ...(opts.hook ? {onSecurityReport: opts.hook} : {}),
@@ -243,7 +243,7 @@ describe('POST /security-report', () => {
   test('an unknown key in the option is an error at start-up that names it', () => {
     assert.throws(
       () =>
-        inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+        inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
           securityReports: {onSecurityReports: () => undefined} as never,
         }),
       (e: unknown) => e instanceof CheckoutConfigError && /securityReports/.test(e.message),

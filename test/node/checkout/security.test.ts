@@ -12,7 +12,7 @@ import {Hono, type MiddlewareHandler} from 'hono';
 import {cors} from 'hono/cors';
 import {CHECKOUT_HEADER} from '../../../src/protocol/checkout.js';
 import {checkoutCors} from '../../../src/server/checkout/security.js';
-import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
 
 const json = async (res: Response) => (await res.json()) as Record<string, unknown>;
@@ -21,7 +21,7 @@ const FORM = {'Content-Type': 'application/x-www-form-urlencoded'};
 describe('hosted form posts (hono/csrf)', () => {
   /** Posts the hosted form without an order: past the CSRF check it is a 400. */
   const post = (headers: Record<string, string>) => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway());
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway());
     return app.request('/hosted', {method: 'POST', headers: {...FORM, ...headers}, body: ''});
   };
 
@@ -143,7 +143,7 @@ describe('request bodies (hono/body-limit)', () => {
     });
 
   test('a streamed body over the limit is refused with the protocol 413 before the route reads it', async () => {
-    const {app, lines} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app, lines} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       bodyLimitBytes: 1024,
     });
     const res = await app.request('/webhook', {
@@ -169,7 +169,7 @@ describe('request bodies (hono/body-limit)', () => {
   test("a streamed body that a merchant's middleware read first is still held to the limit", async () => {
     // As the example's webhook log does: it reads the body through Hono's request, which
     // keeps the bytes for the companion's route (no stream is left for the limit to count).
-    const {app: checkout} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app: checkout} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       bodyLimitBytes: 1024,
     });
     const seen: number[] = [];
@@ -201,7 +201,7 @@ describe('request bodies (hono/body-limit)', () => {
   });
 
   test('a streamed body within the limit reaches the route; malformed UTF-8 is a 400', async () => {
-    const {app} = inProcessApp(new MemoryPaymentStore(), new StubGateway(), {
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {
       bodyLimitBytes: 1024,
     });
     const within = await app.request('/hosted', {

@@ -13,12 +13,11 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
-  MemoryPaymentStore,
-  PostgresPaymentStore,
   SqlitePaymentStore,
+  PostgresPaymentStore,
   type PaymentStore,
 } from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/sqlite-schema.js';
+import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
 import type {NewPaymentUpdate} from '../../../src/server/checkout/store.js';
 import {
   applyGatewayStatus,
@@ -49,7 +48,7 @@ process.on('exit', () => rmSync(tmp, {recursive: true, force: true}));
 let n = 0;
 
 const implementations: [string, () => PaymentStore, skip?: string | false][] = [
-  ['MemoryPaymentStore', () => new MemoryPaymentStore()],
+  ["SqlitePaymentStore (':memory:')", () => new SqlitePaymentStore(':memory:')],
   ['SqlitePaymentStore', () => new SqlitePaymentStore(path.join(tmp, `s${n++}.db`))],
   [
     'PostgresPaymentStore',
@@ -536,41 +535,7 @@ describe('SqlitePaymentStore specifics', () => {
     db.close();
   });
 
-  test('upgrades a version-1 database in place, keeping its attempts', async () => {
-    const file = path.join(tmp, 'v1.db');
-    const v1 = new Database(file);
-    v1.pragma('journal_mode = WAL');
-    v1.exec(
-      'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-    );
-    v1.exec(MIGRATIONS[0]!.sql);
-    v1.prepare('INSERT INTO schema_migrations VALUES (1, ?, 0)').run(MIGRATIONS[0]!.name);
-    v1.prepare(
-      `INSERT INTO attempts (attempt_id, order_ref, gateway_order_id, seq, method, amount, currency, state, created_at, updated_at)
-       VALUES ('old', 'o-v1', 'o-v1-1', 1, 'purchase', '1.20', 'XTS', 'pending', 1, 1)`,
-    ).run();
-    v1.close();
-    const s = new SqlitePaymentStore(file);
-    assert.deepEqual(s.appliedMigrations(), ALL_VERSIONS);
-    const old = await s.getAttempt('old');
-    assert.equal(old?.state, 'pending');
-    assert.equal(old?.writtenOff, undefined);
-    // The new tables work on the upgraded file.
-    assert.deepEqual(await s.reserveAttempt([{scope: 'ip', key: 'x', max: 1}], 10, 1000), {
-      ok: true,
-    });
-    assert.equal((await s.insertAttempt(attempt('new', 'o-v1'))).inserted, false);
-    await s.close();
-  });
-
-  test('refuses a database whose schema is newer than the code', async () => {
-    const file = path.join(tmp, 'newer.db');
-    await new SqlitePaymentStore(file).close();
-    const db = new Database(file);
-    db.prepare('INSERT INTO schema_migrations VALUES (99, ?, 0)').run('future');
-    db.close();
-    assert.throws(() => new SqlitePaymentStore(file), /newer than this code/);
-  });
+  // Upgrades from every earlier version, and a newer schema refused: migrations.test.ts.
 
   test('what was stored survives closing and reopening the file', async () => {
     const file = path.join(tmp, 'reopen.db');

@@ -1,7 +1,7 @@
 /**
  * Card tokens in the payment store (issue 15: "only with consent, and only for a customer
- * the merchant identifies on the server, the companion stores the card's token"), on the
- * memory store, a SQLite file and PostgreSQL (skipped without a server), through the
+ * the merchant identifies on the server, the companion stores the card's token"), on a
+ * SQLite file and PostgreSQL (skipped without a server), through the
  * companion's routes with a scripted gateway: a tokenised payment without consent leaves
  * the token nowhere in the database (every table's text; the SQLite file's bytes); with
  * consent only in `saved_cards`, with the brand its mask tells; the create answer, a
@@ -14,7 +14,6 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import Database from 'better-sqlite3';
 import {
-  MemoryPaymentStore,
   PostgresPaymentStore,
   StoreUnavailableError,
   type CheckoutApp,
@@ -48,7 +47,7 @@ interface Backend {
   name: string;
   skip: string | false;
   store(): PaymentStore;
-  /** Every row of every table as text (the memory store: its contents as JSON). */
+  /** Every row of every table as text. */
   dump(store: PaymentStore): Promise<Record<string, string>>;
   /** After the store is closed: raw bytes of its files, if it has any. */
   bytes(): string | undefined;
@@ -57,20 +56,6 @@ interface Backend {
 
 const sqliteFiles = tempStores('pg-stored-tokens');
 const BACKENDS: Backend[] = [
-  {
-    name: 'memory',
-    skip: false,
-    store: () => new MemoryPaymentStore(),
-    async dump(store) {
-      const out: Record<string, string> = {};
-      for (const [k, v] of Object.entries(store)) {
-        out[k] = JSON.stringify(v instanceof Map ? [...v.values()] : v);
-      }
-      return out;
-    },
-    bytes: () => undefined,
-    cleanup: async () => undefined,
-  },
   {
     name: 'SQLite',
     skip: false,
@@ -128,7 +113,7 @@ const BACKENDS: Backend[] = [
   })(),
 ];
 
-/** Tables (or memory-store fields) whose text holds `token`. */
+/** Tables whose text holds `token`. */
 async function whereIs(backend: Backend, store: PaymentStore, token: string): Promise<string[]> {
   const dump = await backend.dump(store);
   return Object.entries(dump)
@@ -247,7 +232,7 @@ for (const backend of BACKENDS) {
       assert.equal(card.mask, '424242******4242');
       assert.equal(card.tokenExpiresAt, EXPIRY);
       const where = await whereIs(backend, store, token);
-      assert.deepEqual(where, [backend.name === 'memory' ? 'savedCards' : 'saved_cards']);
+      assert.deepEqual(where, ['saved_cards']);
       // onPaymentUpdate: the saved card's id, never a token.
       await app.flushOutbox();
       const update = updates.find(
@@ -320,9 +305,7 @@ for (const backend of BACKENDS) {
       assert.equal((await cardsOf(token)).length, 1);
       await postWebhook(app, successWebhook(attempt.gatewayOrderId, token));
       assert.equal((await cardsOf(token)).length, 1);
-      assert.deepEqual(await whereIs(backend, store, token), [
-        backend.name === 'memory' ? 'savedCards' : 'saved_cards',
-      ]);
+      assert.deepEqual(await whereIs(backend, store, token), ['saved_cards']);
     });
 
     test('a crash right after the success was stored: the card is kept, once', async () => {

@@ -1,6 +1,7 @@
 /**
- * The migration that keeps card tokens out of older rows (SQLite version 5, PostgreSQL
- * version 4), from every earlier version, with rows an older pg-checkout wrote: the
+ * The migration that keeps card tokens out of older rows (version 5; PostgreSQL's version
+ * 4 in pg-checkout 0.1.0's numbering), from every earlier version, with rows an older
+ * pg-checkout wrote: the
  * attempt's `card_token` is cleared, `cc_token` leaves the attempt's and the operation's
  * `raw` (also nested) and the stored webhook `data` (re-encoded, still Base64Url JSON),
  * `cardToken` leaves the outbox's updates, and a saved card keeps its token and gets the
@@ -18,8 +19,9 @@ import {
   SqlitePaymentStore,
   encodeWebhookData,
 } from '../../../src/server/index.js';
-import {MIGRATIONS, TOKEN_FREE_MIGRATION} from '../../../src/server/checkout/sqlite-schema.js';
-import {PG_MIGRATIONS} from '../../../src/server/checkout/postgres-schema.js';
+import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
+import {TOKEN_FREE_MIGRATION} from './fixtures/released-0.1.0/sqlite-schema.js';
+import {RELEASED_POSTGRES, RELEASED_SQLITE, postgresAt, sqliteAt} from './schema-versions.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'pg-token-migration-'));
@@ -100,21 +102,11 @@ async function checkStore(s: SqlitePaymentStore | PostgresPaymentStore, hadSaved
 
 describe('SQLite: the token-free migration from every earlier version', () => {
   // Versions after it (the outbox index) start from files it has already cleaned.
-  const tokenFree = MIGRATIONS.find((m) => m.name === TOKEN_FREE_MIGRATION.name)!.version;
-  for (const from of MIGRATIONS.map((m) => m.version).filter((v) => v < tokenFree)) {
+  const tokenFree = RELEASED_SQLITE.find((m) => m.name === TOKEN_FREE_MIGRATION.name)!.version;
+  for (const from of RELEASED_SQLITE.map((m) => m.version).filter((v) => v < tokenFree)) {
     test(`from version ${from}, with rows holding tokens`, async () => {
       const file = path.join(tmp, `v${from}.db`);
-      const old = new Database(file);
-      old.pragma('journal_mode = WAL');
-      old.exec(
-        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)',
-      );
-      for (const m of MIGRATIONS.filter((m) => m.version <= from)) {
-        old.exec(m.sql);
-        old.prepare('INSERT INTO schema_migrations VALUES (?, ?, 0)').run(m.version, m.name);
-      }
-      old.exec(oldRows(from, 4));
-      old.close();
+      sqliteAt(file, from, true, oldRows(from, 4));
       assert.ok(readFileSync(file).toString('latin1').includes(OLD), 'the old file held it');
 
       const s = new SqlitePaymentStore(file);
@@ -146,21 +138,16 @@ describe('SQLite: the token-free migration from every earlier version', () => {
 });
 
 describe('PostgreSQL: the token-free migration from every earlier version', {skip: PG_SKIP}, () => {
-  const latest = PG_MIGRATIONS.at(-1)!.version;
-  for (const from of PG_MIGRATIONS.map((m) => m.version).filter((v) => v < latest)) {
-    test(`from version ${from}, with rows holding tokens`, async () => {
+  // pg-checkout 0.1.0's numbering: its version 4 was the token-free migration.
+  const latest = RELEASED_POSTGRES.at(-1)!.version;
+  for (const from of RELEASED_POSTGRES.map((m) => m.version).filter((v) => v < latest)) {
+    test(`from 0.1.0's version ${from}, with rows holding tokens`, async () => {
       const schema = schemaName(`tok${from}`);
-      await pgQuery(`CREATE SCHEMA ${schema}`);
-      await pgQuery(`SET search_path TO ${schema};
-        CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at BIGINT NOT NULL);
-        ${PG_MIGRATIONS.filter((m) => m.version <= from)
-          .map((m) => `${m.sql}; INSERT INTO schema_migrations VALUES (${m.version}, 'old', 0);`)
-          .join('\n')}
-        ${oldRows(from, 3)}`);
+      await postgresAt(schema, from, true, oldRows(from, 3));
       const s = new PostgresPaymentStore({connectionString: PG_TEST_URL, schema});
       assert.deepEqual(
         await s.appliedMigrations(),
-        PG_MIGRATIONS.map((m) => m.version),
+        MIGRATIONS.map((m) => m.version),
       );
       await checkStore(s, from >= 3);
       await s.close();

@@ -20,7 +20,7 @@ import {launchChromium} from '../../../scripts/chromium.mjs';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   createCheckoutApp,
-  MemoryPaymentStore,
+  SqlitePaymentStore,
   type CheckoutApp,
 } from '../../../src/server/index.js';
 import {GENEROUS_LIMITS, captureLogger, catalogue, updates} from '../checkout/helpers.js';
@@ -56,7 +56,7 @@ before(async () => {
       ...sandbox.clientOptions(),
       retries: 0,
     },
-    store: new MemoryPaymentStore(),
+    store: new SqlitePaymentStore(':memory:'),
     publicUrl: `${base}/checkout`,
     returnPage: '/',
     // The shop knows its customer, as the demo's does: the form asks for the card only.

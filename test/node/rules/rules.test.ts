@@ -22,7 +22,7 @@ import {
   checkName,
   checkPhone,
 } from '../../../src/rules/customer.js';
-import {MemoryPaymentStore} from '../../../src/server/index.js';
+import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {CardNumber, Email, Phone} from '../../../src/server/gateway/primitives.js';
 import {StubGateway, inProcessApp, pay, payBody} from '../checkout/helpers.js';
 
@@ -104,7 +104,7 @@ describe('the gateway model is as strict as before', () => {
 describe('the companion applies the rules before calling the gateway', () => {
   test('a phone typed as (050)1234567 is paid with, and the gateway gets 0501234567', async () => {
     const gw = new StubGateway();
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), gw);
     const body = payBody('rules-1', 'att-1');
     body.customer!.phone = '(050)1234567';
     const res = await pay(app, body);
@@ -114,7 +114,7 @@ describe('the companion applies the rules before calling the gateway', () => {
 
   test('the merchant’s customer data from resolveOrder goes through the same rules', async () => {
     const gw = new StubGateway();
-    const {app} = inProcessApp(new MemoryPaymentStore(), gw, {
+    const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), gw, {
       resolveOrder: () => ({
         amount: '1.50',
         currency: 'XTS',
@@ -141,7 +141,7 @@ describe('the companion applies the rules before calling the gateway', () => {
   ] as const) {
     test(`${email} is a 400 naming customer.email, and no gateway request`, async () => {
       const gw = new StubGateway();
-      const {app} = inProcessApp(new MemoryPaymentStore(), gw);
+      const {app} = inProcessApp(new SqlitePaymentStore(':memory:'), gw);
       const body = payBody('rules-2', 'att-2');
       body.customer!.email = email;
       const res = await pay(app, body);

@@ -172,28 +172,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
-      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing, true)};
-    }
-    if (reservation && inserted.reserved !== true) {
-      // A store written before insertAttempt took reservations stored the attempt without
-      // its counts: they are taken on their own, and over the limit the attempt is closed
-      // unsent — its limits hold, without the one transaction.
-      const taken = await store.reserveAttempt(
-        reservation.keys,
-        reservation.now,
-        reservation.windowMs,
-      );
-      if (!taken.ok) {
-        await this.d.writes.update(attempt.attemptId, (c) =>
-          markNotCreated(
-            c,
-            this.cfg.now(),
-            'rate_limited',
-            'Too many payment attempts; the request was not sent.',
-          ),
-        );
-        throw rateLimited(taken.retryAfterMs);
-      }
+      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing)};
     }
     this.log.info(
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
@@ -296,7 +275,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       'payment creation outcome unknown: reconciling',
     );
     const unknown = await writes.update(attempt.attemptId, (c) => markUnknown(c, this.cfg.now()));
-    const settled = await this.d.reconciler.reconcile(unknown ?? attempt, {force: true});
+    const settled = await this.d.reconciler.reconcileAttempt(unknown ?? attempt, {force: true});
     return {kind: 'settled', attempt: settled};
   }
 }

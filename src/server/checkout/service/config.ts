@@ -11,7 +11,7 @@ import type {
   HostedPaymentRequestInput,
   TransactionRecord,
 } from '../../gateway/schemas.js';
-import type {OperationsGateway} from '../operations.js';
+import type {OperationsGateway} from '../operation-types.js';
 import type {ResolvedOrder} from '../request.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
@@ -95,11 +95,6 @@ export type HostedResult =
   | {kind: 'redirect'; url: string}
   /** The order is already paid, or its payment is being settled: show the return page. */
   | {kind: 'settled'; response: PayResponse};
-
-/** A pay answer. (Card-testing limits are reserved before the gateway call: `velocity.ts`.) */
-export interface PayResult {
-  response: PayResponse;
-}
 
 /** What one sweep did. */
 export interface SweepResult {

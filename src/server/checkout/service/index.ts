@@ -9,7 +9,6 @@ export {
   type DuplicateChargePolicy,
   type HostedResult,
   type PayContext,
-  type PayResult,
   type ResolveOrder,
   type ServiceConfig,
   type SweepResult,

@@ -12,8 +12,8 @@
  * hook call and delivery mark are no longer on its path), and the entries written in one
  * turn are claimed and delivered in one run.
  *
- * Where the store can (`claimOutboxAfterDelivery`), a run's deliveries are marked with the
- * next run's claim, in one write, instead of one write each: under load every payment's
+ * A run's deliveries are marked with the next run's claim (`claimOutboxAfterDelivery`), in
+ * one write, instead of one write each: under load every payment's
  * update costs one outbox write, not two. A run that leaves marks behind writes them at
  * the latest `MARK_DELAY_MS` later (a run of its own when nothing kicked one before);
  * `flush` and `close` write them before they resolve. A crash before they are written
@@ -143,7 +143,7 @@ export class Outbox {
     }
   }
 
-  /** Claims, with the marks of what was delivered since the last claim when the store can. */
+  /** Claims, with the marks of what was delivered since the last claim. */
   async #claim(claimedAt: number): Promise<Awaited<ReturnType<PaymentStore['claimOutbox']>>> {
     const {store, instance} = this.#d;
     if (this.#markTimer) {
@@ -151,7 +151,7 @@ export class Outbox {
       this.#markTimer = undefined;
     }
     const delivered = this.#delivered.splice(0);
-    if (delivered.length === 0 || !store.claimOutboxAfterDelivery) {
+    if (delivered.length === 0) {
       return store.claimOutbox(instance.id, claimedAt, instance.leaseMs, CLAIM_LIMIT);
     }
     try {
@@ -169,11 +169,9 @@ export class Outbox {
     }
   }
 
-  /** Marks `id` delivered: with the next claim where the store can, else now. */
-  async #markDelivered(id: number): Promise<void> {
-    const at = this.#d.now();
-    if (this.#d.store.claimOutboxAfterDelivery) this.#delivered.push({id, at});
-    else await this.#d.store.markOutboxDelivered(id, at);
+  /** Marks `id` delivered, with the next claim. */
+  #markDelivered(id: number): void {
+    this.#delivered.push({id, at: this.#d.now()});
   }
 
   /** A run of its own, `MARK_DELAY_MS` from now, for marks no claim took meanwhile. */
@@ -226,7 +224,7 @@ export class Outbox {
           return;
         }
         try {
-          await this.#markDelivered(entry.id);
+          this.#markDelivered(entry.id);
         } catch (error) {
           // Delivered but not marked: once the claim runs out it is delivered again (the
           // hook sees the same updateId), never lost.

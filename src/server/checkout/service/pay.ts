@@ -10,7 +10,7 @@
  * - One order → at most one live attempt: an order's attempts run one at a time in this
  *   process, and the store inserts a new attempt only when the order has no live one.
  */
-import type {PayRequest} from '../../../protocol/checkout.js';
+import type {PayRequest, PayResponse} from '../../../protocol/checkout.js';
 import {CheckoutInternalError, CheckoutInvalidRequestError} from '../errors.js';
 import {
   buildDirectRequest,
@@ -23,13 +23,7 @@ import type {AttemptRecord} from '../store.js';
 import {statusInfoFromRecord} from '../transition.js';
 import {answerFor, hostedAnswer} from './answers.js';
 import {attemptOfAnotherOrder, type Attempts} from './attempt.js';
-import {
-  ServicePart,
-  type HostedResult,
-  type PayContext,
-  type PayResult,
-  type ServiceConfig,
-} from './config.js';
+import {ServicePart, type HostedResult, type PayContext, type ServiceConfig} from './config.js';
 import {SingleFlight, type OrderLocks} from './locks.js';
 import type {Reconciler} from './reconcile.js';
 import {
@@ -61,10 +55,10 @@ export interface PaymentsDeps {
 
 export class Payments extends ServicePart<PaymentsDeps> {
   /** Attempt id → the running pay call (tagged with its order). */
-  readonly #inflight = new SingleFlight<PayResult, string>();
+  readonly #inflight = new SingleFlight<PayResponse, string>();
 
   /** Answers a pay request; repeats of the same attempt id share one gateway request. */
-  pay(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+  pay(body: PayRequest, ctx: PayContext): Promise<PayResponse> {
     const running = this.#inflight.get(body.attemptId);
     if (running && running.tag !== body.orderRef) return Promise.reject(attemptOfAnotherOrder());
     return this.#inflight.run(body.attemptId, () => this.#payOnce(body, ctx), body.orderRef);
@@ -138,7 +132,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
     });
   }
 
-  async #payOnce(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+  async #payOnce(body: PayRequest, ctx: PayContext): Promise<PayResponse> {
     // A known attempt is answered without waiting behind the order's other attempts. When
     // nothing holds the order's lock, the look-up under the lock is the only one needed.
     if (this.d.locks.busy(body.orderRef)) {
@@ -149,12 +143,12 @@ export class Payments extends ServicePart<PaymentsDeps> {
   }
 
   /** The answer for a pay request whose attempt is already stored. */
-  async #answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResult> {
+  async #answerKnown(known: AttemptRecord, body: PayRequest): Promise<PayResponse> {
     if (known.orderRef !== body.orderRef) throw attemptOfAnotherOrder();
-    return {response: answerFor(await this.d.reconciler.settle(known, true))};
+    return answerFor(await this.d.reconciler.settle(known));
   }
 
-  async #payDirect(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+  async #payDirect(body: PayRequest, ctx: PayContext): Promise<PayResponse> {
     const {orderRef} = body;
     // Under the order lock: another attempt may have settled the order meanwhile.
     const again = await this.cfg.store.getAttempt(body.attemptId);
@@ -168,7 +162,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
     } catch (error) {
       if (error instanceof SavedCardRefused) {
         this.log.warn({orderRef, reason: error.reason}, 'saved card refused');
-        return {response: savedCardRefusedAnswer(orderRef, error)};
+        return savedCardRefusedAnswer(orderRef, error);
       }
       throw error;
     }
@@ -178,7 +172,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
     body: PayRequest,
     ctx: PayContext,
     saved: SavedCardRecord | undefined,
-  ): Promise<PayResult> {
+  ): Promise<PayResponse> {
     const {orderRef} = body;
     const outcome = await this.d.attempts.run({
       mode: 'direct',
@@ -237,7 +231,7 @@ export class Payments extends ServicePart<PaymentsDeps> {
       statusInfo: (result) =>
         result.kind === 'direct' ? statusInfoFromRecord(result.record) : undefined,
     });
-    return {response: outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt)};
+    return outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt);
   }
 
   /** What both modes take from the app for a create. */

@@ -6,7 +6,7 @@
  * twice. The parts:
  *
  * - `pay.ts` — direct and hosted pay, over the one attempt path of `attempt.ts`;
- * - `reconcile.ts` — lookups, the status route, the return check, abandon, `reconcileOrder`;
+ * - `reconcile.ts` — lookups, the status route, the return check, abandon, `reconcile`;
  * - `webhooks.ts` — verified, stored once, applied;
  * - `sweep.ts` — the periodic sweep and start-up recovery;
  * - `outbox.ts` — delivery to `onPaymentUpdate`; `attempt-writes.ts` — every attempt change;
@@ -15,20 +15,16 @@
  *   browser is told; `locks.ts` — per-order queues and single flight.
  */
 import type {CheckoutLogger} from '../logger.js';
-import type {PayRequest, StatusResponse} from '../../../protocol/checkout.js';
-import {
-  SecondaryOperations,
-  type OperationRequest,
-  type OperationResult,
-  type OperationsGateway,
-} from '../operations.js';
+import type {PayRequest, PayResponse, StatusResponse} from '../../../protocol/checkout.js';
+import {SecondaryOperations} from '../operations.js';
+import type {OperationRequest, OperationResult, OperationsGateway} from '../operation-types.js';
 import type {AttemptRecord, IntentKind} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
 import type {CardTestingState} from '../card-testing.js';
 import {Attempts} from './attempt.js';
 import {AttemptWrites} from './attempt-writes.js';
 import {Background, errorSummary} from './background.js';
-import type {HostedResult, PayContext, PayResult, ServiceConfig, SweepResult} from './config.js';
+import type {HostedResult, PayContext, ServiceConfig, SweepResult} from './config.js';
 import {compensateDuplicates} from './duplicates.js';
 import {CreatesInFlight, OrderLocks} from './locks.js';
 import {Outbox} from './outbox.js';
@@ -130,7 +126,7 @@ export class PaymentService {
   // Pay, status, return, abandon ---------------------------------------------------------
 
   /** Answers a pay request; repeats of the same attempt id share one gateway request. */
-  pay(body: PayRequest, ctx: PayContext): Promise<PayResult> {
+  pay(body: PayRequest, ctx: PayContext): Promise<PayResponse> {
     return this.#payments.pay(body, ctx);
   }
 
@@ -165,27 +161,21 @@ export class PaymentService {
   // Reconciliation --------------------------------------------------------------------------
 
   /** Asks the gateway now about every open attempt of the order; answers the order's state. */
-  reconcileOrder(orderRef: string): Promise<StatusResponse> {
-    return this.#reconciler.reconcileOrder(orderRef);
+  reconcile(orderRef: string): Promise<StatusResponse> {
+    return this.#reconciler.reconcile(orderRef);
   }
 
   /**
    * Asks the gateway for one attempt's state and stores the answer. `force` skips the
-   * `minIntervalMs` limit. Prefer `reconcileOrder`.
+   * `minIntervalMs` limit. Prefer `reconcile(orderRef)`.
    */
-  reconcile(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
-    return this.#reconciler.reconcile(attempt, opts);
+  reconcileAttempt(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
+    return this.#reconciler.reconcileAttempt(attempt, opts);
   }
 
   /** One pass over the open attempts (see `Sweeper.sweep`). `force` ignores the backoff. */
   sweep(opts: {force?: boolean} = {}): Promise<SweepResult> {
     return this.#sweeper.sweep(opts);
-  }
-
-  /** @deprecated Use `sweep()`: the same pass, with backoff unless `force`. */
-  async reconcileOpen(opts: {force?: boolean} = {}): Promise<{checked: number; unknown: number}> {
-    const r = await this.sweep(opts);
-    return {checked: r.checked, unknown: r.unknown};
   }
 
   // Webhooks --------------------------------------------------------------------------------

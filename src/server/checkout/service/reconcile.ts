@@ -3,7 +3,7 @@
  * gateway `order_id` (single flight, rate-limited unless forced, never while this
  * process's create of it runs), the order's attempts settled before a new attempt may
  * start, the status route's checks, the return route's background check, the customer's
- * cancellation of a 3-D Secure challenge, and the public `reconcile(orderRef)`.
+ * cancellation of a 3-D Secure challenge, and the order's `reconcile(orderRef)` (the app's `reconcile`).
  *
  * A 404 on a lookup never means "not created": a slow gateway may still create the
  * payment, so the attempt stays open and its `order_id` is reused by the next create.
@@ -74,7 +74,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
    * and stores the answer. `force` skips the `minIntervalMs` limit. Never reconciles an
    * attempt whose create call is still running in this process.
    */
-  reconcile(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
+  reconcileAttempt(attempt: AttemptRecord, opts: {force?: boolean} = {}): Promise<AttemptRecord> {
     if (this.d.creates.has(attempt.gatewayOrderId) || isFinal(attempt.state)) {
       return Promise.resolve(attempt);
     }
@@ -89,9 +89,11 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     return this.#running.run(attempt.gatewayOrderId, () => this.#lookup(attempt));
   }
 
-  /** Reconciles an attempt whose creation is unsettled (`eager`: now); returns its latest row. */
-  settle(a: AttemptRecord, eager: boolean): Promise<AttemptRecord> {
-    if (a.state === 'creating' || a.state === 'unknown') return this.reconcile(a, {force: eager});
+  /** Reconciles an attempt whose creation is unsettled, now; returns its latest row. */
+  settle(a: AttemptRecord): Promise<AttemptRecord> {
+    if (a.state === 'creating' || a.state === 'unknown') {
+      return this.reconcileAttempt(a, {force: true});
+    }
     return Promise.resolve(a);
   }
 
@@ -109,7 +111,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
       isStaleChallenge(a, now, this.cfg.attempts.abandonAfterMs),
     );
     if (open.length > 0 || stale.length > 0) {
-      for (const a of open) await this.reconcile(a, {force: true});
+      for (const a of open) await this.reconcileAttempt(a, {force: true});
       for (const a of stale) {
         await this.d.writes.update(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
         this.log.info(
@@ -133,7 +135,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     }
     const due = attempts.filter((a) => this.#checkDue(a));
     if (due.length > 0) {
-      await Promise.all(due.map((a) => this.reconcile(a)));
+      await Promise.all(due.map((a) => this.reconcileAttempt(a)));
       attempts = await store.listAttempts(orderRef);
     }
     return statusFor(orderRef, attempts);
@@ -144,10 +146,10 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
    * backoff do not apply) and answers the order's state: `none` for an order without
    * attempts. Attempts whose create call runs in this process are left to it.
    */
-  async reconcileOrder(orderRef: string): Promise<StatusResponse> {
+  async reconcile(orderRef: string): Promise<StatusResponse> {
     const {store} = this.cfg;
     const open = (await store.listAttempts(orderRef)).filter((a) => !isFinal(a.state));
-    await Promise.all(open.map((a) => this.reconcile(a, {force: true})));
+    await Promise.all(open.map((a) => this.reconcileAttempt(a, {force: true})));
     return statusFor(orderRef, await store.listAttempts(orderRef));
   }
 
@@ -160,7 +162,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     const task = (async () => {
       const attempts = await this.cfg.store.listAttempts(orderRef);
       await Promise.all(
-        attempts.filter((a) => this.#checkDue(a, true)).map((a) => this.reconcile(a)),
+        attempts.filter((a) => this.#checkDue(a, true)).map((a) => this.reconcileAttempt(a)),
       );
     })().catch((error: unknown) =>
       this.log.warn({orderRef, error: errorSummary(error)}, 'return check failed'),
@@ -183,7 +185,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
       // The customer may have finished the challenge just before cancelling: ask first.
       const a =
         stored.state === 'init' || stored.state === 'pending'
-          ? await this.reconcile(stored, {force: true}).catch(() => stored)
+          ? await this.reconcileAttempt(stored, {force: true}).catch(() => stored)
           : stored;
       const now = this.cfg.now();
       const written = await this.d.writes.update(a.attemptId, (c) =>

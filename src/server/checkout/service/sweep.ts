@@ -90,7 +90,7 @@ export class Sweeper extends ServicePart<SweeperDeps> {
     await eachLimited(due, sweep.concurrency, async (a) => {
       if (background.closed) return;
       try {
-        const settled = await this.d.reconciler.reconcile(a, {force: true});
+        const settled = await this.d.reconciler.reconcileAttempt(a, {force: true});
         if (settled.state === 'creating' || settled.state === 'unknown') unknown++;
       } catch (error) {
         unknown++;
