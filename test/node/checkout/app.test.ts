@@ -500,7 +500,10 @@ describe('onPaymentUpdate and the outbox', () => {
     ]);
     assert.equal((await store.pendingOutbox()).length, 1, 'the last delivery waits for a claim');
     // Nothing else comes: the last one is marked a moment later, by a run of its own.
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    // (Waited for, not timed: a loaded machine may take longer than a moment.)
+    for (let waited = 0; (await store.pendingOutbox()).length > 0 && waited < 5000; waited += 25) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
     assert.equal((await store.pendingOutbox()).length, 0);
     assert.equal(calls.length, 4);
     assert.deepEqual(updates.length, 3, 'nothing delivered twice');

@@ -51,8 +51,9 @@ interface Checkout {
 function timePool(store: PostgresPaymentStore): Checkout[] {
   const checkouts: Checkout[] = [];
   const pool = store.pool;
-  const connect = pool.connect.bind(pool) as () => Promise<{release(e?: unknown): void}>;
-  (pool as unknown as {connect: () => Promise<unknown>}).connect = async () => {
+  type Client = {release(e?: unknown): void};
+  const connect = pool.connect.bind(pool) as () => Promise<Client>;
+  const timed = async (): Promise<Client> => {
     const asked = performance.now();
     const client = await connect();
     const got = performance.now();
@@ -63,6 +64,18 @@ function timePool(store: PostgresPaymentStore): Checkout[] {
       return release.call(this, e);
     };
     return client;
+  };
+  // pg's own pool.query (the guard store's statements) asks with a callback: answer it too,
+  // else its connection would be taken and never given back.
+  (pool as unknown as {connect: (cb?: unknown) => unknown}).connect = (cb?: unknown) => {
+    const got = timed();
+    if (typeof cb !== 'function') return got;
+    const callback = cb as (error: unknown, client?: Client, done?: (e?: unknown) => void) => void;
+    got.then(
+      (client) => callback(undefined, client, (e?: unknown) => client.release(e)),
+      (error: unknown) => callback(error),
+    );
+    return undefined;
   };
   return checkouts;
 }
