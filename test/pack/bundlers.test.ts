@@ -20,6 +20,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {getRequestListener} from '@hono/node-server';
+import Database from 'better-sqlite3';
 import {nodeResolve} from '@rollup/plugin-node-resolve';
 import {build as esbuild} from 'esbuild';
 import type {Browser, Page} from 'playwright';
@@ -228,6 +229,7 @@ const LIT_CODE = /litHtmlVersions|reactiveElementVersions|litElementVersions/;
 
 let sandbox: Sandbox;
 let checkout: ReturnType<ServerModule['createCheckoutApp']>;
+let db: Database.Database | undefined;
 const companion = getRequestListener((request, env) => checkout.fetch(request, env));
 let http: Server;
 let origin: string;
@@ -312,7 +314,12 @@ before(async () => {
       ...sandbox.clientOptions(),
       retries: 0,
     },
-    store: new server.MemoryPaymentStore(),
+    // SQLite in memory, on the repository's better-sqlite3 given as the store's connection:
+    // the server app has none installed (server.test.ts checks the store names it there).
+    store: new server.SqlitePaymentStore({
+      filename: ':memory:',
+      connection: (db = new Database(':memory:')),
+    }),
     publicUrl: origin,
     returnPage: '/thanks',
     resolveOrder: (orderRef) => ({
@@ -350,6 +357,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await checkout?.close();
+  db?.close();
   await new Promise((resolve) => http?.close(resolve));
   await sandbox?.close();
 });

@@ -30,6 +30,10 @@ export const GATEWAY_ENDPOINTS = {
   void: {method: 'POST', path: '/api/v1/void'},
   refund: {method: 'POST', path: '/api/v1/refund'},
 } as const;
+/**
+ * The name of a gateway endpoint the client calls (`createPayment`, `getOrder`, `refund`, …), as a
+ * {@link SignatureRecipe} receives it.
+ */
 export type GatewayEndpoint = keyof typeof GATEWAY_ENDPOINTS;
 
 /** Fills a path template: `/orders/:orderId` with `{orderId: 'a b'}` gives `/orders/a%20b`. */

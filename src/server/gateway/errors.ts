@@ -5,6 +5,10 @@
  */
 import type {FieldIssue} from './schemas.js';
 
+/**
+ * Every `code` a {@link GatewayError} can have: switch on it rather than on the class or the
+ * message.
+ */
 export const GATEWAY_ERROR_CODES = [
   'invalid_request',
   'gateway_validation',
@@ -20,6 +24,7 @@ export const GATEWAY_ERROR_CODES = [
   'webhook_signature',
   'webhook_decode',
 ] as const;
+/** One of {@link GATEWAY_ERROR_CODES}: a {@link GatewayError}'s `code`. */
 export type GatewayErrorCode = (typeof GATEWAY_ERROR_CODES)[number];
 
 /** Options every {@link GatewayError} takes. */

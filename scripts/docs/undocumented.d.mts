@@ -1,0 +1,10 @@
+// Types of undocumented.mjs (used by test/node/api/documented.test.ts).
+import type {CompilerOptions} from 'typescript';
+export const DOCUMENTED_ENTRIES: Record<string, string>;
+export const PENDING: Record<string, string>;
+export function undocumentedExports(
+  entries: Record<string, string>,
+  options: CompilerOptions,
+  baseDir?: string,
+): string[];
+export function projectOptions(): CompilerOptions;
