@@ -42,6 +42,9 @@ const SERVER_SNIPPETS = [
   'ssr-page.ts',
   'store.ts',
   'saved-cards.ts',
+  'session.ts',
+  'checkout-saved-cards.ts',
+  'server-saved-cards.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 
