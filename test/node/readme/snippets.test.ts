@@ -45,6 +45,9 @@ const SERVER_SNIPPETS = [
   'session.ts',
   'checkout-saved-cards.ts',
   'server-saved-cards.ts',
+  'checkout-instances.ts',
+  'webhooks.ts',
+  'webhooks.test.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 
