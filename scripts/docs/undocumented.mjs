@@ -3,7 +3,9 @@
 // comments). Read with TypeScript's own API, as an editor reads them: each name an entry
 // exports, followed through its re-exports to the declaration, must have a TSDoc/JSDoc
 // description there (`@param` or `@returns` alone is not one). A name declared more than
-// once (a class and its namespace, overloads) needs it on one declaration.
+// once (a class and its namespace, overloads) needs it on one declaration. Every function
+// and class of pg-checkout/server (its errors aside) also shows its use in an `@example`,
+// whose code test/node/docs/code-blocks.test.ts type-checks in a merchant's project.
 //
 //   node scripts/docs/undocumented.mjs     list each export without a description, exit 1
 //
@@ -41,15 +43,18 @@ export const PENDING = {
   'pg-checkout: CardFormPhase': "src/card-form/card-form.ts, the form's state rewritten for #31",
 };
 
-/**
- * The exports of `entries` ({name: file}) without a description, as `entry: Name (file)`,
- * through one program built with `options`.
- */
-export function undocumentedExports(entries, options, baseDir = root) {
+/** The entries whose functions and classes (errors aside) must carry an `@example` too. */
+export const EXAMPLES_REQUIRED = ['pg-checkout/server'];
+
+/** An error class: its name says so (every error class of the package ends in `Error`). */
+const isErrorClass = (symbol) => /Error$/.test(symbol.name);
+
+/** The declarations an entry exports, each with its entry, name, file and doc. */
+function exportedDeclarations(entries, options, baseDir) {
   const files = Object.values(entries).map((f) => path.resolve(baseDir, f));
   const program = ts.createProgram(files, options);
   const checker = program.getTypeChecker();
-  const missing = [];
+  const out = [];
   for (const [entry, file] of Object.entries(entries)) {
     const source = program.getSourceFile(path.resolve(baseDir, file));
     if (!source) throw new Error(`${file} is not in the program`);
@@ -58,15 +63,61 @@ export function undocumentedExports(entries, options, baseDir = root) {
     for (const exported of checker.getExportsOfModule(module)) {
       const symbol =
         exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-      const described = ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim();
-      if (described) continue;
       const where = symbol.declarations?.[0]?.getSourceFile().fileName;
-      missing.push(
-        `${entry}: ${exported.name}${where ? ` (${path.relative(baseDir, where)})` : ''}`,
-      );
+      out.push({
+        entry,
+        name: exported.name,
+        file: where ? path.relative(baseDir, where) : undefined,
+        description: ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim(),
+        examples: symbol
+          .getJsDocTags(checker)
+          .filter((tag) => tag.name === 'example')
+          .map((tag) => ts.displayPartsToString(tag.text)),
+        needsExample:
+          EXAMPLES_REQUIRED.includes(entry) &&
+          ((symbol.flags & ts.SymbolFlags.Function) !== 0 ||
+            ((symbol.flags & ts.SymbolFlags.Class) !== 0 && !isErrorClass(symbol))),
+      });
     }
   }
-  return missing.sort();
+  return out;
+}
+
+const label = (d) => `${d.entry}: ${d.name}${d.file ? ` (${d.file})` : ''}`;
+
+/**
+ * The functions and classes of EXAMPLES_REQUIRED's entries without an `@example` with a
+ * code block, as `entry: Name (file)`.
+ */
+export function exportsWithoutExample(entries, options, baseDir = root) {
+  return exportedDeclarations(entries, options, baseDir)
+    .filter((d) => d.needsExample && !d.examples.some((e) => /```ts\n/.test(e)))
+    .map(label)
+    .sort();
+}
+
+/** The code of every `@example` of the exports of `entries`: `{where, code}`, TypeScript. */
+export function exampleCode(entries, options, baseDir = root) {
+  const out = [];
+  for (const d of exportedDeclarations(entries, options, baseDir)) {
+    for (const example of d.examples) {
+      for (const m of example.matchAll(/```tsx?\n([\s\S]*?)```/g)) {
+        out.push({where: label(d), code: m[1]});
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The exports of `entries` ({name: file}) without a description, as `entry: Name (file)`,
+ * through one program built with `options`.
+ */
+export function undocumentedExports(entries, options, baseDir = root) {
+  return exportedDeclarations(entries, options, baseDir)
+    .filter((d) => !d.description)
+    .map(label)
+    .sort();
 }
 
 /** The compiler options of the tree's type check (tsconfig.json). */
@@ -79,23 +130,28 @@ export function projectOptions() {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const found = undocumentedExports(DOCUMENTED_ENTRIES, projectOptions());
-  const name = (line) => line.replace(/ \(.*\)$/, '');
-  const missing = found.filter((line) => !(name(line) in PENDING));
-  const done = Object.keys(PENDING).filter((key) => !found.some((line) => name(line) === key));
-  if (done.length > 0) {
-    console.error(`undocumented: documented now, remove from PENDING: ${done.join('; ')}`);
-    process.exit(1);
-  }
-  if (missing.length > 0) {
-    console.error(
-      `undocumented: ${missing.length} public exports have no doc comment (a /** … */ description on their declaration):`,
-    );
-    for (const line of missing) console.error(`  ${line}`);
+  const declarations = exportedDeclarations(DOCUMENTED_ENTRIES, projectOptions(), root);
+  const pending = (d) => `${d.entry}: ${d.name}` in PENDING;
+  const missing = declarations.filter((d) => !d.description && !pending(d)).map(label);
+  const noExample = declarations
+    .filter((d) => d.needsExample && !pending(d) && !d.examples.some((e) => /```ts\n/.test(e)))
+    .map(label);
+  const done = Object.keys(PENDING).filter(
+    (key) => !declarations.some((d) => `${d.entry}: ${d.name}` === key && !d.description),
+  );
+  const problems = [
+    ...missing.map((line) => `${line}: no doc comment (a /** … */ description on its declaration)`),
+    ...noExample.map((line) => `${line}: no @example with a \`\`\`ts block`),
+    ...done.map((key) => `${key}: documented now: remove it from PENDING`),
+  ].sort();
+  if (problems.length > 0) {
+    console.error(`undocumented: ${problems.length} problems with the public exports' docs:`);
+    for (const line of problems) console.error(`  ${line}`);
     process.exit(1);
   }
   console.log(
     `undocumented: every export of ${Object.keys(DOCUMENTED_ENTRIES).join(', ')} has a doc comment` +
-      ` but the ${found.length} of PENDING (files being rewritten)`,
+      ` (and every function and class of ${EXAMPLES_REQUIRED.join(', ')} an example),` +
+      ` but the ${Object.keys(PENDING).length} of PENDING (files being rewritten)`,
   );
 }

@@ -89,7 +89,9 @@ export class PgSubmitEvent extends Event {
  *
  * @example
  * ```ts
- * form.addEventListener('pg-success', (event) => {
+ * import 'pg-checkout';
+ *
+ * document.querySelector('pg-card-form')?.addEventListener('pg-success', (event) => {
  *   location.assign(`/order/result?order=${encodeURIComponent(event.detail.orderRef)}`);
  * });
  * ```

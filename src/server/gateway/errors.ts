@@ -151,6 +151,19 @@ export class WebhookDecodeError extends GatewayError {
  * the gateway's), unauthenticated, the wrong method, or rate-limited. Any other failure —
  * a 5xx, a timeout, a dropped connection, an unreadable answer — leaves the outcome
  * unknown: the operation may have happened.
+ *
+ * @example
+ * ```ts
+ * import {GatewayClient, isRefusal} from 'pg-checkout/server';
+ *
+ * declare const gateway: GatewayClient;
+ * try {
+ *   await gateway.cancelOrder('ORDER-1001-1');
+ * } catch (error) {
+ *   // Refused: nothing happened. Anything else: it may have happened, so look it up.
+ *   console.log(isRefusal(error) ? 'refused' : 'outcome unknown');
+ * }
+ * ```
  */
 export function isRefusal(error: unknown): boolean {
   return (

@@ -10,7 +10,11 @@ import assert from 'node:assert/strict';
 import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {undocumentedExports} from '../../../scripts/docs/undocumented.mjs';
+import {
+  exampleCode,
+  exportsWithoutExample,
+  undocumentedExports,
+} from '../../../scripts/docs/undocumented.mjs';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pg-documented-'));
 after(() => rmSync(dir, {recursive: true, force: true}));
@@ -22,12 +26,17 @@ function write(files: Record<string, string>): void {
   }
 }
 
+const OPTIONS = {
+  strict: true,
+  noEmit: true,
+  target: 99,
+  module: 199,
+  moduleResolution: 99,
+  types: [],
+};
+
 const check = (entries: Record<string, string>): string[] =>
-  undocumentedExports(
-    entries,
-    {strict: true, noEmit: true, target: 99, module: 199, moduleResolution: 99, types: []},
-    dir,
-  );
+  undocumentedExports(entries, OPTIONS, dir);
 
 describe('every export has a doc comment: the check', () => {
   write({
@@ -80,5 +89,43 @@ export const localBare = false;
 
   test('a missing entry file is an error, not a pass', () => {
     assert.throws(() => check({pkg: 'missing.ts'}), /missing\.ts is not in the program/);
+  });
+
+  test('every function and class of pg-checkout/server shows an @example with code; its errors need none', () => {
+    write({
+      'server.ts': `/**
+ * Starts it.
+ *
+ * @example
+ * \`\`\`ts
+ * start(1);
+ * \`\`\`
+ */
+export function start(n: number): number { return n; }
+/** Stops it. */
+export function stop(): void {}
+/**
+ * Prose only.
+ *
+ * @example Call it.
+ */
+export function prose(): void {}
+/** A client. */
+export class Client {}
+/** Refused. */
+export class RefusedError extends Error {}
+/** Options. */
+export interface Options { n: number }
+`,
+    });
+    assert.deepEqual(exportsWithoutExample({'pg-checkout/server': 'server.ts'}, OPTIONS, dir), [
+      'pg-checkout/server: Client (server.ts)',
+      'pg-checkout/server: prose (server.ts)',
+      'pg-checkout/server: stop (server.ts)',
+    ]);
+    assert.deepEqual(exportsWithoutExample({'pg-checkout': 'server.ts'}, OPTIONS, dir), []);
+    assert.deepEqual(exampleCode({'pg-checkout/server': 'server.ts'}, OPTIONS, dir), [
+      {where: 'pg-checkout/server: start (server.ts)', code: 'start(1);\n'},
+    ]);
   });
 });
