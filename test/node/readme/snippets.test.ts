@@ -48,6 +48,8 @@ const SERVER_SNIPPETS = [
   'checkout-instances.ts',
   'webhooks.ts',
   'webhooks.test.ts',
+  'checkout-subscriptions.ts',
+  'server-ssr.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 
