@@ -1,11 +1,11 @@
 /**
  * Every block of code on the site that a reader is meant to copy compiles as written, in a
  * merchant's project, and so does every `@example` of the package's TSDoc (the reference
- * shows them; scripts/docs/undocumented.mjs finds them): the README snippets' machinery (test/node/readme/merchant-project.ts)
- * installs pg-checkout from this package's build, resolved through its `exports`, with only
+ * shows them; scripts/docs/undocumented.mjs finds them): the README snippets' machinery
+ * (test/node/readme/merchant-project.ts) installs pg-checkout from this package's build, resolved through its `exports`, with only
  * the packages the install lines name; the blocks sit beside docs/snippets/ (so a guide may
  * import `./checkout.js`), server blocks with Node's types, browser blocks with the DOM's,
- * all `strict`.
+ * all with `tsc --init`'s strict set (`exactOptionalPropertyTypes` and the rest).
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -34,9 +34,16 @@ const INSTALL = [
   '@types/pg',
 ];
 
+/** `tsc --init`'s strict set (TypeScript 5.9), as a merchant's new project has it. */
 const COMPILER = {
   target: 'ES2022',
   strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  noUncheckedSideEffectImports: true,
+  moduleDetection: 'force',
   skipLibCheck: true,
   noEmit: true,
 };
