@@ -10,6 +10,9 @@
 //     entry per name, with the `@event` JSDoc's description; a JSDoc name that disagrees
 //     with its class, or an event that cannot be named, fails the build.
 //   - members: private and `#` members are implementation, not API, and are left out.
+//   - state: the elements declare their reactive properties in `static properties`; the
+//     analyzer gives every entry an attribute, those with `state: true` (internal reactive
+//     state, which Lit never observes as an attribute) included. Those lose it.
 //   - paths: `src/x/y.ts` (not published) becomes `dist/browser/x/y.js`.
 // test/pack/manifest.test.ts checks the result against the built elements.
 
@@ -132,6 +135,56 @@ function publicMembersPlugin() {
   };
 }
 
+function internalStatePlugin() {
+  /** Class name → the names its `static properties` declares with `state: true`. */
+  const states = new Map();
+  return {
+    name: 'pg-internal-state',
+    analyzePhase({ts, node}) {
+      if (!ts.isClassDeclaration(node) || !node.name) return;
+      for (const member of node.members) {
+        const isStatic = member.modifiers?.some((m) => m.kind === ts.SyntaxKind.StaticKeyword);
+        if (
+          !isStatic ||
+          !ts.isPropertyDeclaration(member) ||
+          member.name.getText() !== 'properties'
+        )
+          continue;
+        const init = member.initializer;
+        if (!init || !ts.isObjectLiteralExpression(init)) continue;
+        const names = new Set();
+        for (const prop of init.properties) {
+          if (!ts.isPropertyAssignment(prop) || !ts.isObjectLiteralExpression(prop.initializer))
+            continue;
+          const state = prop.initializer.properties.some(
+            (o) =>
+              ts.isPropertyAssignment(o) &&
+              o.name.getText() === 'state' &&
+              o.initializer.kind === ts.SyntaxKind.TrueKeyword,
+          );
+          if (state) names.add(prop.name.getText());
+        }
+        states.set(node.name.text, names);
+      }
+    },
+    packageLinkPhase({customElementsManifest}) {
+      for (const mod of customElementsManifest.modules) {
+        for (const decl of mod.declarations ?? []) {
+          const names = states.get(decl.name);
+          if (!names) continue;
+          decl.attributes = decl.attributes?.filter((a) => !names.has(a.fieldName ?? a.name));
+          for (const m of decl.members ?? []) {
+            if (names.has(m.name)) {
+              delete m.attribute;
+              delete m.reflects;
+            }
+          }
+        }
+      }
+    },
+  };
+}
+
 function publishedPathsPlugin() {
   const rewrite = (value) => {
     if (Array.isArray(value)) return value.forEach(rewrite);
@@ -158,5 +211,11 @@ export default {
   outdir: '.',
   litelement: true,
   packagejson: false,
-  plugins: [registrationPlugin(), eventsPlugin(), publicMembersPlugin(), publishedPathsPlugin()],
+  plugins: [
+    registrationPlugin(),
+    eventsPlugin(),
+    internalStatePlugin(),
+    publicMembersPlugin(),
+    publishedPathsPlugin(),
+  ],
 };

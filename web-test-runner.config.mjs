@@ -58,9 +58,43 @@ async function delayedResponses(context, next) {
   return next();
 }
 
+/**
+ * A companion saturated once: `POST /__pg__/busy/<seconds>[h]/pay` answers an order's first
+ * payment `503` with error code `busy` and `Retry-After: <seconds>` (the wait in the body
+ * too, unless `h`: the header alone), as the companion does when its work in flight is at
+ * its limit; every later one of that order succeeds. `GET /__pg__/busy/log?order=<ref>`
+ * lists the attempt ids it was sent, in order (test/browser/card-form-busy.test.ts).
+ */
+const busyLog = new Map();
+async function saturatedCompanion(context, next) {
+  const log = /^\/__pg__\/busy\/log$/.test(context.path);
+  const pay = /^\/__pg__\/busy\/(\d+)(h?)\/pay$/.exec(context.path);
+  if (log) {
+    context.type = 'application/json';
+    context.body = JSON.stringify(busyLog.get(context.query.order) ?? []);
+    return;
+  }
+  if (!pay || context.method !== 'POST') return next();
+  let text = '';
+  for await (const chunk of context.req) text += chunk;
+  const {orderRef, attemptId} = JSON.parse(text);
+  const attempts = busyLog.get(orderRef) ?? [];
+  busyLog.set(orderRef, [...attempts, attemptId]);
+  context.type = 'application/json';
+  if (attempts.length === 0) {
+    const seconds = Number(pay[1]);
+    const error = {code: 'busy', message: 'the instance is saturated: try again shortly'};
+    context.status = 503;
+    context.set('Retry-After', String(seconds));
+    context.body = JSON.stringify({error: pay[2] ? error : {...error, retryAfter: seconds}});
+    return;
+  }
+  context.body = JSON.stringify({outcome: 'success', orderRef, code: '1000', message: 'OK'});
+}
+
 export default {
   files: ['test/browser/**/*.test.ts'],
-  middleware: [delayedResponses],
+  middleware: [delayedResponses, saturatedCompanion],
   nodeResolve: true,
   // Pages at once: each engine's launcher sets its own (scripts/wtr-engines.mjs).
   concurrency: 2,

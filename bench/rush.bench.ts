@@ -17,8 +17,8 @@
  * the p50/p99 time from a checkout's due time to its first final answer, and the
  * throughput (checkouts paid per second of the burst) relative to one instance. The same
  * again with the machine's cores saturated by busy processes beside the instances
- * (`saturated`). A doubled or lost payment is a `failure` (the run exits 1); the timings
- * are what they are — expected to change once the companion bounds its work in flight.
+ * (`saturated`). A doubled or lost payment, or a 503 that is not `busy` with `Retry-After`
+ * (a `store_unavailable` while the database is up), is a `failure` (the run exits 1).
  *
  * `RUSH_CHECKOUTS` (default 1000), `RUSH_RATE` (checkouts per second, default 200),
  * `RUSH_INSTANCES` (default `1,2,4`) and `RUSH_LOADS` (default `quiet,saturated`) narrow
@@ -115,7 +115,13 @@ class Tally {
   readonly answers: Record<string, number> = {};
   /** Sends of one attempt that met a 503 and then were answered 200, or were not. */
   retried = {thenAnswered: 0, never: 0};
+  /** 503s that were not `busy` with a `Retry-After` (must be 0 while the database is up). */
+  bad503 = 0;
   count(r: Reply): void {
+    if (!('error' in r) && r.status === 503) {
+      const code = (r.json['error'] as Json | undefined)?.['code'];
+      if (code !== 'busy' || r.retryAfter === undefined) this.bad503++;
+    }
     const key =
       'error' in r
         ? r.error
@@ -242,6 +248,8 @@ interface Figures {
   notPaid: number;
   answers: Record<string, number>;
   retriedAfter503: {thenAnswered: number; never: number};
+  /** 503s other than `busy` with `Retry-After` (`store_unavailable` among them). */
+  not503Busy: number;
   finalP50Ms: number;
   finalP99Ms: number;
   paidP99Ms: number;
@@ -344,6 +352,7 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
     const paidTimes = outcomes.map((o) => o.paidMs ?? PATIENCE_MS).sort((a, b) => a - b);
     const failure = [
       doubled ? `${doubled} orders charged twice` : '',
+      tally.bad503 ? `${tally.bad503} answers of 503 that were not busy with Retry-After` : '',
       lost
         ? `${lost} payments lost (${toldWithoutCharge.length} told paid without a charge, ${chargedNotShown.length} charged and not shown paid)`
         : '',
@@ -362,6 +371,7 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
       notPaid: CHECKOUTS - paidCount,
       answers: tally.answers,
       retriedAfter503: tally.retried,
+      not503Busy: tally.bad503,
       finalP50Ms: round(percentile(finals, 0.5), 0),
       finalP99Ms: round(percentile(finals, 0.99), 0),
       paidP99Ms: round(percentile(paidTimes, 0.99), 0),

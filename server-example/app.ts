@@ -17,6 +17,7 @@ import {HTTPException} from 'hono/http-exception';
 import {
   GatewayClient,
   SECURITY_REPORT_ROUTE,
+  StoreBusyError,
   StoreUnavailableError,
   createCheckoutApp,
   createCheckoutLogger,
@@ -261,14 +262,24 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 
 /**
  * The shop's answer to an error of its own routes (the companion answers its own): a
- * database that cannot be reached is a 503 with `Retry-After` (JSON for the APIs, text
- * for a page); anything else is logged and answered 500.
+ * database that cannot be reached, or busy past the pool's deadline, is a 503 with
+ * `Retry-After` (JSON for the APIs, text for a page); anything else is logged and
+ * answered 500.
  */
 function shopErrors(logger: CheckoutLogger) {
   const json = (c: Context) => c.req.path.startsWith('/api/') || c.req.path.startsWith('/admin/');
   return function shopError(error: Error, c: Context): Response {
     // Hono's own refusals (a cross-site form post to the back office's sign-in) as Hono answers them.
     if (error instanceof HTTPException) return error.getResponse();
+    // Every connection of the pool was busy past the deadline: the database is up.
+    if (error instanceof StoreBusyError) {
+      logger.warn({path: c.req.path, error: error.message}, 'shop database busy');
+      const headers = {'Retry-After': '2', 'Cache-Control': 'no-store'};
+      const message = 'this server is busy: try again in a moment';
+      return json(c)
+        ? c.json({error: {code: 'busy', message, retryAfter: 2}}, 503, headers)
+        : c.text(`Sorry, ${message}.`, 503, headers);
+    }
     if (error instanceof StoreUnavailableError) {
       logger.error({path: c.req.path, error: error.message}, 'shop database unavailable');
       const headers = {'Retry-After': '5', 'Cache-Control': 'no-store'};

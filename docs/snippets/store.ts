@@ -11,8 +11,8 @@ export function paymentStore() {
     connectionString: url, // or ?sslmode=verify-full&sslrootcert=/path/ca.pem in the URL
     schema: 'checkout', // created, with its tables, by the first instance to start
     poolSize: 10, // connections per instance
-    connectTimeoutMs: 5_000, // waiting longer for a connection: 503 store_unavailable
-    statementTimeoutMs: 10_000, // a statement running longer: the same
+    connectTimeoutMs: 5_000, // all connections busy longer: 503 busy (the database is up)
+    statementTimeoutMs: 10_000, // a statement running longer: 503 store_unavailable
     ...(caFile ? {ssl: {ca: readFileSync(caFile, 'utf8'), rejectUnauthorized: true}} : {}),
   });
 }

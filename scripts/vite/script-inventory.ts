@@ -77,6 +77,15 @@ function describe(
       pinnedBy: ['page'],
     };
   }
+  if (/^saved-cards-[\w-]+\.js$/.test(file)) {
+    return {
+      kind: 'script',
+      purpose:
+        'The saved-card choice of <pg-card-form> (offer-save-card), run when the customer has saved cards or may save one; pg-checkout-hydrate.js has it built in.',
+      loadedBy: ['pg-checkout.js'],
+      pinnedBy: ['pg-checkout.js'],
+    };
+  }
   if (file === index) {
     return {
       kind: 'data',

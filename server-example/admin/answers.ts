@@ -6,6 +6,7 @@ import type {Context, MiddlewareHandler} from 'hono';
 import type * as z from 'zod';
 import {
   GatewayError,
+  GatewayNotFoundError,
   GatewayValidationError,
   GatewayRequestValidationError,
   type CheckoutApp,
@@ -71,6 +72,18 @@ export function gatewayFailure(c: Context, error: unknown, logger: CheckoutLogge
         },
       },
       409,
+    );
+  }
+  if (error instanceof GatewayNotFoundError) {
+    // The gateway answered, and says the id does not exist (N-404): not a failed call.
+    return c.json(
+      {
+        error: {
+          code: 'not_found',
+          message: `The gateway does not know it: ${error.message}`,
+        },
+      },
+      404,
     );
   }
   if (error instanceof GatewayError) {

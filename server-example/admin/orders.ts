@@ -14,7 +14,15 @@ import type {AdminAuth} from './auth.js';
 /** Public attempt fields: no raw gateway record (an attempt holds no card token). */
 function publicAttempt(a: AttemptRecord) {
   const {raw: _raw, ...rest} = a;
-  return {...rest, hosted: a.attemptId.startsWith('hosted-')};
+  return {...rest, label: attemptLabel(a.state), hosted: a.attemptId.startsWith('hosted-')};
+}
+
+/**
+ * What the back office shows for an attempt's state: `unknown` is a create the gateway never
+ * confirmed — the customer was told so and may pay again — so it reads `unconfirmed`.
+ */
+function attemptLabel(state: AttemptRecord['state']): string {
+  return state === 'unknown' ? 'unconfirmed' : state;
 }
 
 const Amount = z
@@ -79,7 +87,11 @@ export function ordersArea(deps: AreaDeps): Hono {
         return {
           ...o,
           attempts: attempts.length,
-          state: attempts.find((a) => a.state === 'success') ? 'success' : (last?.state ?? 'new'),
+          state: attempts.find((a) => a.state === 'success')
+            ? 'success'
+            : last
+              ? attemptLabel(last.state)
+              : 'new',
           hosted: last ? last.attemptId.startsWith('hosted-') : false,
         };
       }),

@@ -1,9 +1,8 @@
 /**
  * The example's tables on PostgreSQL, beside the companion's (`DATABASE_URL`): on the
  * `pg` pool of the companion's `PostgresPaymentStore`, so an instance holds one pool with
- * one set of settings — its size, timeouts, TLS, and the schema (`DATABASE_SCHEMA`) as the
- * connections' `search_path` — and the shop's tables sit in the same schema as the
- * payments. Each step awaits its statement; a transaction holds one pooled connection
+ * one set of settings — its size, timeouts, TLS — and the shop's tables sit in the same
+ * schema (`DATABASE_SCHEMA`, each transaction's `search_path`) as the payments. Each step awaits its statement; a transaction holds one pooled connection
  * from `BEGIN` to `COMMIT` and nothing else (no network call waits inside one). The
  * tables are created on first use, in one transaction under an advisory lock, so
  * instances starting together create them once. A database that cannot be reached is a
@@ -12,6 +11,8 @@
 import type {Pool, PoolClient} from 'pg';
 import {StoreUnavailableError} from '../../src/server/index.js';
 import {isUnavailable} from '../../src/server/checkout/postgres-store.js';
+import {poolWaitAsBusy} from '../../src/server/checkout/backpressure.js';
+import {hearErrors, transactionStart} from '../../src/server/checkout/pg-session.js';
 import {TERMS, type ShopDb, type Step, type Work} from './work.js';
 
 /** The advisory lock the example's table definitions are created under. */
@@ -24,6 +25,8 @@ function numbered(sql: string): string {
 }
 
 function unavailable(error: unknown): unknown {
+  const busy = poolWaitAsBusy(error, "the shop's database");
+  if (busy !== error) return busy;
   if (!isUnavailable(error)) return error;
   const what = (error as Error).message || String((error as {code?: unknown}).code);
   return new StoreUnavailableError(`the shop's database cannot be reached: ${what}`, {
@@ -42,6 +45,9 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
     if (t === undefined) texts.set(sql, (t = numbered(sql)));
     return t;
   };
+  // The schema is the transaction's (SET LOCAL), never the connection's: the pool may be
+  // a transaction-mode PgBouncer's (src/server/checkout/pg-session.ts).
+  const begin = transactionStart(schema, undefined);
   let pending: string[] = [];
   let defining: Promise<void> | undefined;
 
@@ -62,13 +68,13 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
   const inTransaction = async <T>(fn: (c: PoolClient) => Promise<T>): Promise<T> => {
     let c: PoolClient;
     try {
-      c = await pool.connect();
+      c = hearErrors(await pool.connect());
     } catch (error) {
       throw unavailable(error);
     }
     let broken: Error | undefined;
     try {
-      await c.query('BEGIN');
+      await c.query(begin);
       const result = await fn(c);
       await c.query('COMMIT');
       return result;
@@ -120,13 +126,10 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
     define(ddl) {
       pending.push(ddl);
     },
+    // A statement alone runs in a transaction too, for its search_path.
     async run<T>(work: Work<T>): Promise<T> {
       await ready();
-      try {
-        return (await drive(work)) as T;
-      } catch (error) {
-        throw unavailable(error);
-      }
+      return (await inTransaction((c) => drive(work, c))) as T;
     },
     async transaction<T>(work: Work<T>): Promise<T> {
       await ready();

@@ -150,51 +150,42 @@ export function fieldValue(name: Exclude<CardField, 'expiry'>, raw: string): str
   return result.ok ? result.value : raw.trim();
 }
 
+/** The form field of each protocol field the server may blame. */
+const FORM_FIELDS: Readonly<Record<string, CardField>> = {
+  'card.number': 'number',
+  'card.expMonth': 'expiry',
+  'card.expYear': 'expiry',
+  'card.cvv': 'cvv',
+  'card.holder': 'holder',
+  'customer.firstName': 'firstName',
+  'customer.lastName': 'lastName',
+  'customer.email': 'email',
+  'customer.phone': 'phone',
+};
+
 /**
  * The form field a protocol field belongs to (`card.expYear` → `expiry`,
  * `customer.phone` → `phone`), for a refusal the server answers with.
  */
 export function formFieldOf(protocolField: string | undefined): CardField | undefined {
-  switch (protocolField) {
-    case 'card.number':
-      return 'number';
-    case 'card.expMonth':
-    case 'card.expYear':
-      return 'expiry';
-    case 'card.cvv':
-      return 'cvv';
-    case 'card.holder':
-      return 'holder';
-    case 'customer.firstName':
-      return 'firstName';
-    case 'customer.lastName':
-      return 'lastName';
-    case 'customer.email':
-      return 'email';
-    case 'customer.phone':
-      return 'phone';
-    default:
-      return undefined;
-  }
+  return protocolField && Object.hasOwn(FORM_FIELDS, protocolField)
+    ? FORM_FIELDS[protocolField]
+    : undefined;
 }
+
+/** The likeliest reason, by field, that the server refused a value the form found valid. */
+const LIKELIEST: Partial<Record<CardField, keyof CheckoutMessages>> = {
+  number: 'numberInvalid',
+  expiry: 'expiryPast',
+  cvv: 'cvvRequired',
+  email: 'emailInvalid',
+  phone: 'phoneInvalid',
+};
 
 /**
  * What to show under `field` when the server refused a value the form found valid (its
  * clock or the merchant's rules differ): the likeliest reason.
  */
 export function likeliestMessage(field: CardField, t: CheckoutMessages): string {
-  switch (field) {
-    case 'number':
-      return t.numberInvalid;
-    case 'expiry':
-      return t.expiryPast;
-    case 'cvv':
-      return t.cvvRequired;
-    case 'email':
-      return t.emailInvalid;
-    case 'phone':
-      return t.phoneInvalid;
-    default:
-      return t.required;
-  }
+  return t[LIKELIEST[field] ?? 'required'];
 }

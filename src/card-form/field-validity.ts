@@ -3,13 +3,16 @@
  * error text (shown once it can no longer become valid, or on blur, or when the whole form
  * is checked), the form-associated validity the merchant's `<form>` sees, and
  * `pg-validity-change` when the set of invalid fields changes through input. The verdicts
- * come from the field rules (`field-check.ts`); the host renders `errors`.
+ * come from the field rules (`field-check.ts`); the host renders `errors`. Which fields show
+ * an error is state; the text is looked up when the host renders, in the language it is
+ * in then: a table that loads after the customer typed (`lang="uk"` on a page whose
+ * Ukrainian texts were still on their way) or a `lang` changed later shows at once.
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
 import {PgValidityChangeEvent, type CardField} from '../events/events.js';
 import {fill, languageOf, type CheckoutMessages} from '../i18n/messages.js';
 import type {CardBrand} from '../validation/card.js';
-import {checkField, type FieldCheck} from './field-check.js';
+import {checkField, likeliestMessage, type FieldCheck} from './field-check.js';
 
 /** What the controller reads from its form. */
 export interface FieldValidityOptions {
@@ -26,8 +29,11 @@ export interface FieldValidityOptions {
 }
 
 export class FieldValidity implements ReactiveController {
-  /** Error text per field, as shown. */
-  errors: Partial<Record<CardField, string>> = {};
+  /**
+   * The fields whose error shows: by the rules (`check`), or because the server refused a
+   * value the rules take (`blame`: the likeliest reason is said).
+   */
+  private shown: Partial<Record<CardField, 'check' | 'blame'>> = {};
 
   private readonly host: ReactiveControllerHost & EventTarget;
   private readonly options: FieldValidityOptions;
@@ -47,6 +53,21 @@ export class FieldValidity implements ReactiveController {
     this.last ??= this.options.fields().join(',');
   }
 
+  /** Error text per field, as shown, in the host's texts now. */
+  get errors(): Partial<Record<CardField, string>> {
+    const t = this.options.text();
+    const errors: Partial<Record<CardField, string>> = {};
+    for (const [name, why] of Object.entries(this.shown) as [CardField, 'check' | 'blame'][]) {
+      const check = this.check(name, t);
+      errors[name] = check.valid
+        ? why === 'blame'
+          ? likeliestMessage(name, t)
+          : ''
+        : check.message;
+    }
+    return errors;
+  }
+
   /** The field's verdict under the project's field rules. */
   check(name: CardField, t: CheckoutMessages = this.options.text()): FieldCheck {
     const value = this.options.input(name)?.value ?? '';
@@ -62,15 +83,10 @@ export class FieldValidity implements ReactiveController {
 
   /** Shows the error of every invalid field; returns them. */
   report(): CardField[] {
-    const t = this.options.text();
-    const errors: Partial<Record<CardField, string>> = {};
-    for (const name of this.options.fields()) {
-      const check = this.check(name, t);
-      if (!check.valid) errors[name] = check.message;
-    }
-    this.setErrors(errors);
+    const invalid = this.invalid();
+    this.setShown(Object.fromEntries(invalid.map((name) => [name, 'check'])));
     this.sync(false);
-    return Object.keys(errors) as CardField[];
+    return invalid;
   }
 
   /** The customer typed into `name`. */
@@ -89,24 +105,28 @@ export class FieldValidity implements ReactiveController {
     if (this.edited.has(name)) this.revalidate(name, true);
   }
 
-  /** Shows `message` under `name` (the server refused its value). */
-  blame(name: CardField, message: string): void {
-    this.setErrors({...this.errors, [name]: message});
+  /**
+   * The server refused the value of `name`: its error shows what the rules say is wrong, or
+   * when they find nothing (the server's clock or the merchant's rules differ) the likeliest
+   * reason.
+   */
+  blame(name: CardField): void {
+    this.setShown({...this.shown, [name]: 'blame'});
   }
 
   /** `names` were emptied: forgets they were typed into and hides their errors. */
   forget(names: readonly CardField[]): void {
-    const errors = {...this.errors};
+    const shown = {...this.shown};
     for (const name of names) {
       this.edited.delete(name);
-      delete errors[name];
+      delete shown[name];
     }
-    this.setErrors(errors);
+    this.setShown(shown);
   }
 
   /** Hides every error. */
   clearErrors(): void {
-    this.setErrors({});
+    this.setShown({});
   }
 
   /** Updates form-associated validity; with `announce`, emits `pg-validity-change` on a change. */
@@ -135,24 +155,28 @@ export class FieldValidity implements ReactiveController {
     return this.host instanceof Element ? languageOf(this.host) : undefined;
   }
 
-  private setErrors(errors: Partial<Record<CardField, string>>): void {
-    this.errors = errors;
+  private setShown(shown: Partial<Record<CardField, 'check' | 'blame'>>): void {
+    this.shown = shown;
     this.host.requestUpdate();
   }
 
-  /** Shows or hides one field's error after input (`typing`) or blur. */
+  /**
+   * Shows or hides one field's error after input (`typing`) or blur: shown once the value
+   * cannot become valid, or on blur of a field typed into; while typing towards something
+   * valid, hidden; on blur of a field not typed into, as it was.
+   */
   private revalidate(name: CardField, typing: boolean): void {
     const check = this.check(name);
-    const shown = this.errors[name];
-    let message: string | undefined;
-    if (check.valid || (typing && check.potentiallyValid)) message = undefined;
-    else if (!check.potentiallyValid) message = check.message;
-    else message = this.edited.has(name) ? check.message : shown;
-    if (message !== shown) {
-      const errors = {...this.errors};
-      if (message) errors[name] = message;
-      else delete errors[name];
-      this.setErrors(errors);
+    const was = name in this.shown;
+    const show =
+      !check.valid &&
+      !(typing && check.potentiallyValid) &&
+      (!check.potentiallyValid || this.edited.has(name) || was);
+    if (show !== was || this.shown[name] === 'blame') {
+      const shown = {...this.shown};
+      if (show) shown[name] = 'check';
+      else delete shown[name];
+      this.setShown(shown);
     }
     this.sync(true);
   }

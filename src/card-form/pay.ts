@@ -28,6 +28,7 @@ const RETRY_SAME_ATTEMPT: readonly PgErrorCode[] = [
   'rate_limited',
   'gateway_unavailable',
   'store_unavailable',
+  'busy',
   'internal',
 ];
 
@@ -41,7 +42,7 @@ export interface PayError {
   field?: string;
   /** True when resending the same attempt (same attempt id) may succeed. */
   retrySameAttempt: boolean;
-  /** Seconds to wait before trying again, with `rate_limited`. */
+  /** Seconds to wait before trying again, with `rate_limited` and `busy`. */
   retryAfter?: number;
 }
 
@@ -183,10 +184,13 @@ export async function sendPay(
   }
   const info = errorBodyOf(body);
   const code: PgErrorCode = info?.code ?? (response.status >= 500 ? 'internal' : 'invalid_request');
+  // The body's wait, else `Retry-After` in seconds (as the companion writes it; a date or
+  // anything else reads as none).
+  const retryAfter = info?.retryAfter ?? (Number(response.headers.get('Retry-After')) || undefined);
   return error(code, info?.message ?? '', {
     status: response.status,
     ...(info?.field ? {field: info.field} : {}),
-    ...(info?.retryAfter ? {retryAfter: info.retryAfter} : {}),
+    ...(retryAfter ? {retryAfter} : {}),
     retrySameAttempt: RETRY_SAME_ATTEMPT.includes(code) || response.status >= 500,
   });
 }

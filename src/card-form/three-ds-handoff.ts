@@ -8,6 +8,7 @@
  */
 import type {ReactiveController, ReactiveControllerHost} from 'lit';
 import {CHECKOUT_ROUTES, type StatusResponse} from '../protocol/checkout.js';
+import type {PgErrorCode} from '../events/events.js';
 import type {PgThreeDSRedirect} from '../three-ds-redirect/three-ds-redirect.js';
 import {sendAbandon} from './pay.js';
 
@@ -16,8 +17,8 @@ export interface HandoffOutcome {
   success(): void;
   /** `reason` is the status route's failure reason (`abandoned` after a cancelled challenge). */
   failure(reason: string | undefined): void;
-  /** The status is not known: `retryable` when checking again may tell (`last`: what is known). */
-  error(message: string, retryable: boolean, last: StatusResponse | undefined): void;
+  /** The status is not known (`code` says why): `retryable` when checking again may tell (`last`: what is known). */
+  error(code: PgErrorCode, retryable: boolean, last: StatusResponse | undefined): void;
   /** The customer cancelled the challenge: the form may be used again at once. */
   cancelled(): void;
 }
@@ -115,7 +116,7 @@ export class ThreeDSHandoff implements ReactiveController {
       this.outcome.failure(redirect.lastStatus?.reason ?? e.detail.code),
     );
     outcome('pg-error', (e) =>
-      this.outcome.error(e.detail.message, e.detail.retryable, redirect.lastStatus),
+      this.outcome.error(e.detail.code, e.detail.retryable, redirect.lastStatus),
     );
     // The customer cancelled the challenge: the server writes the attempt off before the
     // status check, so paying again (this card or another) starts a new attempt at once.

@@ -4,7 +4,6 @@
  * and only need the 3-D Secure browser data.
  */
 import {LitElement, css} from 'lit';
-import {property} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
 import {collectBrowserFingerprint} from './collect.js';
 import type {ClientFingerprint} from '../protocol/checkout.js';
@@ -25,6 +24,15 @@ import {issueWarning} from '../internal/dev-mode.js';
  */
 @defineElement('pg-fingerprint')
 export class PgFingerprint extends LitElement {
+  /**
+   * The reactive properties and their attributes, declared here rather than with Lit's
+   * `@property`/`@state` decorators: their code (and the decorator helper's) cost the CDN
+   * file 0.3 kB gzip. The fields below keep their types, defaults and documentation.
+   */
+  static override properties = {
+    name: {reflect: true},
+  };
+
   static formAssociated = true;
   static override styles = css`
     :host {
@@ -33,7 +41,7 @@ export class PgFingerprint extends LitElement {
   `;
 
   /** Name of the form field that receives the JSON. */
-  @property({reflect: true}) name = 'browser_fingerprint';
+  name = 'browser_fingerprint';
 
   private readonly internals: ElementInternals;
 

@@ -142,6 +142,11 @@ export interface CheckoutMessages {
   gatewayUnavailable: string;
   /** `{n}` is replaced by the seconds to wait. */
   rateLimited: string;
+  /**
+   * The companion is saturated (`busy`): nothing was charged; `{n}` is replaced by the
+   * seconds the form waits before "Try again" can be pressed.
+   */
+  busy: string;
   /** The server refused the request as invalid. */
   checkDetails: string;
   /** The status check ran out of time while the bank was still processing. */

@@ -33,7 +33,10 @@ export function failureText(t: CheckoutMessages, reason: string | undefined): st
   ];
 }
 
-/** The text of an error with `code`; `retryAfter` is the wait, in seconds, of `rate_limited`. */
+/**
+ * The text of an error with `code`; `retryAfter` is the wait, in seconds, of `rate_limited`
+ * and `busy`.
+ */
 export function errorText(t: CheckoutMessages, code: string, retryAfter?: number): string {
   switch (code) {
     case 'network':
@@ -47,6 +50,11 @@ export function errorText(t: CheckoutMessages, code: string, retryAfter?: number
       return t.checkDetails;
     case 'rate_limited':
       return retryAfter ? fill(t.rateLimited, Math.ceil(retryAfter)) : t.serverError;
+    // The companion is saturated (not down): nothing was charged, a moment later may work.
+    case 'busy':
+      return fill(t.busy, Math.ceil(retryAfter ?? 1));
+    case 'missing_order':
+      return t.missingOrder;
     default:
       return t.serverError;
   }

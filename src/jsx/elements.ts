@@ -30,6 +30,7 @@ export const CARD_FORM_PROPERTIES = {
   required: 'required',
   disabled: 'disabled',
   acceptedBrands: 'accepted-brands',
+  acceptHeader: 'accept-header',
   amount: 'amount',
   currency: 'currency',
   theme: 'theme',

@@ -260,6 +260,11 @@ export const CHECKOUT_ERROR_CODES = [
   'rate_limited',
   'gateway_unavailable',
   'store_unavailable',
+  /**
+   * 503 with `Retry-After`: the instance is saturated (its work in flight at its limit), not
+   * down; nothing was done, and the same request may be sent again after the wait.
+   */
+  'busy',
   'operation_refused',
   'internal',
 ] as const;
@@ -273,7 +278,7 @@ export interface CheckoutErrorBody {
     message: string;
     /** Dotted path of the offending field, when one is to blame. */
     field?: string;
-    /** Seconds to wait before trying again, with `rate_limited`. */
+    /** Seconds to wait before trying again, with `rate_limited` and `busy` (also `Retry-After`). */
     retryAfter?: number;
   };
 }

@@ -12,7 +12,13 @@
  */
 
 // The checkout companion.
-export {createCheckoutApp, type CheckoutApp} from './checkout/app.js';
+export {
+  createCheckoutApp,
+  type CheckoutApp,
+  type CheckoutCloseOptions,
+  type CheckoutCloseResult,
+} from './checkout/app.js';
+export {StoreBusyError} from './checkout/backpressure.js';
 export type {CheckoutAppOptions} from './checkout/options.js';
 export type {
   CheckoutGateway,
@@ -52,10 +58,23 @@ export {
   PostgresSecurityReportStore,
   type PostgresSecurityReportStoreOptions,
 } from './checkout/postgres-security-reports.js';
+// The shop-wide defences' counters (the card-testing breaker, the bound on refused webhooks).
+export {MemoryGuardStore, type GuardFlag, type GuardStore} from './checkout/guard-store.js';
+export {SqliteGuardStore, type SqliteGuardStoreOptions} from './checkout/sqlite-guard-store.js';
+export {
+  PostgresGuardStore,
+  type PostgresGuardStoreOptions,
+} from './checkout/postgres-guard-store.js';
+export {
+  CARD_TESTING_DEFAULTS,
+  type CardTestingOptions,
+  type CardTestingState,
+} from './checkout/card-testing.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
 export {normaliseIp} from './checkout/security.js';
 export {
   CheckoutConfigError,
+  CheckoutBusyError,
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutGatewayUnavailableError,

@@ -6,7 +6,6 @@
  * for the final state, never trusting the query string, and shows and emits the outcome.
  */
 import {LitElement, adoptStyles, html, nothing, unsafeCSS} from 'lit';
-import {property, query, state} from 'lit/decorators.js';
 import {defineElement} from '../internal/define-element.js';
 import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
 import {
@@ -106,39 +105,61 @@ export type RedirectState = (typeof REDIRECT_STATES)[number];
 @defineElement('pg-3ds-redirect')
 export class PgThreeDSRedirect extends LitElement {
   static override styles = [sharedStyles, threeDSRedirectStyles];
+  /**
+   * The reactive properties and their attributes, declared here rather than with Lit's
+   * `@property`/`@state` decorators: their code (and the decorator helper's) cost the CDN
+   * file 0.3 kB gzip. The fields below keep their types, defaults and documentation.
+   */
+  static override properties = {
+    mode: {},
+    windowSize: {attribute: 'window-size'},
+    statusEndpoint: {attribute: 'status-endpoint'},
+    resolve: {type: Boolean},
+    returnUrl: {attribute: 'return-url'},
+    timeout: {type: Number},
+    pollInterval: {type: Number, attribute: 'poll-interval'},
+    noStatus: {type: Boolean, attribute: 'no-status'},
+    messages: {attribute: false},
+    navigate: {attribute: false},
+    state: {state: true},
+    lastStatus: {state: true},
+    frameUrl: {state: true},
+    errorMessage: {state: true},
+    canRetry: {state: true},
+  };
 
   /** `redirect` (top-level navigation) or `iframe` (a modal dialog on this page). */
-  @property() mode: ThreeDSMode = 'redirect';
+  mode: ThreeDSMode = 'redirect';
 
   /** EMV challenge window size for iframe mode: `01` 250×400 … `04` 600×400, `05` full screen. */
-  @property({attribute: 'window-size'}) windowSize: ChallengeWindowSize = '05';
+  windowSize: ChallengeWindowSize = '05';
 
   /** The merchant's status route (`GET …?order=<ref>` answering a `StatusResponse`). */
-  @property({attribute: 'status-endpoint'}) statusEndpoint = '';
+  statusEndpoint = '';
 
   /** On a return page: resolve the pending order as soon as the element is connected. */
-  @property({type: Boolean}) resolve = false;
+  resolve = false;
 
   /**
    * Iframe mode: the challenge is over when the frame reaches a URL starting with this one
    * (default: any page of this origin).
    */
-  @property({attribute: 'return-url'}) returnUrl = '';
+  returnUrl = '';
 
   /** Deadline, in milliseconds, for learning the final status. */
-  @property({type: Number}) timeout = 60_000;
+  timeout = 60_000;
 
   /** First wait, in milliseconds, between status requests; it doubles up to 8 s. */
-  @property({type: Number, attribute: 'poll-interval'}) pollInterval = 1000;
+  pollInterval = 1000;
 
   /** Hide the status line (when a surrounding element shows the outcome itself). */
-  @property({type: Boolean, attribute: 'no-status'}) noStatus = false;
+  noStatus = false;
 
   /** Overrides of the built-in texts. */
-  @property({attribute: false}) messages: Partial<CheckoutMessages> | undefined;
+  messages: Partial<CheckoutMessages> | undefined;
 
   /** Performs a top-level navigation; replace it to observe or veto redirects. */
-  @property({attribute: false}) navigate: (url: string) => void = (url) => {
+  navigate: (url: string) => void = (url) => {
     window.location.assign(url);
   };
 
@@ -146,17 +167,23 @@ export class PgThreeDSRedirect extends LitElement {
   clock: Clock = systemClock;
 
   /** What the element is doing now. */
-  @state() state: RedirectState = 'idle';
+  state: RedirectState = 'idle';
 
   /** The last status the server reported, if any (read-only). */
-  @state() lastStatus: StatusResponse | undefined;
+  lastStatus: StatusResponse | undefined;
 
-  @state() private frameUrl = '';
-  @state() private errorMessage = '';
-  @state() private canRetry = false;
+  private frameUrl = '';
+  private errorMessage = '';
+  private canRetry = false;
 
-  @query('dialog') private dialog!: HTMLDialogElement | null;
-  @query('iframe') private frame!: HTMLIFrameElement | null;
+  // Getters rather than Lit's `@query`, whose module the CDN file would carry for these two.
+  private get dialog(): HTMLDialogElement | null {
+    return this.shadowRoot?.querySelector('dialog') ?? null;
+  }
+
+  private get frame(): HTMLIFrameElement | null {
+    return this.shadowRoot?.querySelector('iframe') ?? null;
+  }
 
   private readonly locale = new LocaleController(this);
   private readonly statusTask = new AsyncController<StatusResponse>(this);

@@ -74,8 +74,9 @@ export function parseExpiry(raw: string): ExpiryParts {
   // `2034-10`, `2034/1`, `2034 . 10`: a year of this century first.
   let match = /^(20\d\d) ?[-./] ?(\d{0,2})$/.exec(text);
   if (match) return parts('iso', match[2], match[1], `${match[1]}-${match[2]}`);
-  // `01/34`, `1 - 34`, `01.2034`, `1 34`, `01 / `: a month, then up to four year digits.
-  match = /^(\d\d?) ?(?:[-./] ?| )(\d{0,4})$/.exec(text);
+  // `01/34`, `1 - 34`, `01.2034`, `1 34`, `01 / `: a month, then up to four year digits;
+  // zeros before a month of two digits are dropped, as card-validator does (`002/34`).
+  match = /^(?:0+(?=\d\d))?(\d\d?) ?(?:[-./] ?| )(\d{0,4})$/.exec(text);
   if (match) return parts('date', match[1], match[2], `${match[1]}/${match[2]}`);
   if (!/^\d{1,6}$/.test(text)) return parts('bad', '', '', text);
   // `20`, `203`, `2034`: no month and year begin so (`2 / 0…` is over), `2034-10` does;

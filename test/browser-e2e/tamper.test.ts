@@ -5,9 +5,12 @@
  * one file changed by one byte, under the strict CSP with Trusted Types, in Chromium,
  * Firefox and WebKit. The browser must refuse the changed file: a script never runs; a
  * locale's texts (or the index of their hashes) are never shown, the form says so to the
- * merchant (`pg-error`, `misconfigured`) and still takes a payment, in English. Beside the
- * tampered runs, the same pages untouched: a Polish page shows Polish and pays, and a
- * server-rendered page hydrates through its after-paint loader and pays, in each engine.
+ * merchant (`pg-error`, `misconfigured`) and still takes a payment, in English; the
+ * saved-card view (`saved-cards-<hash>.js`, pinned by pg-checkout.js) is never shown, the
+ * form says so and pays with a card typed in. Beside the tampered runs, the same pages
+ * untouched: a Polish page shows Polish and pays, a page with a saved card shows it and
+ * pays with it, and a server-rendered page hydrates through its after-paint loader and
+ * pays, in each engine.
  *
  * Each engine is opened once (engines.ts, `openInEngine`) on the first case;
  * the page's own script (`PROBE`) reports what it saw to this server, which answers with
@@ -58,19 +61,36 @@ function oneByteChanged(file: string, bytes: Buffer): Buffer {
 /** What a case's page is, and which file of the folder it serves changed (if any). */
 interface Case {
   name: string;
-  /** `cdn`: pg-checkout.js in a `<script integrity>`; `ssr`: a server-rendered form and the after-paint loader. */
-  page: 'cdn' | 'ssr';
+  /**
+   * `cdn`: pg-checkout.js in a `<script integrity>`; `saved`: the same with
+   * `offer-save-card`, for a customer with a saved card; `ssr`: a server-rendered form and
+   * the after-paint loader.
+   */
+  page: 'cdn' | 'saved' | 'ssr';
   lang: string;
   tampered?: string;
 }
 
 const codeOf = (file: string) => /^locales\/([a-z]+)-/.exec(file)?.[1];
+/** A file of code that pg-checkout.js loads pinned (the saved-card view). */
+const isPinnedModule = (file: string) => /^saved-cards-[\w-]+\.js$/.test(file);
+/** The saved card the order route lists on a `saved` page. */
+const SAVED_CARD = {
+  id: 'card-1',
+  mask: '555555******4444',
+  brand: 'mastercard',
+  expMonth: 12,
+  expYear: new Date().getFullYear() + 2,
+  expired: false,
+};
 
 const CASES: Case[] = [
   {name: 'untouched: a Polish page', page: 'cdn', lang: 'pl'},
   {name: 'untouched: a server-rendered page', page: 'ssr', lang: 'en'},
+  {name: 'untouched: a page with a saved card', page: 'saved', lang: 'en'},
   ...inventory.files.map(({file}): Case => {
     if (file === 'pg-checkout.js') return {name: file, page: 'cdn', lang: 'en', tampered: file};
+    if (isPinnedModule(file)) return {name: file, page: 'saved', lang: 'en', tampered: file};
     if (file.endsWith('.js')) return {name: file, page: 'ssr', lang: 'en', tampered: file};
     const lang = file === indexFile ? 'pl' : codeOf(file)!;
     return {name: file, page: 'cdn', lang, tampered: file};
@@ -101,10 +121,18 @@ const PROBE = `(() => {
       // The page's language: its texts, or the form's word that it cannot have them.
       for (let i = 0; i < 30 && document.documentElement.lang !== 'en' && label(form) === ${JSON.stringify(en.cardNumber)} && report.errors.length === 0; i++) await sleep(100);
       await form.updateComplete;
+      if (form.hasAttribute('offer-save-card')) {
+        // The order's answer, then the saved-card view, or the form's word that it cannot have it.
+        const saved = () => form.shadowRoot.querySelector('[part="saved-cards"]');
+        for (let i = 0; i < 30 && !saved() && report.errors.length === 0; i++) await sleep(100);
+        await form.updateComplete;
+        report.savedCardShown = saved() !== null;
+      }
       report.label = label(form);
       report.button = form.shadowRoot.querySelector('button[type=submit]').textContent.trim();
       const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
-      for (const [id, value] of [['number', '4242424242424242'], ['expiry', '12' + year], ['cvv', '123']]) {
+      // With a saved card chosen the card's fields are hidden: it pays with that card.
+      if (!report.savedCardShown) for (const [id, value] of [['number', '4242424242424242'], ['expiry', '12' + year], ['cvv', '123']]) {
         const input = form.shadowRoot.querySelector('#' + id);
         input.value = value;
         input.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true, inputType: 'insertFromPaste', data: value}));
@@ -147,6 +175,7 @@ interface Report {
   label?: string;
   button?: string;
   outcome?: string;
+  savedCardShown?: boolean;
 }
 
 let server: Server;
@@ -156,8 +185,8 @@ const ssrForm = renderCardForm({endpoint: 'checkout/pay', orderRef: 'ssr', lang:
 /** Reports of the engine running now, by case. */
 let reports: Map<number, Report>;
 let allReported: () => void = () => {};
-/** Payments by the case whose page made them. */
-let payments: number[];
+/** Payments by the case whose page made them: with a saved card, or a card typed in. */
+let payments: Array<{n: number; savedCardId?: string; card: boolean}>;
 
 async function readBody(req: IncomingMessage): Promise<string> {
   let text = '';
@@ -168,11 +197,12 @@ async function readBody(req: IncomingMessage): Promise<string> {
 async function pageOf(n: number, c: Case): Promise<string> {
   const head = `<!doctype html><html lang="${c.lang}"><head><meta charset="utf-8"><title>Case ${n}</title>
 <script src="probe.js"></script>`;
-  if (c.page === 'cdn') {
+  if (c.page !== 'ssr') {
     const sri = sriHash(files.get('pg-checkout.js')!);
+    const offer = c.page === 'saved' ? ' offer-save-card' : '';
     return `${head}
 <script type="module" src="pg-checkout.js" integrity="${sri}" crossorigin="anonymous"></script>
-</head><body><pg-card-form endpoint="checkout/pay" order-ref="case-${n}"></pg-card-form></body></html>`;
+</head><body><pg-card-form endpoint="checkout/pay" order-ref="case-${n}"${offer}></pg-card-form></body></html>`;
   }
   const sri = sriHash(files.get('pg-checkout-hydrate-after-paint.js')!);
   return `${head}
@@ -206,9 +236,27 @@ before(async () => {
         return send(200, 'text/plain', n + 1 < CASES.length ? `${origin}/case/${n + 1}/` : '');
       }
       if (rest === 'checkout/pay' && req.method === 'POST') {
-        const body = JSON.parse(await readBody(req)) as {orderRef: string};
-        payments.push(n);
+        const body = JSON.parse(await readBody(req)) as {
+          orderRef: string;
+          savedCardId?: string;
+          card?: unknown;
+        };
+        payments.push({
+          n,
+          card: body.card !== undefined,
+          ...(body.savedCardId ? {savedCardId: body.savedCardId} : {}),
+        });
         const answer = {outcome: 'success', orderRef: body.orderRef, code: '1000', message: 'OK'};
+        return send(200, 'application/json', JSON.stringify(answer));
+      }
+      if (rest === 'checkout/order' && req.method === 'POST') {
+        const body = JSON.parse(await readBody(req)) as {orderRef: string};
+        const answer = {
+          orderRef: body.orderRef,
+          amount: '10.00',
+          currency: 'UAH',
+          savedCards: [SAVED_CARD],
+        };
         return send(200, 'application/json', JSON.stringify(answer));
       }
       const bytes = files.get(rest);
@@ -229,7 +277,8 @@ for (const engine of testedEngines()) {
   describe(`${engine}: one file of the CDN changed by one byte`, async () => {
     const missing = await missingEngine(engine);
     const results = new Map<number, Report>();
-    const paid: number[] = [];
+    const paid: Array<{n: number; savedCardId?: string; card: boolean}> = [];
+    const paidBy = (n: number) => paid.filter((p) => p.n === n);
 
     before(
       async () => {
@@ -256,7 +305,23 @@ for (const engine of testedEngines()) {
           if (c.lang !== 'en') assert.notEqual(report.label, en.cardNumber);
           assert.deepEqual(errors, []);
           assert.equal(report.outcome, 'success');
-          assert.ok(paid.includes(n));
+          if (c.page === 'saved') {
+            assert.equal(report.savedCardShown, true, 'the saved-card view did not show');
+            assert.deepEqual(paidBy(n), [{n, card: false, savedCardId: SAVED_CARD.id}]);
+          } else {
+            assert.deepEqual(paidBy(n), [{n, card: true}]);
+          }
+        } else if (isPinnedModule(c.tampered)) {
+          // The saved-card view refused: never shown, said once, paid with a card typed in.
+          assert.equal(report.defined, true);
+          assert.equal(report.savedCardShown, false, 'the changed view was shown');
+          assert.deepEqual(
+            errors.map((e) => [e.code, e.retryable, e.orderRef]),
+            [['misconfigured', false, `case-${n}`]],
+          );
+          assert.match(errors[0]!.message, new RegExp(`/${c.tampered} could not be loaded`));
+          assert.equal(report.outcome, 'success');
+          assert.deepEqual(paidBy(n), [{n, card: true}]);
         } else if (c.tampered === 'pg-checkout.js' || c.tampered.endsWith('-after-paint.js')) {
           // The page's own script refused: nothing of pg-checkout runs, and its tag says so.
           assert.equal(report.defined, false, 'the changed script ran');
@@ -264,7 +329,7 @@ for (const engine of testedEngines()) {
             report.scriptErrors.some((src) => src.endsWith(`/${c.tampered}`)),
             `no error on its tag: ${report.scriptErrors.join(' ')}`,
           );
-          assert.ok(!paid.includes(n));
+          assert.deepEqual(paidBy(n), []);
         } else if (c.tampered.endsWith('.js')) {
           // The hydrating bundle, refused at its loader: the form says it cannot pay.
           assert.equal(report.defined, false, 'the changed script ran');
@@ -273,7 +338,7 @@ for (const engine of testedEngines()) {
           assert.equal(errors[0]!.retryable, false);
           assert.equal(errors[0]!.orderRef, `case-${n}`);
           assert.match(errors[0]!.message, new RegExp(`/${c.tampered} could not be loaded`));
-          assert.ok(!paid.includes(n));
+          assert.deepEqual(paidBy(n), []);
         } else {
           // Texts refused: English shown, never the changed table; said once; paid.
           assert.equal(report.defined, true);
@@ -287,7 +352,7 @@ for (const engine of testedEngines()) {
             new RegExp(`/${c.tampered.replace('.', '\\.')} could not`),
           );
           assert.equal(report.outcome, 'success');
-          assert.ok(paid.includes(n), 'no payment');
+          assert.deepEqual(paidBy(n), [{n, card: true}], 'no payment');
         }
         assert.deepEqual(violations, []);
       });

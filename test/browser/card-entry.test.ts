@@ -10,7 +10,19 @@ import {expect, fixture, html} from '@open-wc/testing';
 import {sendKeys} from '@web/test-runner-commands';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {VISA, errorOf, futureExpiry, inputOf, json, press, stubFetch, typeInto} from './helpers.js';
+import {en, loadMessages, messagesReady} from '../../src/i18n/messages.js';
+import {uk} from '../../src/i18n/locales/uk.js';
+import {
+  VISA,
+  errorOf,
+  tick,
+  futureExpiry,
+  inputOf,
+  json,
+  press,
+  stubFetch,
+  typeInto,
+} from './helpers.js';
 
 const SUCCESS_BODY = {outcome: 'success', orderRef: 'order-1', code: '1000', message: 'Approved'};
 
@@ -198,6 +210,8 @@ describe('typing the expiry key by key', () => {
     ] as const) {
       const el = await cardForm(lang);
       await typeInto(el, 'expiry', `10${past}`);
+      // The language's table is fetched on demand; what the customer sees once it is here.
+      await loadMessages(lang);
       await el.updateComplete;
       expect(seen(el, 'expiry')).to.deep.include({
         value: `10 / ${past}`,
@@ -205,6 +219,40 @@ describe('typing the expiry key by key', () => {
         message: text,
       });
     }
+  });
+
+  it('an error shown before the language’s texts arrive is rewritten in that language when they do', async () => {
+    const past = String(new Date().getFullYear() - 2).slice(2);
+    const el = await cardForm('pl');
+    // Typed before Polish is at hand (a slow network): the error can only read in English.
+    expect(messagesReady('pl'), 'Polish is still on its way').to.equal(false);
+    const input = inputOf(el, 'expiry');
+    input.value = `10${past}`;
+    input.dispatchEvent(new InputEvent('input', {bubbles: true, composed: true}));
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal('Card has expired.');
+    await loadMessages('pl');
+    await el.updateComplete;
+    expect(seen(el, 'expiry')).to.deep.include({invalid: 'true', message: 'Karta wygasła.'});
+  });
+
+  it('says an error already shown in the language its texts arrive in later, and when the page’s language changes', async () => {
+    // The Ukrainian table loads on demand: the form reads in English until it is here. An
+    // error shown meanwhile must not stay English once it is (nor after a later lang change).
+    const past = String(new Date().getFullYear() - 2).slice(2);
+    const el = await cardForm('tr');
+    await typeInto(el, 'expiry', `10${past}`);
+    await el.updateComplete;
+    expect(seen(el, 'expiry').invalid).to.equal('true');
+    el.setAttribute('lang', 'uk');
+    await loadMessages('uk');
+    await tick(); // the form hears of a lang attribute through a MutationObserver
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal(uk.expiryPast);
+    el.setAttribute('lang', 'en');
+    await tick();
+    await el.updateComplete;
+    expect(errorOf(el, 'expiry')).to.equal(en.expiryPast);
   });
 
   it('changes the month in place: the caret stays after it and the year is kept', async () => {

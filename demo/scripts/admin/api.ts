@@ -67,6 +67,8 @@ export interface Attempt {
   amount: string;
   currency: string;
   state: string;
+  /** What to show for the state: `unconfirmed` for a create the gateway never confirmed. */
+  label?: string;
   statusCode?: string;
   statusDescription?: string;
   cardMask?: string;

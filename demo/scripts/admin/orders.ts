@@ -274,7 +274,7 @@ function attemptTemplate(orderRef: string, a: Attempt, gw: GatewayPayment | unde
   >
     <div class="attempt__head">
       <strong>Attempt ${a.seq}</strong>
-      ${badge(a.state)}
+      ${badge(a.label ?? a.state)}
       ${
         a.writtenOff
           ? html`<span class="tag" data-written-off=${a.writtenOff}

@@ -38,7 +38,7 @@ async function show(c: OrderDetails, details: OrderResponse | undefined): Promis
     c.selected = cards?.find((s) => !s.expired)?.id ?? '';
   }
   if (cards && (cards.length > 0 || c.host.offerSaveCard)) {
-    c.view ??= await c.kit.view();
+    await c.loadView();
   }
   // The saved cards show their brands: the marks follow (the form's own lazy load).
   if (cards?.length) void c.kit.loadBrandMarks().then((ok) => ok && c.host.requestUpdate());

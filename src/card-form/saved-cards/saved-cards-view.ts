@@ -6,7 +6,8 @@
  * box (never ticked by default). Native radios and a `<fieldset>` with its `<legend>`
  * give the keyboard (arrow keys, Space, Enter pays) and screen readers what they expect.
  * This module imports nothing at run time: Lit's `html`, the card rules and the brand
- * marks come with the controller (`kit`), so the chunk loads like a locale table.
+ * marks come with the controller (`kit`). In the CDN file `pg-checkout.js` it is a file
+ * beside the bundle, pinned by its hash (scripts/vite/pinned-modules.ts).
  */
 import type {CheckoutMessages} from '../../i18n/messages.js';
 import type {SavedCardView} from '../../protocol/checkout.js';
@@ -173,9 +174,10 @@ export function choice(c: OrderDetails, t: CheckoutMessages) {
  * with the offer on and a customer the server identified (it listed their cards).
  */
 export function offer(c: OrderDetails, t: CheckoutMessages) {
-  if (!c.host.offerSaveCard || !c.details?.savedCards || c.selected) return c.kit.nothing;
+  const {html, nothing} = c.kit;
+  if (!c.host.offerSaveCard || !c.details?.savedCards || c.selected) return nothing;
   adoptStyles(c);
-  return c.kit.html`<label class="save-offer" part="save-card">
+  return html`<label class="save-offer" part="save-card">
     <input
       type="checkbox"
       name="pg-save-card"

@@ -63,6 +63,7 @@ export const cs: CheckoutMessages = {
   notConfirmed: 'Platbu se nepodařilo potvrdit. Zkuste to znovu: dvakrát vám strženo nebude.',
   gatewayUnavailable: 'Platební služba není dostupná. Nic nebylo strženo; zkuste to znovu.',
   rateLimited: 'Příliš mnoho pokusů. Zkuste to znovu za {n} s.',
+  busy: 'Obchod je právě přetížený. Nic nebylo strženo; zkuste to znovu za {n} s.',
   checkDetails: 'Zkontrolujte údaje karty a zkuste to znovu.',
   stillProcessing: 'Vaše banka platbu stále zpracovává. Zkontrolujte to znovu za chvíli.',
   savedCards: 'Uložené karty',

@@ -68,6 +68,7 @@ export const de: CheckoutMessages = {
   gatewayUnavailable:
     'Der Zahlungsdienst ist nicht erreichbar. Es wurde nichts abgebucht; versuchen Sie es erneut.',
   rateLimited: 'Zu viele Versuche. Versuchen Sie es in {n} s erneut.',
+  busy: 'Der Shop ist gerade ausgelastet. Es wurde nichts abgebucht; versuchen Sie es in {n} s erneut.',
   checkDetails: 'Prüfen Sie die Kartendaten und versuchen Sie es erneut.',
   stillProcessing: 'Ihre Bank bearbeitet die Zahlung noch. Prüfen Sie gleich noch einmal.',
   savedCards: 'Gespeicherte Karten',

@@ -63,6 +63,7 @@ export const en: CheckoutMessages = {
   notConfirmed: 'We could not confirm the payment. Try again: you cannot be charged twice.',
   gatewayUnavailable: 'The payment service is not available. Nothing was charged; try again.',
   rateLimited: 'Too many attempts. Try again in {n} s.',
+  busy: 'The shop is busy. Nothing was charged; try again in {n} s.',
   checkDetails: 'Check the card details and try again.',
   stillProcessing: 'Your bank is still processing the payment. Check again in a moment.',
   savedCards: 'Saved cards',

@@ -65,6 +65,7 @@ export const es: CheckoutMessages = {
   gatewayUnavailable:
     'El servicio de pago no está disponible. No se ha cobrado nada; inténtalo de nuevo.',
   rateLimited: 'Demasiados intentos. Inténtalo de nuevo en {n} s.',
+  busy: 'La tienda está saturada. No se ha cobrado nada; inténtalo de nuevo en {n} s.',
   checkDetails: 'Revisa los datos de la tarjeta e inténtalo de nuevo.',
   stillProcessing: 'Tu banco todavía está procesando el pago. Vuelve a comprobarlo en un momento.',
   savedCards: 'Tarjetas guardadas',

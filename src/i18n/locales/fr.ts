@@ -67,6 +67,7 @@ export const fr: CheckoutMessages = {
   gatewayUnavailable:
     'Le service de paiement est indisponible. Aucun montant n’a été débité ; réessayez.',
   rateLimited: 'Trop de tentatives. Réessayez dans {n} s.',
+  busy: 'La boutique est très sollicitée. Rien n’a été débité ; réessayez dans {n} s.',
   checkDetails: 'Vérifiez les données de la carte et réessayez.',
   stillProcessing: 'Votre banque traite encore le paiement. Vérifiez à nouveau dans un instant.',
   savedCards: 'Cartes enregistrées',

@@ -65,6 +65,7 @@ export const it: CheckoutMessages = {
   gatewayUnavailable:
     'Il servizio di pagamento non è disponibile. Non è stato addebitato nulla; riprova.',
   rateLimited: 'Troppi tentativi. Riprova tra {n} s.',
+  busy: 'Il negozio è sovraccarico. Non è stato addebitato nulla; riprova tra {n} s.',
   checkDetails: 'Controlla i dati della carta e riprova.',
   stillProcessing: 'La tua banca sta ancora elaborando il pagamento. Controlla di nuovo tra poco.',
   savedCards: 'Carte salvate',

@@ -65,6 +65,7 @@ export const pl: CheckoutMessages = {
   gatewayUnavailable:
     'Usługa płatności jest niedostępna. Nie pobrano żadnych środków; spróbuj ponownie.',
   rateLimited: 'Zbyt wiele prób. Spróbuj ponownie za {n} s.',
+  busy: 'Sklep jest teraz przeciążony. Nic nie pobrano; spróbuj ponownie za {n} s.',
   checkDetails: 'Sprawdź dane karty i spróbuj ponownie.',
   stillProcessing: 'Twój bank wciąż przetwarza płatność. Sprawdź ponownie za chwilę.',
   savedCards: 'Zapisane karty',

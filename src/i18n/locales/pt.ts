@@ -64,6 +64,7 @@ export const pt: CheckoutMessages = {
     'Não foi possível confirmar o pagamento. Tente de novo: você não será cobrado duas vezes.',
   gatewayUnavailable: 'O serviço de pagamento está indisponível. Nada foi cobrado; tente de novo.',
   rateLimited: 'Muitas tentativas. Tente de novo em {n} s.',
+  busy: 'A loja está sobrecarregada. Nada foi cobrado; tente de novo em {n} s.',
   checkDetails: 'Confira os dados do cartão e tente de novo.',
   stillProcessing: 'Seu banco ainda está processando o pagamento. Verifique de novo em instantes.',
   savedCards: 'Cartões guardados',

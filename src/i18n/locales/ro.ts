@@ -64,6 +64,7 @@ export const ro: CheckoutMessages = {
   gatewayUnavailable:
     'Serviciul de plată nu este disponibil. Nu s-a debitat nimic; încearcă din nou.',
   rateLimited: 'Prea multe încercări. Încearcă din nou peste {n} s.',
+  busy: 'Magazinul este suprasolicitat. Nu s-a debitat nimic; încearcă din nou peste {n} s.',
   checkDetails: 'Verifică datele cardului și încearcă din nou.',
   stillProcessing: 'Banca ta încă procesează plata. Verifică din nou în câteva momente.',
   savedCards: 'Carduri salvate',

@@ -63,6 +63,7 @@ export const tr: CheckoutMessages = {
   gatewayUnavailable:
     'Ödeme hizmeti şu anda kullanılamıyor. Hiçbir ücret alınmadı; tekrar deneyin.',
   rateLimited: 'Çok fazla deneme. {n} sn sonra tekrar deneyin.',
+  busy: 'Mağaza şu anda çok yoğun. Hiçbir ücret alınmadı; {n} sn sonra tekrar deneyin.',
   checkDetails: 'Kart bilgilerini kontrol edip tekrar deneyin.',
   stillProcessing: 'Bankanız ödemeyi hâlâ işliyor. Birazdan tekrar kontrol edin.',
   savedCards: 'Kayıtlı kartlar',

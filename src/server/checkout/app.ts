@@ -25,7 +25,9 @@ import {
 } from '../../protocol/schemas.js';
 import type {SavedCardSummary} from './saved-cards.js';
 import {formatIssues} from '../gateway/schemas.js';
+import {Admission, StoreBusyError} from './backpressure.js';
 import {
+  CheckoutBusyError,
   CheckoutError,
   CheckoutForbiddenError,
   CheckoutInternalError,
@@ -48,6 +50,13 @@ import {PaymentService, errorSummary, type SweepResult} from './service/index.js
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {StoreUnavailableError, type PaymentStore} from './store.js';
 import {AttemptVelocity} from './velocity.js';
+import {CardTestingBreaker, type CardTestingState} from './card-testing.js';
+import {MemoryGuardStore, type GuardStore} from './guard-store.js';
+import {SqliteGuardStore} from './sqlite-guard-store.js';
+import {PostgresGuardStore} from './postgres-guard-store.js';
+import {SqlitePaymentStore} from './sqlite-store.js';
+import {PostgresPaymentStore} from './postgres-store.js';
+import {MemoryPaymentStore} from './memory-store.js';
 
 /**
  * What the Node adapter puts in `c.env`; other runtimes pass other things (or nothing).
@@ -95,14 +104,55 @@ export type CheckoutApp = Hono<Env> & {
   removeSavedCard(customerId: string, savedCardId: string): Promise<boolean>;
   /** Delivers pending `onPaymentUpdate` notifications; resolves when done or blocked. */
   flushOutbox(): Promise<void>;
-  /** Waits for in-flight work. Does not close the store (its owner does). */
-  close(): Promise<void>;
+  /** The shop-wide card-testing breaker as it stands (open or closed, and its counts). */
+  cardTesting(): Promise<CardTestingState>;
+  /** Refused webhooks kept one by one and only counted, over the minutes counts are kept. */
+  rejectedWebhookCounts(): Promise<{kept: number; counted: number}>;
+  /**
+   * Closes the companion gracefully: from now on every request is answered `503 busy` with
+   * `Retry-After` (webhooks too: the gateway sends them again), the requests admitted
+   * before run to their end, then — with `flush` — the payment updates stored meanwhile
+   * are delivered, background work is awaited, and — with `closeStore` — the store is
+   * closed. All within `timeoutMs` (default 15000): what is not done by then is left as
+   * after a crash (an update in the outbox, an attempt for the sweep), never half done.
+   * Without options: waits for in-flight work and keeps the store open (its owner closes it).
+   */
+  close(options?: CheckoutCloseOptions): Promise<CheckoutCloseResult>;
+  /** Requests worked on and waiting now, and those answered `503 busy` since the start. */
+  load(): {inFlight: number; queued: number; refusedBusy: number};
   readonly store: PaymentStore;
   readonly logger: CheckoutLogger;
   readonly service: PaymentService;
 };
 
-const NO_STORE = {'Cache-Control': 'no-store'};
+/** Options of {@link CheckoutApp.close}. */
+export interface CheckoutCloseOptions {
+  /** Deliver the payment updates still in the outbox before closing (default false). */
+  flush?: boolean;
+  /** Close the store once the rest is done (default false: its owner closes it). */
+  closeStore?: boolean;
+  /** The deadline of the whole close, in ms (default 15000). */
+  timeoutMs?: number;
+}
+
+/** What {@link CheckoutApp.close} managed before its deadline. */
+export interface CheckoutCloseResult {
+  /** Every request admitted before the close was answered. */
+  drained: boolean;
+  /** With `flush`: the outbox was delivered (else updates wait for another instance). */
+  flushed: boolean;
+}
+
+/**
+ * Every answer of the companion: never cached, never sniffed as another type, never
+ * framed (its JSON — the status route's included — is data, not a page to embed).
+ */
+const NO_STORE = {
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
+};
 
 /** The hosted-payment route, relative to where the companion is mounted. */
 export const HOSTED_ROUTE = '/hosted';
@@ -159,6 +209,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const logger = o.logger ?? createCheckoutLogger();
   const now = o.clock ?? Date.now;
   const returnPage = new URL(o.returnPage, o.base + '/');
+  const ownGuard = o.guardStore === undefined;
+  const guard = o.guardStore ?? guardStoreBeside(o.store);
   const service = new PaymentService({
     store: o.store,
     gateway: o.gatewayClient,
@@ -174,6 +226,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     sweep: o.sweep,
     duplicateCharges: o.duplicateCharges,
     velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
+    cardTesting: new CardTestingBreaker(guard, o.cardTesting, logger, now),
+    guard,
+    webhookRejections: o.webhookRejections,
     webhookAllowedIps: o.webhookAllowedIps,
     instance: o.instance,
     logger,
@@ -194,6 +249,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return ip;
   };
 
+  const admission = new Admission(o.admission);
   const app = new Hono<Env>();
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
@@ -211,10 +267,11 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       status,
       ms: Math.round((performance.now() - started) * 10) / 10,
     };
-    if (status >= 500) {
+    const refused = answeredWith.get(c);
+    if (status >= 500 && refused?.code !== 'busy') {
       logger.error(line, 'request failed');
     } else if (status >= 400) {
-      const e = answeredWith.get(c);
+      const e = refused;
       const refusal = e && {
         code: e.code,
         ...(e.field === undefined ? {} : {field: e.field}),
@@ -223,6 +280,17 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       logger.warn({...line, ...refusal}, 'request refused');
     } else {
       logger.info(line, 'request');
+    }
+  });
+
+  // Backpressure: a place among the requests in flight, or `503 busy` at once (see
+  // backpressure.ts). Held until the answer is made.
+  app.use('*', async function admit(_c, next) {
+    const leave = await admission.enter();
+    try {
+      await next();
+    } finally {
+      leave();
     }
   });
 
@@ -365,6 +433,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
   const forms = sameOriginForms(o.allowedOriginList);
   app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
+    const ip = requireIp(c);
     const text = await readBodyText(c.req, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     let ref: unknown;
@@ -388,6 +457,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
     const result = await service.payHosted(parsed.data, {
       request: c.req.raw,
+      ip,
       orderTimeout: o.hosted.orderTimeoutSeconds,
       language: o.hosted.language,
     });
@@ -400,6 +470,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     answeredWith.set(c, e);
     const headers: Record<string, string> = {...NO_STORE};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
+    // A body refused for its size is not read (the Node adapter discards the rest, then
+    // closes the connection): the answer says so, rather than keep-alive.
+    if (e.status === 413) headers['Connection'] = 'close';
     return c.json(e.toBody(), e.status as 400, headers);
   };
 
@@ -415,6 +488,14 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.onError(function checkoutErrors(error, c) {
     let e: CheckoutError;
     if (error instanceof CheckoutError) e = error;
+    // Every database connection was busy past the deadline: the database is up.
+    else if (error instanceof StoreBusyError) {
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'payment store busy');
+      e = new CheckoutBusyError('this server is busy: try again in a moment', {
+        cause: error,
+        retryAfter: o.admission.retryAfterSeconds,
+      });
+    }
     // The database is down: a 503 the browser may retry and the gateway resends after.
     else if (error instanceof StoreUnavailableError) {
       logger.error({error: errorSummary(error), path: c.req.path}, 'payment store unavailable');
@@ -429,12 +510,42 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
         error.status,
         'bad request',
       );
+    } else if (admission.closed) {
+      // Past the close's deadline the store may be closed under a request still running:
+      // the same request, sent again (to another instance), is answered from what was stored.
+      logger.warn({error: errorSummary(error), path: c.req.path}, 'request cut by the shutdown');
+      e = new CheckoutBusyError('this server is shutting down: try again in a moment', {
+        retryAfter: o.admission.retryAfterSeconds,
+      });
     } else {
       logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
       e = new CheckoutInternalError();
     }
     return answer(c, e);
   });
+
+  let closing: Promise<CheckoutCloseResult> | undefined;
+  /** See `CheckoutApp.close`: refuse, drain, flush, close the service, close the store. */
+  const close = (options: CheckoutCloseOptions = {}): Promise<CheckoutCloseResult> =>
+    (closing ??= (async () => {
+      const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+      admission.close();
+      const drained = await admission.idle(deadline);
+      let flushed = false;
+      if (options.flush) {
+        flushed = await Promise.race([
+          service.flushOutbox().then(
+            () => true,
+            () => false,
+          ),
+          sleepUntil(deadline).then(() => false),
+        ]);
+      }
+      await Promise.race([service.close(), sleepUntil(deadline)]);
+      if (ownGuard) await guard.close?.();
+      if (options.closeStore) await o.store.close();
+      return {drained, flushed};
+    })());
 
   return Object.assign(app, {
     start: () => service.start(),
@@ -450,9 +561,46 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     removeSavedCard: (customerId: string, savedCardId: string) =>
       service.savedCards.remove(customerId, savedCardId),
     flushOutbox: () => service.flushOutbox(),
-    close: () => service.close(),
+    cardTesting: () => service.cardTestingState(),
+    rejectedWebhookCounts: () => service.rejectedWebhookCounts(),
+    close: (options?: CheckoutCloseOptions) => close(options),
+    load: () => ({
+      inFlight: admission.inFlight,
+      queued: admission.queued,
+      refusedBusy: admission.refused,
+    }),
     store: o.store,
     logger,
     service,
+  });
+}
+
+/**
+ * The guard store beside a payment store, in the same database: a `SqliteGuardStore` on a
+ * `SqlitePaymentStore`'s file (a connection of its own), a `PostgresGuardStore` on a
+ * `PostgresPaymentStore`'s pool and schema; else (memory, or a store of the merchant's
+ * own) this process's memory — which a `MemoryPaymentStore`'s refused webhooks are trimmed in.
+ */
+function guardStoreBeside(store: PaymentStore): GuardStore {
+  if (store instanceof PostgresPaymentStore) {
+    return new PostgresGuardStore({pool: store.pool, schema: store.schema});
+  }
+  if (
+    store instanceof SqlitePaymentStore &&
+    store.filename !== ':memory:' &&
+    store.filename !== ''
+  ) {
+    return new SqliteGuardStore({filename: store.filename});
+  }
+  const rejected =
+    store instanceof MemoryPaymentStore
+      ? (store as unknown as {rejected: unknown[]}).rejected
+      : undefined;
+  return new MemoryGuardStore(rejected ? {rejected} : {});
+}
+
+function sleepUntil(deadline: number): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, Math.max(0, deadline - Date.now())).unref?.();
   });
 }

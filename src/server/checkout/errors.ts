@@ -124,6 +124,21 @@ export class CheckoutStoreUnavailableError extends CheckoutError {
   }
 }
 
+/**
+ * 503: this instance is at its limit of work in flight (its queue is full, or a request
+ * waited in it, or for a database connection, past the deadline), or it is shutting down.
+ * Not an outage: the database is up. Nothing was sent to the gateway for this request by
+ * this answer; the same request may be sent again after `Retry-After` seconds.
+ */
+export class CheckoutBusyError extends CheckoutError {
+  constructor(message: string, opts: {cause?: unknown; retryAfter?: number} = {}) {
+    super('busy', 503, message, {
+      retryAfter: opts.retryAfter ?? 2,
+      ...(opts.cause === undefined ? {} : {cause: opts.cause}),
+    });
+  }
+}
+
 /** 500: a fault of this server (or of the merchant's hooks). Details go to the log only. */
 export class CheckoutInternalError extends CheckoutError {
   constructor(message = 'internal error', opts: {cause?: unknown} = {}) {

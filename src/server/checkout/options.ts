@@ -8,6 +8,7 @@ import {hostname} from 'node:os';
 import * as z from 'zod';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
+import {ADMISSION_DEFAULTS} from './backpressure.js';
 import {CheckoutConfigError} from './errors.js';
 import {isCheckoutLogger, type CheckoutLogger} from './logger.js';
 import {
@@ -19,6 +20,8 @@ import {
 import type {PaymentStore, PaymentUpdate} from './store.js';
 import {normaliseIp} from './security.js';
 import {SecurityReportOptionsSchema, type SecurityReportOptions} from './security-report-route.js';
+import {CARD_TESTING_DEFAULTS, type CardTestingOptions} from './card-testing.js';
+import type {GuardStore} from './guard-store.js';
 
 /** Options of {@link createCheckoutApp}. */
 export interface CheckoutAppOptions {
@@ -57,7 +60,15 @@ export interface CheckoutAppOptions {
     maxOrderLookupsPerIp?: number;
     windowMs?: number;
   };
-  statusCheck?: {afterMs?: number; minIntervalMs?: number};
+  /**
+   * The status route asks the gateway about an open attempt without news for `afterMs`
+   * (default 15 s), at most every `minIntervalMs` (5 s). An attempt whose create the
+   * gateway never confirmed (`unknown`: the customer is told `not_confirmed` and may pay
+   * again) is looked up with the sweep's backoff (5 s doubling to 30 minutes) and at most
+   * `maxUnknownLookups` times (default 10: about 43 minutes with the default backoff);
+   * paying again and a webhook still settle it.
+   */
+  statusCheck?: {afterMs?: number; minIntervalMs?: number; maxUnknownLookups?: number};
   /**
    * Open attempts: a 3-D Secure challenge without news for `abandonAfterMs` (default 15
    * minutes) no longer blocks its order; attempts older than `expireAfterMs` (default 24
@@ -83,6 +94,33 @@ export interface CheckoutAppOptions {
   duplicateCharges?: DuplicateChargePolicy;
   /** Accept webhooks only from these addresses (the gateway's is 35.187.74.148). */
   webhookAllowedIps?: string[];
+  /**
+   * Refused webhooks (bad signature, address not allowed) kept in `rejected_webhooks`:
+   * anyone can post them, so at most `perMinute` a minute shop-wide (default 60) are kept
+   * one by one, and only the newest `rows` (default 1,000); past the rate they are only
+   * counted, per minute, for `countedMinutes` (default 1,440: a day). So a flood of forged
+   * posts leaves at most 1,000 rows there (about 150 kB) and 1,440 rows of counts.
+   */
+  webhookRejections?: {perMinute?: number; rows?: number; countedMinutes?: number};
+  /**
+   * The shop-wide card-testing breaker (card-testing.ts): when the decline rate of the
+   * shop's payments over `windowMs` (default 10 minutes; at least `minDecided`, 20, with an
+   * outcome) passes `maxDeclineRate` (0.5), new card payments of customers the shop does
+   * not know are admitted at `admitPerMinute` (5) shop-wide for at least `openMs` (5
+   * minutes), the others refused with 429 and `Retry-After`; a saved card or an order
+   * whose customer `resolveOrder` names (`customer.id`) passes. `onChange` hears it open
+   * and close; `app.cardTesting()` tells its state. `enabled: false` turns it off.
+   */
+  cardTesting?: Partial<Omit<CardTestingOptions, 'onChange'>> & {
+    onChange?: CardTestingOptions['onChange'];
+  };
+  /**
+   * Where the shop-wide defences (the card-testing breaker, the bound on refused webhooks)
+   * keep their counts. Default: beside the payment store — a `SqliteGuardStore` on a
+   * `SqlitePaymentStore`'s file, a `PostgresGuardStore` on a `PostgresPaymentStore`'s pool
+   * and schema, else this process's memory.
+   */
+  guardStore?: GuardStore;
   /** Largest request body accepted, in bytes. Default 32768. */
   bodyLimitBytes?: number;
   /**
@@ -108,6 +146,19 @@ export interface CheckoutAppOptions {
    * with its retries): a crashed instance's claims are taken over once they expire.
    */
   instance?: {id?: string; leaseMs?: number};
+  /**
+   * Backpressure (see `backpressure.ts`): at most `maxInFlight` requests (default 64) are
+   * worked on at once; up to `queue` more (default 256) wait for a place, each at most
+   * `queueTimeoutMs` (default 5000). A request past that — the queue full, the wait over,
+   * or the app closing — is answered `503 busy` with `Retry-After: retryAfterSeconds`
+   * (default 2) at once. Size `maxInFlight` to the store's pool (docs: several instances).
+   */
+  admission?: {
+    maxInFlight?: number;
+    queue?: number;
+    queueTimeoutMs?: number;
+    retryAfterSeconds?: number;
+  };
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;
 }
@@ -196,6 +247,7 @@ const OptionsSchema = z.strictObject({
     .strictObject({
       afterMs: nonNegativeInt('milliseconds').default(15_000),
       minIntervalMs: nonNegativeInt('milliseconds').default(5_000),
+      maxUnknownLookups: positiveInt('lookups of an unconfirmed create').default(10),
     })
     .prefault({}),
   attempts: z
@@ -224,6 +276,40 @@ const OptionsSchema = z.strictObject({
       z.string().refine((ip) => normaliseIp(ip) !== undefined, {message: 'must be an IP address'}),
     )
     .optional(),
+  webhookRejections: z
+    .strictObject({
+      perMinute: positiveInt('refused webhooks kept a minute').default(60),
+      rows: positiveInt('refused webhooks kept').default(1000),
+      countedMinutes: positiveInt('minutes').default(24 * 60),
+    })
+    .prefault({}),
+  cardTesting: z
+    .strictObject({
+      enabled: z.boolean({error: 'must be true or false'}).default(CARD_TESTING_DEFAULTS.enabled),
+      windowMs: positiveInt('milliseconds').default(CARD_TESTING_DEFAULTS.windowMs),
+      minDecided: positiveInt('payments with an outcome').default(CARD_TESTING_DEFAULTS.minDecided),
+      maxDeclineRate: z
+        .number({error: 'must be a share between 0 and 1'})
+        .min(0, {message: 'must be a share between 0 and 1'})
+        .max(1, {message: 'must be a share between 0 and 1'})
+        .default(CARD_TESTING_DEFAULTS.maxDeclineRate),
+      openMs: positiveInt('milliseconds').default(CARD_TESTING_DEFAULTS.openMs),
+      admitPerMinute: nonNegativeInt('payments a minute').default(
+        CARD_TESTING_DEFAULTS.admitPerMinute,
+      ),
+      onChange: fn<NonNullable<CardTestingOptions['onChange']>>('state → void').optional(),
+    })
+    .prefault({}),
+  guardStore: z
+    .custom<GuardStore>(
+      (v) =>
+        typeof v === 'object' &&
+        v !== null &&
+        typeof (v as GuardStore).take === 'function' &&
+        typeof (v as GuardStore).raise === 'function',
+      {message: 'must be a GuardStore (SqliteGuardStore, PostgresGuardStore, MemoryGuardStore)'},
+    )
+    .optional(),
   bodyLimitBytes: positiveInt('bytes').default(32 * 1024),
   securityReports: SecurityReportOptionsSchema,
   hosted: z
@@ -246,6 +332,16 @@ const OptionsSchema = z.strictObject({
         })
         .default(() => `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`),
       leaseMs: positiveInt('milliseconds').default(60_000),
+    })
+    .prefault({}),
+  admission: z
+    .strictObject({
+      maxInFlight: positiveInt('requests at once').default(ADMISSION_DEFAULTS.maxInFlight),
+      queue: nonNegativeInt('requests waiting').default(ADMISSION_DEFAULTS.queue),
+      queueTimeoutMs: positiveInt('milliseconds').default(ADMISSION_DEFAULTS.queueTimeoutMs),
+      retryAfterSeconds: positiveInt('seconds')
+        .max(3600, {message: 'must be at most 3600'})
+        .default(ADMISSION_DEFAULTS.retryAfterSeconds),
     })
     .prefault({}),
   clock: fn<() => number>('() → epoch milliseconds').optional(),

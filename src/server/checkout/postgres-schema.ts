@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL store's schema: versioned, forward-only migrations, recorded in
- * `schema_migrations` and run by one instance at a time (`postgres-store.ts` holds a
- * session advisory lock, {@link MIGRATION_LOCK}, while it migrates). Column names match
+ * `schema_migrations` and run by one instance at a time (`postgres-store.ts` takes a
+ * transaction-scoped advisory lock, {@link MIGRATION_LOCK}, in each migration's transaction). Column names match
  * the SQLite schema, so `store-rows.ts` maps rows for both. Times are epoch milliseconds
  * in `BIGINT` columns (read back as numbers).
  *

@@ -15,14 +15,19 @@
  *   expires, and lookups take a lease (`leases`) that expires: a crashed instance's work
  *   is taken over once its claims run out.
  *
- * Migrations (`postgres-schema.ts`) run when the store is made, under a session advisory
- * lock, so instances starting together migrate one at a time. A database that cannot be
+ * Migrations (`postgres-schema.ts`) run when the store is made, each under a
+ * transaction-scoped advisory lock, so instances starting together migrate one at a
+ * time. Nothing is kept in a database session (pg-session.ts): the store works through
+ * PgBouncer in transaction mode. A pool wait past `connectTimeoutMs` is a `StoreBusyError`
+ * (the database is busy, not down). A database that cannot be
  * reached (refused, timed out, connection cut, statement timeout) is a
  * {@link StoreUnavailableError}; the store keeps trying on the next call.
  */
 import type {ConnectionOptions} from 'node:tls';
 import type {Pool, PoolClient} from 'pg';
 import {loadPg} from '../optional-peers.js';
+import {isPoolWait, poolWaitAsBusy} from './backpressure.js';
+import {hearErrors, transactionStart} from './pg-session.js';
 import {MIGRATION_LOCK, PG_MIGRATIONS} from './postgres-schema.js';
 import {
   ATTEMPT_COLUMNS,
@@ -90,7 +95,10 @@ export interface PostgresPaymentStoreOptions {
   schema?: string;
   /** Connections in the pool (default 10). */
   poolSize?: number;
-  /** How long to wait for a connection, in ms (default 5000). */
+  /**
+   * How long to wait for a connection, in ms (default 5000): for a free one of the pool
+   * (then `StoreBusyError`, `503 busy`), or for a new one to be made (then unavailable).
+   */
   connectTimeoutMs?: number;
   /** The longest one statement may run, in ms (default 10000); then `store_unavailable`. */
   statementTimeoutMs?: number;
@@ -145,7 +153,9 @@ export function isUnavailable(error: unknown): boolean {
     if (e.code.startsWith('08')) return true; // connection exception
   }
   const message = typeof e.message === 'string' ? e.message : '';
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended|not queryable/i.test(
+  // pg's pool waiting for a free connection ("timeout exceeded when trying to connect") is
+  // not here: the database is up and busy (`StoreBusyError`, backpressure.ts).
+  return /Connection terminated|Client has encountered a connection error|Connection ended|not queryable/i.test(
     message,
   );
 }
@@ -178,6 +188,8 @@ export class PostgresPaymentStore implements PaymentStore {
   /** The migrations' run; a failed run (database down) is tried again by the next call. */
   private migrated: Promise<void> | undefined;
   private closed = false;
+  /** `BEGIN` and the transaction's settings (pg-session.ts: nothing kept in a session). */
+  private readonly start: string;
 
   constructor(options: PostgresPaymentStoreOptions | string) {
     const opts = typeof options === 'string' ? {connectionString: options} : options;
@@ -206,9 +218,7 @@ export class PostgresPaymentStore implements PaymentStore {
         connectionString: opts.connectionString,
         max: opts.poolSize ?? 10,
         connectionTimeoutMillis: opts.connectTimeoutMs ?? 5000,
-        statement_timeout: opts.statementTimeoutMs ?? 10_000,
         application_name: opts.applicationName ?? 'pg-checkout',
-        options: `-c search_path=${schema}`,
         ...(opts.ssl === undefined ? {} : {ssl: opts.ssl}),
         // Epoch milliseconds in BIGINT columns read back as numbers.
         types: {
@@ -219,6 +229,10 @@ export class PostgresPaymentStore implements PaymentStore {
         },
       });
     }
+    this.start = transactionStart(
+      schema,
+      opts.pool ? opts.statementTimeoutMs : (opts.statementTimeoutMs ?? 10_000),
+    );
     // A pooled connection cut while idle (a restart, pg_terminate_backend) is an event
     // of the pool, not of a call: the pool drops it and the next call gets a fresh one.
     this.pool.on('error', () => undefined);
@@ -245,18 +259,19 @@ export class PostgresPaymentStore implements PaymentStore {
 
   /**
    * Creates the schema when missing and applies the migrations not applied yet, each in
-   * its own transaction, holding a session advisory lock meanwhile: several instances
-   * starting at once migrate one after the other (the later ones find nothing to do).
-   * A database newer than this code is refused.
+   * its own transaction under a transaction-scoped advisory lock (released at its commit,
+   * so nothing outlives the transaction: pg-session.ts): several instances starting at
+   * once migrate one after the other, each reading what is applied under the lock (the
+   * later ones find nothing to do). A database newer than this code is refused.
    */
   private async migrate(): Promise<void> {
-    const c = await this.pool.connect();
-    let broken: Error | undefined;
-    try {
-      await c.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK.toString()]);
+    const known = Math.max(...PG_MIGRATIONS.map((m) => m.version));
+    for (;;) {
+      const c = await this.begin();
+      let broken: Error | undefined;
       try {
+        await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
         await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
-        await c.query(`SET search_path TO ${this.schema}`);
         await c.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
           version INTEGER PRIMARY KEY,
           name TEXT NOT NULL,
@@ -268,40 +283,34 @@ export class PostgresPaymentStore implements PaymentStore {
           ),
         );
         const newest = Math.max(0, ...applied);
-        const known = Math.max(...PG_MIGRATIONS.map((m) => m.version));
         if (newest > known) {
           throw new Error(
             `PostgresPaymentStore: the database schema (version ${newest}) is newer than this code (version ${known}); upgrade pg-checkout`,
           );
         }
-        for (const m of PG_MIGRATIONS) {
-          if (applied.has(m.version)) continue;
-          await c.query('BEGIN');
-          try {
-            await c.query(m.sql);
-            for (const r of m.rewrites ?? []) await rewriteRows(c, r);
-            await c.query(
-              'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
-              [m.version, m.name, Date.now()],
-            );
-            await c.query('COMMIT');
-          } catch (error) {
-            await c.query('ROLLBACK').catch(() => undefined);
-            throw error;
-          }
+        const m = PG_MIGRATIONS.find((x) => !applied.has(x.version));
+        if (m) {
+          await c.query(m.sql);
+          for (const r of m.rewrites ?? []) await rewriteRows(c, r);
+          await c.query(
+            'INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)',
+            [m.version, m.name, Date.now()],
+          );
         }
+        await c.query('COMMIT');
+        if (!m) return;
+      } catch (error) {
+        if (isUnavailable(error)) broken = error as Error;
+        else await c.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
+        throw error;
       } finally {
-        await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK.toString()]);
+        c.release(broken);
       }
-    } catch (error) {
-      if (isUnavailable(error)) broken = error as Error;
-      throw error;
-    } finally {
-      c.release(broken);
     }
   }
 
   private mapError(error: unknown): unknown {
+    if (isPoolWait(error)) return poolWaitAsBusy(error);
     if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
     const what = (error as Error).message || String((error as {code?: unknown}).code);
     return new StoreUnavailableError(`the payment database cannot be reached: ${what}`, {
@@ -310,20 +319,12 @@ export class PostgresPaymentStore implements PaymentStore {
   }
 
   /**
-   * One statement outside a transaction. A pooled connection that the server cut while
-   * it was idle (a restart, `pg_terminate_backend`) fails the statement before it runs:
-   * it is tried once more on a fresh connection.
+   * One statement, in a transaction of its own (its settings are the transaction's:
+   * pg-session.ts). A pooled connection that the server cut while it was idle is replaced
+   * once (`begin`).
    */
-  private async query(text: string, values: unknown[] = []): Promise<Row[]> {
-    await this.ready();
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return (await this.pool.query<Row>(text, values)).rows;
-      } catch (error) {
-        if (attempt === 0 && isCut(error)) continue;
-        throw this.mapError(error);
-      }
-    }
+  private query(text: string, values: unknown[] = []): Promise<Row[]> {
+    return this.tx(async (c) => (await c.query<Row>(text, values)).rows);
   }
 
   /** A connection whose `BEGIN` succeeded (a stale one found cut is replaced once). */
@@ -331,12 +332,12 @@ export class PostgresPaymentStore implements PaymentStore {
     for (let attempt = 0; ; attempt++) {
       let c: PoolClient;
       try {
-        c = await this.pool.connect();
+        c = hearErrors(await this.pool.connect());
       } catch (error) {
         throw this.mapError(error);
       }
       try {
-        await c.query('BEGIN');
+        await c.query(this.start);
         return c;
       } catch (error) {
         c.release(error as Error);

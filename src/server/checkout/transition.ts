@@ -158,10 +158,28 @@ export function applyGatewayStatus(
   return {patch, update};
 }
 
-/** `creating` → `unknown`: the create call failed in a way that leaves the outcome open. */
+/** The code and text an unknown outcome is reported with, to the customer and the hook alike. */
+export const NOT_CONFIRMED = {
+  code: 'not_confirmed',
+  description:
+    'The bank did not confirm the payment in time. You can try again: this order cannot be charged twice.',
+} as const;
+
+/**
+ * `creating` → `unknown`: the create call failed in a way that leaves the outcome open (a
+ * timeout, a dropped connection, a crash while it was sent). Reported to `onPaymentUpdate`
+ * as the customer hears it: `unknown`, `not_confirmed` — the customer may pay again.
+ */
 export function markUnknown(current: AttemptRecord, now: number): AttemptMutation | undefined {
   if (current.state !== 'creating') return undefined;
-  return {patch: {state: 'unknown', updatedAt: now}};
+  return {
+    patch: {state: 'unknown', updatedAt: now},
+    update: {
+      ...baseUpdate(current, 'unknown', now, 'reconcile'),
+      statusCode: NOT_CONFIRMED.code,
+      statusDescription: NOT_CONFIRMED.description,
+    },
+  };
 }
 
 /**

@@ -40,15 +40,23 @@ test('lists every file of dist/cdn a page may load, with the hash and size of it
   );
 });
 
-test('says what runs and what pins what: the scripts by the page, the locales by the index the bundles carry', () => {
+test('says what runs and what pins what: the scripts by the page, the saved-card view by pg-checkout.js, the locales by the index the bundles carry', () => {
   const byFile = new Map(inventory.files.map((f) => [f.file, f]));
   const scripts = inventory.files.filter((f) => f.kind === 'script').map((f) => f.file);
+  const savedCards = scripts.find((f) => /^saved-cards-[\w-]+\.js$/.test(f));
+  assert.ok(savedCards, 'the saved-card view beside pg-checkout.js');
   assert.deepEqual(scripts.sort(), [
     'pg-checkout-hydrate-after-paint.js',
     'pg-checkout-hydrate.js',
     'pg-checkout.js',
+    savedCards,
   ]);
   assert.deepEqual(byFile.get('pg-checkout.js')!.pinnedBy, ['page']);
+  // The view is pinned by the hash pg-checkout.js carries; the hydrating file builds it in.
+  const view = byFile.get(savedCards)!;
+  assert.deepEqual([view.loadedBy, view.pinnedBy], [['pg-checkout.js'], ['pg-checkout.js']]);
+  assert.ok(readFileSync('dist/cdn/pg-checkout.js', 'utf8').includes(view.integrity));
+  assert.ok(!readFileSync('dist/cdn/pg-checkout-hydrate.js', 'utf8').includes(savedCards));
   assert.deepEqual(byFile.get('pg-checkout-hydrate.js')!.pinnedBy, [
     'page',
     'pg-checkout-hydrate-after-paint.js',

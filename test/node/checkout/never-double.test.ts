@@ -97,9 +97,13 @@ for (const make of BACKENDS) {
       assert.equal(answer['outcome'], 'success');
       assert.equal(h.lookups('ord-k'), 1);
       await h.app.flushOutbox();
+      // The hook hears what the customer would have: not confirmed, then the success.
       assert.deepEqual(
-        h.updates.filter((u) => u.orderRef === 'ord-k').map((u) => u.state),
-        ['success'],
+        h.updates.filter((u) => u.orderRef === 'ord-k').map((u) => [u.state, u.statusCode ?? null]),
+        [
+          ['unknown', 'not_confirmed'],
+          ['success', '1000'],
+        ],
       );
       assert.equal(h.charges('ord-k'), 1);
     });
@@ -116,9 +120,11 @@ for (const make of BACKENDS) {
       assert.equal(answer['code'], 'not_confirmed', 'retryable, never "no money was taken"');
       // However long the gateway keeps not knowing it, the order is never "not created".
       now += 7 * 24 * 3600_000;
+      // The status route answers as pay did: not confirmed, pay again (never "processing").
       const status = await h.status('ord-l');
-      assert.equal(status['state'], 'processing');
-      assert.equal(status['final'], false);
+      assert.equal(status['state'], 'failure');
+      assert.equal(status['reason'], 'not_confirmed');
+      assert.equal(status['final'], true);
       // Paying again sends the create again with the SAME gateway order id (the gateway
       // charges at most one create per order id).
       const ok = (await h.pay(payBody('ord-l', 'att-l2'))).json;

@@ -6,6 +6,7 @@
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {attempt} from './attempt-rows.js';
+import {answerFor} from '../../../src/server/checkout/service/answers.js';
 import {
   currentAttempt,
   isStaleChallenge,
@@ -64,16 +65,33 @@ describe('orderState', () => {
     });
   });
 
-  for (const state of ['creating', 'unknown'] as const) {
-    test(`a ${state} attempt: processing, and it still answers for the order`, () => {
-      const open = attempt(state);
-      const {current, status} = orderState('os-1', [open]);
-      assert.equal(current, open);
-      assert.equal(status.state, 'processing');
-      assert.equal(status.final, false);
-      assert.equal(paidAttempt([open]), undefined);
+  test('a creating attempt: processing, and it still answers for the order', () => {
+    const open = attempt('creating');
+    const {current, status} = orderState('os-1', [open]);
+    assert.equal(current, open);
+    assert.equal(status.state, 'processing');
+    assert.equal(status.final, false);
+    assert.equal(paidAttempt([open]), undefined);
+  });
+
+  test('an unknown attempt: not confirmed, pay again (as pay answers), and it still answers for the order', () => {
+    const open = attempt('unknown');
+    const {current, status} = orderState('os-1', [open]);
+    assert.equal(current, open, 'its order_id is what the next create re-sends');
+    assert.deepEqual(status, {
+      orderRef: 'os-1',
+      state: 'failure',
+      final: true,
+      code: 'not_confirmed',
+      reason: 'not_confirmed',
+      message:
+        'The bank did not confirm the payment in time. You can try again: this order cannot be charged twice.',
     });
-  }
+    const paid = answerFor(open);
+    assert.equal(paid.outcome, 'failure');
+    assert.equal((paid as {reason: string}).reason, status.reason, 'pay and status agree');
+    assert.equal(paidAttempt([open]), undefined);
+  });
 
   test('a written-off challenge no longer answers: the order failed, saying why', () => {
     const abandoned = attempt('pending', {writtenOff: 'abandoned'});

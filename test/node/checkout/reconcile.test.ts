@@ -30,8 +30,8 @@ describe('checkout.reconcile(orderRef)', () => {
     gw.known.set(orderId, record({order_id: orderId}, 'success'));
     const lookups = gw.lookups.length;
     assert.equal(
-      ((await (await app.request('/status?order=rc-1')).json()) as {state: string}).state,
-      'processing',
+      ((await (await app.request('/status?order=rc-1')).json()) as {reason: string}).reason,
+      'not_confirmed',
     );
     assert.equal(gw.lookups.length, lookups, 'the status route respects the rate limit');
     const state = await app.reconcile('rc-1');
@@ -47,7 +47,7 @@ describe('checkout.reconcile(orderRef)', () => {
     await app.flushOutbox();
     assert.deepEqual(
       updates.map((u) => u.state),
-      ['success'],
+      ['unknown', 'success'],
     );
   });
 
@@ -77,7 +77,7 @@ describe('checkout.reconcile(orderRef)', () => {
     assert.equal(gw.lookups.length, 0);
   });
 
-  test('a gateway that does not know the order yet leaves it processing, never failed', async () => {
+  test('a gateway that does not know the order yet leaves it not confirmed (pay again), never "not created"', async () => {
     const gw = new StubGateway();
     gw.onCreate = async (req) => {
       throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
@@ -85,8 +85,8 @@ describe('checkout.reconcile(orderRef)', () => {
     const {app} = slowToCheck(gw);
     await pay(app, payBody('rc-4', 'att-rc4'));
     const state = await app.reconcile('rc-4');
-    assert.equal(state.state, 'processing');
-    assert.equal(state.final, false);
+    assert.equal(state.state, 'failure');
+    assert.equal(state.reason, 'not_confirmed', 'never not_created: the order id stays live');
     assert.equal((await app.store.getAttempt('att-rc4'))!.state, 'unknown');
   });
 
@@ -112,5 +112,47 @@ describe('checkout.reconcile(orderRef)', () => {
     assert.deepEqual(a, b);
     assert.equal(a.state, 'success');
     assert.equal(gw.lookups.length, 1);
+  });
+
+  test('an unconfirmed create is looked up with backoff and stops at maxUnknownLookups, however often the status is asked', async () => {
+    const gw = new StubGateway();
+    gw.onCreate = async (req) => {
+      throw new GatewayOutcomeUnknownError('timeout', {orderId: req.order_id});
+    };
+    let now = 1_000_000;
+    const {app, lines} = inProcessApp(new MemoryPaymentStore(), gw, {
+      clock: () => now,
+      statusCheck: {afterMs: 0, minIntervalMs: 1_000},
+      sweep: {intervalMs: 0, initialBackoffMs: 5_000, maxBackoffMs: 30 * 60_000},
+    });
+    await pay(app, payBody('rc-6', 'att-rc6'));
+    const start = gw.lookups.length;
+    const at: number[] = [];
+    // "Check again" every 2 seconds for 3 hours of the app's time, and sweeps beside it.
+    for (let t = 0; t < 3 * 3600; t += 2) {
+      now += 2_000;
+      const before = gw.lookups.length;
+      const body = (await (await app.request('/status?order=rc-6')).json()) as {
+        state: string;
+        reason?: string;
+        final: boolean;
+      };
+      assert.deepEqual([body.state, body.reason, body.final], ['failure', 'not_confirmed', true]);
+      if (t % 60 === 0) await app.sweep();
+      if (gw.lookups.length > before) at.push(now);
+    }
+    const looked = gw.lookups.length - start;
+    assert.ok(looked <= 10, `at most maxUnknownLookups (10) lookups, got ${looked}`);
+    assert.ok(looked >= 8, `it is looked up for a while (${looked})`);
+    // Each wait at least doubles (the backoff), up to the cap.
+    const gaps = at.slice(1).map((t, i) => t - at[i]!);
+    for (let i = 1; i < gaps.length; i++)
+      assert.ok(gaps[i]! >= Math.min(gaps[i - 1]! * 2 - 2_000, 30 * 60_000));
+    assert.ok(
+      lines.filter((l) => l.includes('still unknown')).length <= 10,
+      'a bounded number of log lines',
+    );
+    // The attempt is still live: paying again re-sends its order id.
+    assert.equal((await app.store.getAttempt('att-rc6'))!.state, 'unknown');
   });
 });

@@ -144,7 +144,14 @@ describe('security headers (hono/secure-headers)', () => {
 
   test("the companion's answers keep their own headers", async () => {
     const res = await request(`${CHECKOUT_BASE}/status?order=ord-000000000000`);
-    assert.equal(res.headers.get('content-security-policy'), null);
+    // The companion's own: data that is never a page, never sniffed, never framed, rather
+    // than the shop pages' policy (which would allow scripts and the gateway's form).
+    assert.equal(
+      res.headers.get('content-security-policy'),
+      "default-src 'none'; frame-ancestors 'none'",
+    );
+    assert.equal(res.headers.get('x-frame-options'), 'DENY');
+    assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
     assert.equal(res.headers.get('cache-control'), 'no-store');
   });
 });

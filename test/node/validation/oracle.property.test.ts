@@ -138,7 +138,9 @@ function numberVerdicts(input: string) {
       // At the longest UnionPay length card-validator also keeps it potentially valid.
       if (oracle.card?.type === 'unionpay' && !luhnValid(input) && oracle.isPotentiallyValid)
         return 'unionpayLuhn';
-      if (oracle.card === null && form.brand === null && /^\d+$/.test(input)) return 'noBrand';
+      // The digits the field keeps (spaces and dashes dropped, as card-validator drops them).
+      const kept = normaliseCardNumber(input);
+      if (oracle.card === null && form.brand === null && /^\d+$/.test(kept)) return 'noBrand';
       return undefined;
     },
   );
@@ -358,6 +360,8 @@ describe('expiry dates: the form against card-validator', () => {
     pinClock(t, Date.UTC(2026, 10, 27, 12));
     for (const text of [
       '11 / 2027',
+      '002/34',
+      '0012 / 2034',
       '10/2027',
       '1 / 2027',
       '01 / 27',

@@ -5,7 +5,7 @@
  */
 import type {PayFailure, PayResponse} from '../../../protocol/checkout.js';
 import type {AttemptRecord} from '../store.js';
-import {isFinal} from '../transition.js';
+import {NOT_CONFIRMED, isFinal} from '../transition.js';
 import {reasonOf} from '../reasons.js';
 import type {HostedResult} from './config.js';
 
@@ -14,9 +14,8 @@ export const PROCESSING_UNKNOWN =
 export const PROCESSING_PENDING = 'The payment is being processed.';
 const NOT_CREATED_CODE = 'not_created';
 const NOT_CREATED_MESSAGE = 'The payment was not made and no money was taken. You can try again.';
-const NOT_CONFIRMED_CODE = 'not_confirmed';
-const NOT_CONFIRMED_MESSAGE =
-  'The bank did not confirm the payment in time. You can try again: this order cannot be charged twice.';
+export const NOT_CONFIRMED_CODE = NOT_CONFIRMED.code;
+export const NOT_CONFIRMED_MESSAGE = NOT_CONFIRMED.description;
 
 /** The protocol answer for an attempt's current state. */
 export function answerFor(a: AttemptRecord): PayResponse {

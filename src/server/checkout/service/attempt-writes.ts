@@ -12,7 +12,7 @@ import type {
   UpdateAttemptResult,
   WebhookEventInput,
 } from '../store.js';
-import {applyGatewayStatus, type GatewayStatusInfo} from '../transition.js';
+import {applyGatewayStatus, isFinal, type GatewayStatusInfo} from '../transition.js';
 import type {Outbox} from './outbox.js';
 import {cardToKeep} from './saved-cards.js';
 
@@ -36,6 +36,11 @@ export interface AttemptWritesDeps {
    * id of the card kept, or without one when the gateway's report had no token to keep.
    */
   cardKept: (attempt: AttemptRecord, savedCardId: string | undefined) => void;
+  /**
+   * Told when the gateway's report made an attempt final (`success`, or `failure`: a
+   * decline), once: the card-testing breaker counts it.
+   */
+  finished?: (attempt: AttemptRecord) => void;
 }
 
 export class AttemptWrites {
@@ -82,6 +87,15 @@ export class AttemptWrites {
       },
       event,
     );
+    if (
+      r.changed &&
+      r.attempt &&
+      before !== undefined &&
+      !isFinal(before) &&
+      isFinal(r.attempt.state)
+    ) {
+      this.#d.finished?.(r.attempt);
+    }
     if (r.changed && r.attempt?.state === 'success') {
       this.#d.succeeded(r.attempt.orderRef);
       if (before !== 'success' && r.attempt.saveCardFor !== undefined) {

@@ -81,6 +81,11 @@ export interface AttemptSpec {
    * transaction; before a create sent again, on their own).
    */
   reservation?(): AttemptReservation;
+  /**
+   * Before the create is sent (a new attempt, or one sent again): throws the error to
+   * answer when the shop-wide card-testing breaker does not admit it now.
+   */
+  admit?(order: ResolvedOrder): Promise<void>;
   /** What the gateway's answer says; `undefined` when it is the other mode's answer. */
   statusInfo(result: CreatePaymentResult, gatewayOrderId: string): GatewayStatusInfo | undefined;
 }
@@ -125,6 +130,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         );
         return {kind: 'settled', attempt: live};
       }
+      await spec.admit?.(order);
       const reservation = spec.reservation?.();
       if (reservation) {
         const {keys, now, windowMs} = reservation;
@@ -158,6 +164,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       createCount: 1,
       ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
+    await spec.admit?.(order);
     // The attempt and its card-testing counts in one transaction: both or neither.
     const reservation = spec.reservation?.();
     const inserted = await store.insertAttempt(attempt, reservation);

@@ -15,6 +15,8 @@ import type {OperationsGateway} from '../operations.js';
 import type {ResolvedOrder} from '../request.js';
 import type {PaymentStore, PaymentUpdate} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
+import type {CardTestingBreaker} from '../card-testing.js';
+import type {GuardStore} from '../guard-store.js';
 
 /** The part of `GatewayClient` the companion uses. */
 export interface CheckoutGateway {
@@ -51,7 +53,11 @@ export interface ServiceConfig {
   serverUrl: string;
   resultUrl: (orderRef: string) => string;
   order3dsBypass: string;
-  statusCheck: {afterMs: number; minIntervalMs: number};
+  /**
+   * `maxUnknownLookups`: an attempt whose create was never confirmed (`unknown`) is looked
+   * up this many times at most, backing off as the sweep does (`unknownLookupDue`).
+   */
+  statusCheck: {afterMs: number; minIntervalMs: number; maxUnknownLookups: number};
   /**
    * `abandonAfterMs`: a 3-D Secure attempt with no news this long stops blocking its order;
    * `expireAfterMs`: an open attempt this old is no longer looked up.
@@ -61,6 +67,15 @@ export interface ServiceConfig {
   sweep: {intervalMs: number; concurrency: number; initialBackoffMs: number; maxBackoffMs: number};
   duplicateCharges: DuplicateChargePolicy;
   velocity: AttemptVelocity;
+  /** The shop-wide card-testing breaker (`card-testing.ts`). */
+  cardTesting: CardTestingBreaker;
+  /** Shop-wide counters and flags (`guard-store.ts`). */
+  guard: GuardStore;
+  /**
+   * Refused webhooks kept (`rejected_webhooks`): `perMinute` rows a minute shop-wide at
+   * most, the newest `rows` kept; the others counted per minute for `countedMinutes`.
+   */
+  webhookRejections: {perMinute: number; rows: number; countedMinutes: number};
   webhookAllowedIps: readonly string[] | undefined;
   /**
    * This instance among several on one store: `id` names it in the claims and leases it

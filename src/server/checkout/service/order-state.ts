@@ -10,7 +10,13 @@
  */
 import type {PayFailure, StatusResponse} from '../../../protocol/checkout.js';
 import {isLiveAttempt, type AttemptRecord} from '../store.js';
-import {PROCESSING_PENDING, PROCESSING_UNKNOWN, answerFor} from './answers.js';
+import {
+  NOT_CONFIRMED_CODE,
+  NOT_CONFIRMED_MESSAGE,
+  PROCESSING_PENDING,
+  PROCESSING_UNKNOWN,
+  answerFor,
+} from './answers.js';
 
 /** What an order's attempts add up to. */
 export interface OrderState {
@@ -68,6 +74,23 @@ function statusOf(
       ...(current.userActionUrl ? {userActionUrl: current.userActionUrl} : {}),
     };
   }
+  if (current?.state === 'unknown') {
+    // The gateway never confirmed the create (a timeout, a crash while it was sent): the
+    // answer pay gives, so "check again" has an end. Paying again is safe: the create is
+    // sent again with the same `order_id`, which the gateway charges at most once. Final
+    // for the customer — nothing more to wait for — though a late confirmation of the
+    // create (a webhook, a lookup, the next payment's P-409) still turns it into `success`.
+    return {
+      orderRef,
+      state: 'failure',
+      final: true,
+      code: NOT_CONFIRMED_CODE,
+      reason: 'not_confirmed',
+      message: NOT_CONFIRMED_MESSAGE,
+    };
+  }
+  // `creating`: this process's create call runs (bounded by the gateway client's timeout),
+  // or another process's (made `unknown` after CREATE_GRACE_MS without a trace of it).
   if (current) return {orderRef, state: 'processing', final: false, message: PROCESSING_UNKNOWN};
   if (last) {
     // Failed, or written off: the last attempt's answer says why.
@@ -92,4 +115,32 @@ export function isStaleChallenge(a: AttemptRecord, now: number, abandonAfterMs: 
     !a.writtenOff &&
     sinceNews(a, now) >= abandonAfterMs
   );
+}
+
+/**
+ * True when the gateway may be asked about an `unknown` attempt again (status route,
+ * return route, sweep): its lookups back off as the sweep's do (`initialBackoffMs`,
+ * doubling with each lookup, up to `maxBackoffMs`) and stop after `maxLookups` (with the
+ * defaults, 10 lookups over about 43 minutes). The customer was told it is not confirmed
+ * and may pay again; paying again still asks (and re-sends the create with the same
+ * `order_id`), and a webhook still settles it.
+ */
+export function unknownLookupDue(
+  a: Pick<AttemptRecord, 'checks' | 'lastCheckAt'>,
+  now: number,
+  backoff: {initialBackoffMs: number; maxBackoffMs: number},
+  maxLookups: number,
+): boolean {
+  const checks = a.checks ?? 0;
+  if (checks >= maxLookups) return false;
+  if (a.lastCheckAt === undefined) return true;
+  return now - a.lastCheckAt >= lookupBackoff(checks, backoff);
+}
+
+/** The wait after an attempt's `checks`-th lookup before the next (the sweep's backoff). */
+export function lookupBackoff(
+  checks: number,
+  b: {initialBackoffMs: number; maxBackoffMs: number},
+): number {
+  return Math.min(b.maxBackoffMs, b.initialBackoffMs * 2 ** Math.min(30, Math.max(0, checks - 1)));
 }

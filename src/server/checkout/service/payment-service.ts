@@ -24,6 +24,7 @@ import {
 } from '../operations.js';
 import type {AttemptRecord, IntentKind} from '../store.js';
 import type {AttemptVelocity} from '../velocity.js';
+import type {CardTestingState} from '../card-testing.js';
 import {Attempts} from './attempt.js';
 import {AttemptWrites} from './attempt-writes.js';
 import {Background, errorSummary} from './background.js';
@@ -97,6 +98,14 @@ export class PaymentService {
       now: cfg.now,
       succeeded: (orderRef) => background.run(this.checkDuplicates(orderRef)),
       cardKept: (attempt, savedCardId) => savedCards.kept(attempt, savedCardId),
+      finished: (attempt) =>
+        background.run(
+          cfg.cardTesting
+            .outcome(attempt.state === 'failure')
+            .catch((error: unknown) =>
+              this.#log.warn({error: errorSummary(error)}, 'card-testing count failed'),
+            ),
+        ),
     });
     const reconciler = new Reconciler({cfg, writes, locks, creates, background});
     this.#background = background;
@@ -128,7 +137,12 @@ export class PaymentService {
   /** Creates (or reuses) the order's hosted payment: see `Payments.payHosted`. */
   payHosted(
     orderRef: string,
-    ctx: {request: Request; orderTimeout?: number | undefined; language?: string | undefined},
+    ctx: {
+      request: Request;
+      ip?: string | undefined;
+      orderTimeout?: number | undefined;
+      language?: string | undefined;
+    },
   ): Promise<HostedResult> {
     return this.#payments.payHosted(orderRef, ctx);
   }
@@ -181,9 +195,19 @@ export class PaymentService {
     return this.#webhooks.sourceAllowed(ip);
   }
 
-  /** Records a refused webhook (its body only as a hash). */
+  /** Records a refused webhook (its body only as a hash), within `webhookRejections`. */
   rejectWebhook(ip: string | undefined, reason: string, body: string): Promise<void> {
     return this.#webhooks.reject(ip, reason, body);
+  }
+
+  /** The shop-wide card-testing breaker as it stands. */
+  cardTestingState(): Promise<CardTestingState> {
+    return this.#cfg.cardTesting.state();
+  }
+
+  /** Refused webhooks kept and only counted, over the minutes the counts are kept. */
+  rejectedWebhookCounts(): Promise<{kept: number; counted: number}> {
+    return this.#webhooks.rejectedCounts();
   }
 
   /**

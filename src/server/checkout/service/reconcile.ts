@@ -33,6 +33,7 @@ import {
   orderState,
   sinceNews,
   statusFor,
+  unknownLookupDue,
   type OrderState,
 } from './order-state.js';
 
@@ -45,7 +46,15 @@ const CREATE_GRACE_MS = 60_000;
 
 export type ReconcileConfig = Pick<
   ServiceConfig,
-  'store' | 'gateway' | 'resolveOrder' | 'statusCheck' | 'attempts' | 'instance' | 'logger' | 'now'
+  | 'store'
+  | 'gateway'
+  | 'resolveOrder'
+  | 'statusCheck'
+  | 'attempts'
+  | 'sweep'
+  | 'instance'
+  | 'logger'
+  | 'now'
 >;
 
 export interface ReconcilerDeps {
@@ -196,7 +205,10 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
     const now = this.cfg.now();
     const {afterMs, minIntervalMs} = this.cfg.statusCheck;
     if (a.lastCheckAt !== undefined && now - a.lastCheckAt < minIntervalMs) return false;
-    if (a.state === 'creating' || a.state === 'unknown' || ignoreAfter) return true;
+    if (a.state === 'unknown') {
+      return unknownLookupDue(a, now, this.cfg.sweep, this.cfg.statusCheck.maxUnknownLookups);
+    }
+    if (a.state === 'creating' || ignoreAfter) return true;
     return sinceNews(a, now) >= afterMs;
   }
 

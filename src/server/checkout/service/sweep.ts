@@ -12,10 +12,13 @@ import {errorSummary, type Background} from './background.js';
 import {ServicePart, type ServiceConfig, type SweepResult} from './config.js';
 import type {CreatesInFlight} from './locks.js';
 import type {Outbox} from './outbox.js';
-import {isStaleChallenge} from './order-state.js';
+import {isStaleChallenge, lookupBackoff} from './order-state.js';
 import type {Reconciler} from './reconcile.js';
 
-export type SweepConfig = Pick<ServiceConfig, 'store' | 'attempts' | 'sweep' | 'logger' | 'now'>;
+export type SweepConfig = Pick<
+  ServiceConfig,
+  'store' | 'attempts' | 'sweep' | 'statusCheck' | 'logger' | 'now'
+>;
 
 export interface SweeperDeps {
   cfg: SweepConfig;
@@ -76,10 +79,11 @@ export class Sweeper extends ServicePart<SweeperDeps> {
       if (isStaleChallenge(a, now, ages.abandonAfterMs)) {
         await writes.update(a.attemptId, (c) => markWrittenOff(c, now, 'expired'));
       }
-      const backoff = Math.min(
-        sweep.maxBackoffMs,
-        sweep.initialBackoffMs * 2 ** Math.min(30, Math.max(0, (a.checks ?? 0) - 1)),
-      );
+      // An unknown create is looked up a bounded number of times (`unknownLookupDue`).
+      if (a.state === 'unknown' && (a.checks ?? 0) >= this.cfg.statusCheck.maxUnknownLookups) {
+        continue;
+      }
+      const backoff = lookupBackoff(a.checks ?? 0, sweep);
       if (force || a.lastCheckAt === undefined || now - a.lastCheckAt >= backoff) due.push(a);
     }
     let unknown = 0;

@@ -25,8 +25,20 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 export type WebhooksConfig = Pick<
   ServiceConfig,
-  'store' | 'gateway' | 'webhookSecret' | 'webhookAllowedIps' | 'logger' | 'now'
+  | 'store'
+  | 'gateway'
+  | 'webhookSecret'
+  | 'webhookAllowedIps'
+  | 'guard'
+  | 'webhookRejections'
+  | 'logger'
+  | 'now'
 >;
+
+/** The guard store's counters of refused webhooks: kept one by one, and only counted. */
+const REJECTED_KEPT = 'webhook:rejected-kept';
+const REJECTED_COUNTED = 'webhook:rejected-counted';
+const MINUTE = 60_000;
 
 export interface WebhooksDeps {
   cfg: WebhooksConfig;
@@ -41,16 +53,50 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     return !list || (ip !== undefined && list.includes(ip));
   }
 
-  /** Records a refused webhook (its body only as a hash). */
+  /** The minute whose refusals past the rate were last said in the log (per process). */
+  #countedMinute = -1;
+
+  /**
+   * Records a refused webhook (its body only as a hash), within bounds: anyone can post to
+   * the route, so at most `webhookRejections.perMinute` refusals a minute are kept one by
+   * one, shop-wide (a rate the guard store counts across processes), and only the newest
+   * `rows` of them; past the rate a refusal is only counted, per minute, for
+   * `countedMinutes` (`rejectedWebhookCounts()`). So a flood leaves at most `rows` rows in
+   * `rejected_webhooks` and `countedMinutes` rows of counts.
+   */
   async reject(ip: string | undefined, reason: string, body: string): Promise<void> {
-    await this.cfg.store.recordRejectedWebhook({
-      receivedAt: this.cfg.now(),
-      ip: ip ?? 'unknown',
-      reason,
-      bodySha256: sha256(body),
-      size: Buffer.byteLength(body),
-    });
-    this.log.warn({ip, reason, size: Buffer.byteLength(body)}, 'webhook refused');
+    const now = this.cfg.now();
+    const limits = this.cfg.webhookRejections;
+    const minute = Math.floor(now / MINUTE);
+    const prune = minute - limits.countedMinutes;
+    const size = Buffer.byteLength(body);
+    if (await this.cfg.guard.take(REJECTED_KEPT, minute, limits.perMinute, prune)) {
+      await this.cfg.store.recordRejectedWebhook({
+        receivedAt: now,
+        ip: ip ?? 'unknown',
+        reason,
+        bodySha256: sha256(body),
+        size,
+      });
+      await this.cfg.guard.trimRejectedWebhooks(limits.rows);
+      this.log.warn({ip, reason, size}, 'webhook refused');
+      return;
+    }
+    await this.cfg.guard.add(REJECTED_COUNTED, minute, 1, prune);
+    if (this.#countedMinute !== minute) {
+      this.#countedMinute = minute;
+      this.log.warn(
+        {ip, reason, perMinute: limits.perMinute},
+        'webhooks refused past the rate kept this minute: counted, not kept',
+      );
+    }
+  }
+
+  /** Refused webhooks counted and not kept, over the minutes still kept. */
+  async rejectedCounts(): Promise<{kept: number; counted: number}> {
+    const since = Math.floor(this.cfg.now() / MINUTE) - this.cfg.webhookRejections.countedMinutes;
+    const s = await this.cfg.guard.sums([REJECTED_KEPT, REJECTED_COUNTED], since);
+    return {kept: s[REJECTED_KEPT]!, counted: s[REJECTED_COUNTED]!};
   }
 
   /**

@@ -1,0 +1,186 @@
+/**
+ * Backpressure: a busy instance says so, quickly, instead of reporting an outage.
+ *
+ * - {@link Admission} bounds the requests one companion instance works on at once
+ *   (`maxInFlight`); more wait in a queue of `queue` places, each at most `queueTimeoutMs`.
+ *   A request that finds the queue full, or waits past the deadline, is answered
+ *   `503 busy` with `Retry-After` at once (`CheckoutBusyError`): nothing was done for it,
+ *   and the same request may be sent again. Once the app closes, every new request is
+ *   answered the same way (webhooks too: the gateway sends them again), and `idle()`
+ *   waits for those admitted before.
+ * - {@link StoreBusyError}: the store's connection pool was waited on past its deadline.
+ *   The database is up and busy: that is `503 busy`, never `store_unavailable` (kept for a
+ *   database that cannot be reached). {@link isPoolWait} tells pg's pool wait from a
+ *   connection that could not be made.
+ */
+import {CheckoutBusyError} from './errors.js';
+
+/** Options of {@link Admission} (the `admission` option of `createCheckoutApp`). */
+export interface AdmissionOptions {
+  /** Requests worked on at once (default 64). */
+  maxInFlight: number;
+  /** Requests that may wait for a place (default 256); one more is answered `503 busy`. */
+  queue: number;
+  /** The longest a request waits for a place, in ms (default 5000); then `503 busy`. */
+  queueTimeoutMs: number;
+  /** The `Retry-After` of a `busy` answer, in seconds (default 2). */
+  retryAfterSeconds: number;
+}
+
+export const ADMISSION_DEFAULTS: AdmissionOptions = {
+  maxInFlight: 64,
+  queue: 256,
+  queueTimeoutMs: 5000,
+  retryAfterSeconds: 2,
+};
+
+interface Waiter {
+  admit(): void;
+  refuse(error: CheckoutBusyError): void;
+}
+
+/** A counting limit with a bounded FIFO queue and a deadline per waiter. */
+export class Admission {
+  readonly options: AdmissionOptions;
+  #active = 0;
+  readonly #queue: Waiter[] = [];
+  #closed = false;
+  readonly #idle = new Set<() => void>();
+  /** Requests answered `busy` since the start (a full queue, a deadline, shutting down). */
+  refused = 0;
+
+  constructor(options: Partial<AdmissionOptions> = {}) {
+    this.options = {...ADMISSION_DEFAULTS, ...options};
+  }
+
+  /** Requests being worked on now. */
+  get inFlight(): number {
+    return this.#active;
+  }
+
+  /** Requests waiting for a place now. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** True once {@link close} was called. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  #busy(message: string): CheckoutBusyError {
+    this.refused++;
+    return new CheckoutBusyError(message, {retryAfter: this.options.retryAfterSeconds});
+  }
+
+  /**
+   * A place for one request: resolves with its `leave` (call it once, when the answer is
+   * made), or rejects with `CheckoutBusyError` at once when the queue is full or the app is
+   * closing, or once the request has waited `queueTimeoutMs`.
+   */
+  enter(): Promise<() => void> {
+    if (this.#closed) {
+      return Promise.reject(this.#busy('this server is shutting down: try again in a moment'));
+    }
+    if (this.#active < this.options.maxInFlight && this.#queue.length === 0) {
+      this.#active++;
+      return Promise.resolve(this.#leave());
+    }
+    if (this.#queue.length >= this.options.queue) {
+      return Promise.reject(this.#busy('this server is busy: try again in a moment'));
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        admit: () => {
+          clearTimeout(timer);
+          this.#active++;
+          resolve(this.#leave());
+        },
+        refuse: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.#queue.indexOf(waiter);
+        if (i >= 0) this.#queue.splice(i, 1);
+        reject(this.#busy('this server is busy: try again in a moment'));
+        this.#settled();
+      }, this.options.queueTimeoutMs);
+      this.#queue.push(waiter);
+    });
+  }
+
+  #leave(): () => void {
+    let left = false;
+    return () => {
+      if (left) return;
+      left = true;
+      this.#active--;
+      const next = this.#queue.shift();
+      if (next) next.admit();
+      this.#settled();
+    };
+  }
+
+  #settled(): void {
+    if (this.#active === 0 && this.#queue.length === 0) for (const f of this.#idle) f();
+  }
+
+  /**
+   * Admits nothing more: new requests and those still queued are answered `busy`. Those
+   * admitted run to their end (see {@link idle}).
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const w of this.#queue.splice(0)) {
+      w.refuse(this.#busy('this server is shutting down: try again in a moment'));
+    }
+    this.#settled();
+  }
+
+  /** Resolves true once nothing is in flight, or false at `deadline` (epoch ms). */
+  idle(deadline: number): Promise<boolean> {
+    if (this.#active === 0 && this.#queue.length === 0) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (value: boolean) => {
+        clearTimeout(timer);
+        this.#idle.delete(onIdle);
+        resolve(value);
+      };
+      const onIdle = () => done(true);
+      const timer = setTimeout(() => done(false), Math.max(0, deadline - Date.now()));
+      this.#idle.add(onIdle);
+    });
+  }
+}
+
+/**
+ * The store waited for a database connection past its deadline: every connection of the
+ * pool was busy. The database is up; the request may be sent again (`503 busy`).
+ */
+export class StoreBusyError extends Error {
+  readonly code = 'store_busy';
+  constructor(message: string, opts: {cause?: unknown} = {}) {
+    super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
+    this.name = 'StoreBusyError';
+  }
+}
+
+/**
+ * True when `error` is pg's pool giving up waiting for one of its connections to be free
+ * (`connectionTimeoutMillis` on a full pool). Making a new connection that times out is
+ * another message ("Connection terminated due to connection timeout"): an unreachable
+ * database, not a busy pool.
+ */
+export function isPoolWait(error: unknown): boolean {
+  const message = (error as {message?: unknown} | null)?.message;
+  return typeof message === 'string' && message === 'timeout exceeded when trying to connect';
+}
+
+/** `error` as a {@link StoreBusyError} when it is a pool wait, else unchanged. */
+export function poolWaitAsBusy(error: unknown, what = 'the payment database'): unknown {
+  if (!isPoolWait(error)) return error;
+  return new StoreBusyError(`${what} is busy: no connection was free in time`, {cause: error});
+}

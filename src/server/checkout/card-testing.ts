@@ -1,0 +1,232 @@
+/**
+ * The shop-wide card-testing breaker (issue 29). The per-key limits (`velocity.ts`) count
+ * attempts per address, order and card; a botnet testing stolen cards uses a new address,
+ * order and card for each try and passes all of them. What gives it away is the shop-wide
+ * picture: a burst of declines across many cards and addresses. So the companion counts the
+ * outcomes of its payments per minute in the store (`GuardStore`, shared by every process
+ * on one database) and, when the decline rate over the sliding window (`windowMs`, at least
+ * `minDecided` payments with an outcome) passes `maxDeclineRate`, opens the breaker for
+ * `openMs`: while it is open, new card payments of customers the shop does not know are
+ * admitted at `admitPerMinute` shop-wide, and the others are refused with
+ * `429 rate_limited` and a `Retry-After` until the next minute — the gateway sees at most
+ * that share of the flood. Payments with a saved card and payments of orders that
+ * `resolveOrder` gives a customer (`customer.id`: a signed-in customer) pass, so the shop's
+ * known customers keep paying; their attempts still meet the per-key limits and their
+ * outcomes still count. The merchant is told when it opens and when it closes: an error
+ * (then info) log line, the `onChange` hook, and `app.cardTesting()` for a back office.
+ * It closes by itself: once `openMs` has passed and the window's decline rate is under the
+ * level again (every check re-opens it while the rate stays high).
+ */
+import {CheckoutError} from './errors.js';
+import type {GuardStore} from './guard-store.js';
+import type {CheckoutLogger} from './logger.js';
+
+/** The breaker's settings (`cardTesting` option); each has a default. */
+export interface CardTestingOptions {
+  /** Off: no shop-wide breaker (the per-key limits stay). Default true. */
+  enabled: boolean;
+  /** The sliding window the decline rate is measured over. Default 10 minutes. */
+  windowMs: number;
+  /** Payments with an outcome in the window before the rate counts. Default 20. */
+  minDecided: number;
+  /** Declined share (0–1) of those that opens the breaker. Default 0.5. */
+  maxDeclineRate: number;
+  /** How long it stays open at least (renewed while the rate stays high). Default 5 minutes. */
+  openMs: number;
+  /** New card payments admitted shop-wide per minute while it is open. Default 5. */
+  admitPerMinute: number;
+  /** Told when the breaker opens and when it closes (after it is stored). */
+  onChange?: ((state: CardTestingState) => void | Promise<void>) | undefined;
+}
+
+export const CARD_TESTING_DEFAULTS: Omit<CardTestingOptions, 'onChange'> = {
+  enabled: true,
+  windowMs: 10 * 60_000,
+  minDecided: 20,
+  maxDeclineRate: 0.5,
+  openMs: 5 * 60_000,
+  admitPerMinute: 5,
+};
+
+/** What the breaker tells the merchant (`onChange`, `app.cardTesting()`). */
+export interface CardTestingState {
+  /** `open`: new payments of unknown customers are slowed shop-wide. */
+  state: 'open' | 'closed';
+  /** When it opened (ISO), while open or when it has just closed. */
+  since?: string;
+  /** While open: until when at least (ISO). */
+  until?: string;
+  /** The window's payments with an outcome, and the declined ones among them. */
+  decided: number;
+  declined: number;
+  /** Payments admitted while open (this minute) and refused (over the window). */
+  admittedThisMinute: number;
+  refused: number;
+}
+
+/** The window's counts, as `state()` tells them. */
+interface Counts {
+  decided: number;
+  declined: number;
+  refused: number;
+  admittedThisMinute: number;
+}
+
+const FLAG = 'card-testing';
+const APPROVED = 'ct:approved';
+const DECLINED = 'ct:declined';
+const ADMITTED = 'ct:admitted';
+const REFUSED = 'ct:refused';
+const MINUTE = 60_000;
+
+/** What a payment is, for the breaker's admission. */
+export interface CardTestingSubject {
+  /** Pays with a saved card (its customer paid before). */
+  savedCard: boolean;
+  /** `resolveOrder` named the order's customer (`customer.id`). */
+  knownCustomer: boolean;
+}
+
+export class CardTestingBreaker {
+  readonly #store: GuardStore;
+  readonly #o: CardTestingOptions;
+  readonly #log: CheckoutLogger;
+  readonly #now: () => number;
+
+  constructor(
+    store: GuardStore,
+    options: CardTestingOptions,
+    log: CheckoutLogger,
+    now: () => number,
+  ) {
+    this.#store = store;
+    this.#o = options;
+    this.#log = log;
+    this.#now = now;
+  }
+
+  get enabled(): boolean {
+    return this.#o.enabled;
+  }
+
+  /** The minute buckets still needed: the window, plus a minute. */
+  #pruneBefore(now: number): number {
+    return Math.floor((now - this.#o.windowMs) / MINUTE) - 1;
+  }
+
+  /**
+   * Admits a new card payment, or throws `429 rate_limited` with `Retry-After` while the
+   * breaker is open and this minute's share is taken. Opens the breaker first when the
+   * window's decline rate has passed the level; closes it when it has fallen back.
+   */
+  async admit(subject: CardTestingSubject): Promise<void> {
+    if (!this.#o.enabled) return;
+    const now = this.#now();
+    const open = await this.#check(now);
+    if (!open) return;
+    if (subject.savedCard || subject.knownCustomer) return;
+    const minute = Math.floor(now / MINUTE);
+    const prune = this.#pruneBefore(now);
+    if (await this.#store.take(ADMITTED, minute, this.#o.admitPerMinute, prune)) return;
+    await this.#store.add(REFUSED, minute, 1, prune);
+    const retryAfter = Math.max(1, Math.ceil(((minute + 1) * MINUTE - now) / 1000));
+    throw new CheckoutError(
+      'rate_limited',
+      429,
+      'payments are slowed down for a while: unusually many were declined; try again later',
+      {retryAfter},
+    );
+  }
+
+  /** Counts a payment's outcome (an approval or a decline) in this minute's bucket. */
+  async outcome(declined: boolean): Promise<void> {
+    if (!this.#o.enabled) return;
+    const now = this.#now();
+    await this.#store.add(
+      declined ? DECLINED : APPROVED,
+      Math.floor(now / MINUTE),
+      1,
+      this.#pruneBefore(now),
+    );
+  }
+
+  /** The breaker as it stands (for a back office). */
+  async state(): Promise<CardTestingState> {
+    const now = this.#now();
+    const flag = await this.#store.flag(FLAG);
+    const counts = await this.#counts(now);
+    const open = flag !== undefined && flag.until >= now;
+    return this.#describe(open, flag, counts);
+  }
+
+  async #counts(now: number): Promise<Counts> {
+    const since = Math.floor((now - this.#o.windowMs) / MINUTE) + 1;
+    const s = await this.#store.sums([APPROVED, DECLINED, ADMITTED, REFUSED], since);
+    const admitted = await this.#store.sums([ADMITTED], Math.floor(now / MINUTE));
+    return {
+      decided: s[APPROVED]! + s[DECLINED]!,
+      declined: s[DECLINED]!,
+      refused: s[REFUSED]!,
+      admittedThisMinute: admitted[ADMITTED]!,
+    };
+  }
+
+  #describe(
+    open: boolean,
+    flag: {raisedAt: number; until: number} | undefined,
+    c: Counts,
+  ): CardTestingState {
+    return {
+      state: open ? 'open' : 'closed',
+      ...(flag ? {since: new Date(flag.raisedAt).toISOString()} : {}),
+      ...(open && flag ? {until: new Date(flag.until).toISOString()} : {}),
+      ...c,
+    };
+  }
+
+  /** True while the breaker is open (after opening or closing it as the window says). */
+  async #check(now: number): Promise<boolean> {
+    const flag = await this.#store.flag(FLAG);
+    if (flag && flag.until >= now) return true;
+    const c = await this.#counts(now);
+    const spiking =
+      c.decided >= this.#o.minDecided && c.declined / c.decided > this.#o.maxDeclineRate;
+    if (spiking) {
+      // A flag that ended within the window is the same episode, taken up again.
+      const raised = await this.#store.raise(
+        FLAG,
+        now,
+        now + this.#o.openMs,
+        JSON.stringify({decided: c.decided, declined: c.declined}),
+        this.#o.windowMs,
+      );
+      if (raised.raised) {
+        this.#log.error(
+          {decided: c.decided, declined: c.declined, admitPerMinute: this.#o.admitPerMinute},
+          'card testing suspected: the decline rate passed its level; new card payments of unknown customers are slowed shop-wide',
+        );
+        await this.#tell(this.#describe(true, raised, c));
+      }
+      return true;
+    }
+    if (flag && (await this.#store.clear(FLAG, flag.raisedAt))) {
+      this.#log.info(
+        {decided: c.decided, declined: c.declined, refused: c.refused},
+        'card-testing breaker closed: the decline rate is back under its level',
+      );
+      await this.#tell(this.#describe(false, flag, c));
+    }
+    return false;
+  }
+
+  async #tell(state: CardTestingState): Promise<void> {
+    try {
+      await this.#o.onChange?.(state);
+    } catch (error) {
+      this.#log.warn(
+        {error: error instanceof Error ? error.message : String(error)},
+        'the cardTesting.onChange hook failed',
+      );
+    }
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * `GuardStore` on SQLite (better-sqlite3): the shop-wide defences' counters and flags in
+ * two tables of their own, `pg_guard_counts` (a row per name and time bucket, pruned as it
+ * is written) and `pg_guard_flags` (a row per flag), beside the payment store's tables in
+ * the same file, so that every process on the file shares them. Each method is one
+ * statement or one immediate transaction. Give it the file (a connection of its own, as
+ * `createCheckoutApp` does for a `SqlitePaymentStore`) or an open connection.
+ */
+import type Database from 'better-sqlite3';
+import {loadBetterSqlite3} from '../optional-peers.js';
+import type {SqliteConnection} from './drivers.js';
+import type {GuardFlag, GuardStore} from './guard-store.js';
+
+export interface SqliteGuardStoreOptions {
+  /** An open better-sqlite3 connection (its owner closes it). */
+  connection?: SqliteConnection;
+  /** Or a database file, opened (and closed by `close()`) here. */
+  filename?: string;
+}
+
+interface FlagRow {
+  raised_at: number;
+  until: number;
+  info: string;
+}
+
+export class SqliteGuardStore implements GuardStore {
+  readonly #db: Database.Database;
+  readonly #own: boolean;
+  readonly #add: (name: string, bucket: number, n: number, pruneBefore: number) => number;
+  readonly #take: (name: string, bucket: number, max: number, pruneBefore: number) => boolean;
+  readonly #sum: Database.Statement<[string, number], {n: number | null}>;
+  readonly #flag: Database.Statement<[string], FlagRow>;
+  readonly #raise: (
+    name: string,
+    now: number,
+    until: number,
+    info: string,
+    within: number,
+  ) => GuardFlag & {raised: boolean};
+  readonly #clear: Database.Statement<[string, number]>;
+  #trim: Database.Statement<[number]> | undefined;
+
+  constructor(options: SqliteGuardStoreOptions) {
+    if (!options.connection === !options.filename) {
+      throw new TypeError('SqliteGuardStore: give connection or filename (one of them)');
+    }
+    this.#own = !options.connection;
+    this.#db =
+      (options.connection as Database.Database | undefined) ??
+      new (loadBetterSqlite3())(options.filename!);
+    if (this.#own) {
+      this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma('busy_timeout = 5000');
+      this.#db.pragma('synchronous = NORMAL');
+    }
+    this.#db.exec(`CREATE TABLE IF NOT EXISTS pg_guard_counts (
+      name TEXT NOT NULL,
+      bucket INTEGER NOT NULL,
+      count INTEGER NOT NULL,
+      PRIMARY KEY (name, bucket)
+    ) STRICT, WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS pg_guard_flags (
+      name TEXT PRIMARY KEY,
+      raised_at INTEGER NOT NULL,
+      until INTEGER NOT NULL,
+      info TEXT NOT NULL
+    ) STRICT`);
+    const db = this.#db;
+    const prune = db.prepare('DELETE FROM pg_guard_counts WHERE name = ? AND bucket < ?');
+    const upsert = db.prepare<[string, number, number], {count: number}>(
+      `INSERT INTO pg_guard_counts (name, bucket, count) VALUES (?, ?, ?)
+       ON CONFLICT (name, bucket) DO UPDATE SET count = count + excluded.count
+       RETURNING count`,
+    );
+    const current = db.prepare<[string, number], {count: number}>(
+      'SELECT count FROM pg_guard_counts WHERE name = ? AND bucket = ?',
+    );
+    const add = db.transaction((name: string, bucket: number, n: number, pruneBefore: number) => {
+      prune.run(name, pruneBefore);
+      return upsert.get(name, bucket, n)!.count;
+    });
+    this.#add = (...args) => add.immediate(...args);
+    const take = db.transaction(
+      (name: string, bucket: number, max: number, pruneBefore: number) => {
+        prune.run(name, pruneBefore);
+        if ((current.get(name, bucket)?.count ?? 0) >= max) return false;
+        upsert.get(name, bucket, 1);
+        return true;
+      },
+    );
+    this.#take = (...args) => take.immediate(...args);
+    this.#sum = db.prepare(
+      'SELECT SUM(count) AS n FROM pg_guard_counts WHERE name = ? AND bucket >= ?',
+    );
+    this.#flag = db.prepare('SELECT raised_at, until, info FROM pg_guard_flags WHERE name = ?');
+    const setFlag = db.prepare(
+      `INSERT INTO pg_guard_flags (name, raised_at, until, info) VALUES (?, ?, ?, ?)
+       ON CONFLICT (name) DO UPDATE SET raised_at = excluded.raised_at, until = excluded.until,
+         info = excluded.info`,
+    );
+    const extend = db.prepare('UPDATE pg_guard_flags SET until = ? WHERE name = ?');
+    const raise = db.transaction(
+      (name: string, now: number, until: number, info: string, within: number) => {
+        const old = this.#flag.get(name);
+        if (old && old.until >= now - within) {
+          const end = Math.max(old.until, until);
+          extend.run(end, name);
+          return {raisedAt: old.raised_at, until: end, info: old.info, raised: false};
+        }
+        setFlag.run(name, now, until, info);
+        return {raisedAt: now, until, info, raised: true};
+      },
+    );
+    this.#raise = (...args) => raise.immediate(...args);
+    this.#clear = db.prepare('DELETE FROM pg_guard_flags WHERE name = ? AND raised_at = ?');
+  }
+
+  async add(name: string, bucket: number, n: number, pruneBefore: number): Promise<number> {
+    return this.#add(name, bucket, n, pruneBefore);
+  }
+
+  async take(name: string, bucket: number, max: number, pruneBefore: number): Promise<boolean> {
+    return this.#take(name, bucket, max, pruneBefore);
+  }
+
+  async sums(names: readonly string[], since: number): Promise<Record<string, number>> {
+    const out: Record<string, number> = {};
+    for (const name of names) out[name] = this.#sum.get(name, since)?.n ?? 0;
+    return out;
+  }
+
+  async raise(name: string, now: number, until: number, info: string, continueWithinMs: number) {
+    return this.#raise(name, now, until, info, continueWithinMs);
+  }
+
+  async flag(name: string): Promise<GuardFlag | undefined> {
+    const row = this.#flag.get(name);
+    return row && {raisedAt: row.raised_at, until: row.until, info: row.info};
+  }
+
+  async clear(name: string, raisedAt: number): Promise<boolean> {
+    return this.#clear.run(name, raisedAt).changes === 1;
+  }
+
+  async trimRejectedWebhooks(keep: number): Promise<number> {
+    if (!this.#trim) {
+      const table = this.#db
+        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rejected_webhooks'")
+        .get();
+      if (!table) return 0;
+      this.#trim = this.#db.prepare(
+        `DELETE FROM rejected_webhooks WHERE id < (
+           SELECT id FROM rejected_webhooks ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      );
+    }
+    return this.#trim.run(Math.max(0, keep - 1)).changes;
+  }
+
+  /** Closes the file it opened (not a connection it was given). */
+  async close(): Promise<void> {
+    if (this.#own && this.#db.open) this.#db.close();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * Backpressure (issue 28): the companion works on at most `admission.maxInFlight`
+ * requests, queues `admission.queue` more for at most `queueTimeoutMs`, and answers the
+ * rest `503 busy` with `Retry-After` at once — a request it did nothing for, which the same
+ * attempt, sent again, gets paid (once). Closing refuses new requests the same way
+ * (webhooks too, so the gateway sends them again), lets those admitted finish, delivers
+ * the outbox with `flush` and closes the store with `closeStore`. In process, with a stub
+ * gateway whose creates wait on the test, and the in-memory store.
+ */
+import {describe, test} from 'node:test';
+import assert from 'node:assert/strict';
+import {setTimeout as sleep} from 'node:timers/promises';
+import {CHECKOUT_ERROR_CODES} from '../../../src/protocol/checkout.js';
+import {Admission} from '../../../src/server/checkout/backpressure.js';
+import {MemoryPaymentStore, type PaymentStore} from '../../../src/server/index.js';
+import {
+  StubGateway,
+  inProcessApp,
+  pay,
+  payBody,
+  postWebhook,
+  primaryWebhook,
+  record,
+  signedWebhook,
+} from './helpers.js';
+
+/** A stub gateway whose creates wait until `open()`. */
+function gatedGateway() {
+  const gw = new StubGateway();
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  gw.onCreate = async (req) => {
+    await gate;
+    return record(req, 'success');
+  };
+  return {gw, open};
+}
+
+async function errorOf(res: Response) {
+  return {
+    status: res.status,
+    retryAfter: res.headers.get('retry-after'),
+    code: ((await res.json()) as {error?: {code?: string}}).error?.code,
+  };
+}
+
+describe('admission: a bounded queue in front of the work', () => {
+  test('busy is a protocol error code', () => {
+    assert.ok((CHECKOUT_ERROR_CODES as readonly string[]).includes('busy'));
+  });
+
+  test('queue full: 503 busy with Retry-After at once; a wait past the deadline too; the same attempt paid after', async () => {
+    const {gw, open} = gatedGateway();
+    const store = new MemoryPaymentStore();
+    const {app} = inProcessApp(store, gw, {
+      admission: {maxInFlight: 2, queue: 1, queueTimeoutMs: 300, retryAfterSeconds: 3},
+    });
+    const running = [pay(app, payBody('bp-1', 'bp-1-a')), pay(app, payBody('bp-2', 'bp-2-a'))];
+    while (gw.created.length < 2) await sleep(5);
+    assert.deepEqual(app.load(), {inFlight: 2, queued: 0, refusedBusy: 0});
+    const queued = pay(app, payBody('bp-3', 'bp-3-a'));
+    await sleep(10);
+    assert.equal(app.load().queued, 1);
+    const t0 = performance.now();
+    const full = await errorOf(await pay(app, payBody('bp-4', 'bp-4-a')));
+    assert.ok(performance.now() - t0 < 250, 'answered at once, not after the queue deadline');
+    assert.deepEqual(full, {status: 503, retryAfter: '3', code: 'busy'});
+    assert.deepEqual(await errorOf(await queued), {status: 503, retryAfter: '3', code: 'busy'});
+    assert.equal(gw.created.length, 2, 'nothing of the refused requests reached the gateway');
+    open();
+    for (const r of await Promise.all(running)) assert.equal(r.status, 200);
+    // The customer sends the refused attempts again after Retry-After: paid, once each.
+    for (const ref of ['bp-3', 'bp-4']) {
+      const again = await pay(app, payBody(ref, `${ref}-a`));
+      assert.equal(again.status, 200);
+      assert.equal(((await again.json()) as {outcome: string}).outcome, 'success');
+    }
+    assert.equal(gw.created.length, 4);
+    assert.deepEqual(app.load(), {inFlight: 0, queued: 0, refusedBusy: 2});
+    await app.close();
+  });
+
+  test('bad admission options are named', async () => {
+    const store = new MemoryPaymentStore();
+    assert.throws(
+      () => inProcessApp(store, new StubGateway(), {admission: {maxInFlight: 0}}),
+      /admission\.maxInFlight: must be a positive whole number/,
+    );
+    assert.throws(
+      () => inProcessApp(store, new StubGateway(), {admission: {queue: -1}}),
+      /admission\.queue: must be a whole number/,
+    );
+  });
+});
+
+describe('close: refuse, drain, deliver, close the store', () => {
+  test('in-flight pays finish; new pays and webhooks meanwhile get 503 busy; updates delivered; store closed', async () => {
+    const {gw, open} = gatedGateway();
+    const memory = new MemoryPaymentStore();
+    let storeClosed = false;
+    const store: PaymentStore = Object.assign(Object.create(memory) as PaymentStore, {
+      close: async () => {
+        storeClosed = true;
+        await memory.close();
+      },
+    });
+    const {app, updates} = inProcessApp(store, gw);
+    const running = pay(app, payBody('close-1', 'close-1-a'));
+    while (gw.created.length < 1) await sleep(5);
+    const closing = app.close({flush: true, closeStore: true, timeoutMs: 5000});
+    // While it closes: a new pay and a webhook are refused, to be sent again elsewhere.
+    assert.deepEqual(await errorOf(await pay(app, payBody('close-2', 'close-2-a'))), {
+      status: 503,
+      retryAfter: '2',
+      code: 'busy',
+    });
+    const webhook = await postWebhook(
+      app,
+      signedWebhook(primaryWebhook(gw.created[0]!.order_id, 'success')),
+    );
+    assert.equal(webhook.status, 503);
+    assert.equal(webhook.headers.get('retry-after'), '2');
+    assert.equal(storeClosed, false, 'the store stays open while a pay runs');
+    open();
+    const answered = await running;
+    assert.equal(answered.status, 200, 'the pay in flight finished');
+    assert.deepEqual(await closing, {drained: true, flushed: true});
+    assert.equal(storeClosed, true);
+    assert.deepEqual(
+      updates.map((u) => `${u.orderRef}:${u.state}`),
+      ['close-1:success'],
+      'its update delivered before the store closed',
+    );
+    assert.equal(gw.created.length, 1, 'the refused pay reached nothing');
+  });
+
+  test('closed admission refuses at once; idle is false until the last admitted leaves', async () => {
+    const admission = new Admission({maxInFlight: 1});
+    const leave = await admission.enter();
+    admission.close();
+    await assert.rejects(admission.enter(), {code: 'busy', status: 503, retryAfter: 2});
+    assert.equal(await admission.idle(Date.now() + 50), false);
+    leave();
+    assert.equal(await admission.idle(Date.now() + 50), true);
+  });
+});
