@@ -43,10 +43,12 @@ export const SLOW_TIERS = {
   'frameworks/ssr.test.ts': 'end-to-end',
   // End to end: Chromium on the sandbox's 3-D Secure page; the example, the companion and the
   // benchmarks' children as real processes, started, killed, restarted and shut down; a
-  // flood of 10,000 webhooks.
+  // flood of 10,000 webhooks, at the example and at the companion.
   'sandbox/browser.test.ts': 'end-to-end',
   'checkout/multi-instance.test.ts': 'end-to-end',
+  'checkout/multi-instance-pgbouncer.test.ts': 'end-to-end',
   'checkout/multiprocess.test.ts': 'end-to-end',
+  'checkout/rejected-webhooks-flood.test.ts': 'end-to-end',
   'example/two-machines.test.ts': 'end-to-end',
   'example/shutdown.test.ts': 'end-to-end',
   'example/webhook-flood.test.ts': 'end-to-end',
