@@ -99,6 +99,10 @@ export interface FaultSubject {
   recurringId?: string | undefined;
 }
 
+/**
+ * A fault rule as the sandbox keeps it: what it matches (order id, card's last four digits or
+ * subscription), the fault it injects, and how many more times it applies.
+ */
 export interface FaultRule {
   id: string;
   match: {

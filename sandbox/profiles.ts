@@ -21,7 +21,12 @@ import {
 } from '../src/server/gateway/index.js';
 import type {GatewayEndpoint, RequestSchemas} from '../src/server/gateway/index.js';
 
+/**
+ * The sandbox's profiles: `live` tolerates what the live gateway tolerates ({@link LENIENCY_RULES})
+ * and logs each use; `strict` applies the spec to the letter.
+ */
 export const PROFILES = ['live', 'strict'] as const;
+/** One of {@link PROFILES}: `startSandbox({profile})` or `SANDBOX_PROFILE`. */
 export type Profile = (typeof PROFILES)[number];
 
 /** Every tolerance of the `live` profile; `strict` refuses each of these requests. */
@@ -37,6 +42,7 @@ export const LENIENCY_RULES = {
     'A capture order_amount or refund refund_amount sent as decimal text ("12.5") is read as that amount',
   'callback-1': 'callback=1 on a lookup is read as callback=true (a PHP boolean in a query)',
 } as const;
+/** The name of one tolerance of the `live` profile, a key of {@link LENIENCY_RULES}. */
 export type LeniencyRule = keyof typeof LENIENCY_RULES;
 
 /** One tolerance a request relied on: the rule and the field (a dotted path), never a value. */

@@ -44,7 +44,7 @@ export interface CardFormHtmlOptions {
    * The `Accept` header of the request for the page being rendered (`accept-header`), for
    * 3-D Secure: pass the request's own, e.g. `c.req.header('accept')`.
    */
-  acceptHeader?: string;
+  acceptHeader?: string | undefined;
   /** Ask the companion for the order's total (`order-details`). */
   orderDetails?: boolean;
   /** Offer to save the card, and show the customer's saved cards (`offer-save-card`). */

@@ -24,10 +24,17 @@ const CDN = path.join(root, 'dist/cdn');
 const REFERENCE = path.join(root, 'docs/reference/server');
 const pkg = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   version: string;
-  repository: {url: string};
+  repository?: {url: string};
 };
-/** `https://github.com/owner/name`, from package.json's repository. */
-const REPOSITORY = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+/**
+ * `https://github.com/owner/name`, the repository whose files the pages' edit links open:
+ * `PG_DOCS_REPOSITORY`, else package.json's `repository`. The package names none until its
+ * public repository is known, and without one the pages have no edit link (a link to a
+ * guessed repository would lead a reader astray).
+ */
+const REPOSITORY = (process.env.PG_DOCS_REPOSITORY || pkg.repository?.url)
+  ?.replace(/^git\+/, '')
+  .replace(/\.git$/, '');
 
 function requireCdn(): void {
   if (!existsSync(path.join(CDN, 'pg-checkout.js'))) {
@@ -179,10 +186,14 @@ export default defineConfig({
   themeConfig: {
     search: {provider: 'local'},
     outline: [2, 3],
-    editLink: {
-      pattern: `${REPOSITORY}/edit/main/docs/:path`,
-      text: 'Edit this page on GitHub',
-    },
+    ...(REPOSITORY
+      ? {
+          editLink: {
+            pattern: `${REPOSITORY}/edit/main/docs/:path`,
+            text: 'Edit this page on GitHub',
+          },
+        }
+      : {}),
     nav: [
       {text: 'Guides', link: '/guides/first-payment'},
       {text: 'Elements', link: '/elements/card-form'},

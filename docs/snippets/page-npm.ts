@@ -2,6 +2,9 @@
 import 'pg-checkout'; // defines <pg-card-form>, <pg-3ds-redirect>, <pg-fingerprint>
 
 const form = document.querySelector('pg-card-form');
+// The order in the address (`/?order=ORDER-1002`), else the page's own: the server prices it.
+const order = new URLSearchParams(location.search).get('order');
+if (form && order) form.orderRef = order;
 form?.addEventListener('pg-success', (event) => {
   location.assign(`/order/result?order=${encodeURIComponent(event.detail.orderRef)}`);
 });

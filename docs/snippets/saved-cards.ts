@@ -1,5 +1,5 @@
 // saved-cards.ts — the signed-in customer's saved cards on your account page, and their
-// removal when the customer (or your support) asks. `customerOf` is your session lookup.
+// removal when the customer (or your support) asks. `customerOf`: session.ts.
 import {Hono} from 'hono';
 import type {CheckoutApp} from 'pg-checkout/server';
 

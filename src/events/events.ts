@@ -20,8 +20,13 @@ export const CARD_FIELDS = [
   'email',
   'phone',
 ] as const;
+/** One of {@link CARD_FIELDS}: a field of the card form, named in validity details. */
 export type CardField = (typeof CARD_FIELDS)[number];
 
+/**
+ * The `detail` of `pg-validity-change` ({@link PgValidityChangeEvent}): which fields are not valid
+ * yet.
+ */
 export interface PgValidityChangeDetail {
   /** True when every shown field holds a valid value. */
   readonly valid: boolean;
@@ -41,6 +46,9 @@ export class PgValidityChangeEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-brand-change` ({@link PgBrandChangeEvent}): the brand the typed digits tell.
+ */
 export interface PgBrandChangeDetail {
   /** card-validator's brand type (`visa`, `american-express`, …) or null when unknown. */
   readonly brand: string | null;
@@ -57,6 +65,10 @@ export class PgBrandChangeEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-submit` ({@link PgSubmitEvent}): the order being paid and the id of
+ * this attempt (the same id is sent again when the customer retries it).
+ */
 export interface PgSubmitDetail {
   readonly orderRef: string;
   readonly attemptId: string;
@@ -71,6 +83,19 @@ export class PgSubmitEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-success` ({@link PgSuccessEvent}): the paid order, the gateway's
+ * status code and message, and the masked card number.
+ *
+ * @example
+ * ```ts
+ * import 'pg-checkout';
+ *
+ * document.querySelector('pg-card-form')?.addEventListener('pg-success', (event) => {
+ *   location.assign(`/order/result?order=${encodeURIComponent(event.detail.orderRef)}`);
+ * });
+ * ```
+ */
 export interface PgSuccessDetail {
   readonly orderRef: string;
   readonly code: string;
@@ -88,6 +113,10 @@ export class PgSuccessEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-failure` ({@link PgFailureEvent}): the declined order, the gateway's
+ * status code and the message the form shows the customer.
+ */
 export interface PgFailureDetail {
   readonly orderRef: string;
   /** The gateway's status code. */
@@ -104,6 +133,10 @@ export class PgFailureEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-3ds-required` ({@link PgThreeDSRequiredEvent}): the bank's page the
+ * customer must pass (`userActionUrl`) for the order.
+ */
 export interface PgThreeDSRequiredDetail {
   readonly orderRef: string;
   readonly userActionUrl: string;
@@ -121,6 +154,10 @@ export class PgThreeDSRequiredEvent extends Event {
   }
 }
 
+/**
+ * The `detail` of `pg-3ds-cancel` ({@link PgThreeDSCancelEvent}): the order whose challenge was
+ * cancelled.
+ */
 export interface PgThreeDSCancelDetail {
   readonly orderRef: string;
 }
@@ -154,6 +191,11 @@ export class PgThreeDSCancelEvent extends Event {
 export type PgErrorCode =
   CheckoutErrorCode | 'network' | 'bad_response' | 'timeout' | 'missing_order' | 'misconfigured';
 
+/**
+ * The `detail` of `pg-error` ({@link PgErrorEvent}): what went wrong (a {@link PgErrorCode}),
+ * the message for the customer, the HTTP status when the server answered, and whether the
+ * same action may work if tried again.
+ */
 export interface PgErrorDetail {
   readonly orderRef?: string;
   readonly code: PgErrorCode;

@@ -35,6 +35,17 @@ export {
   type MessageValues,
 } from './format.js';
 
+/**
+ * Every text the checkout elements show, by key; `{name}` placeholders are filled in and
+ * plural forms chosen for the language. Give some keys to an element's `messages` property,
+ * or a whole table for a language to `registerMessages`.
+ *
+ * @example
+ * ```ts
+ * import {registerMessages, en} from 'pg-checkout';
+ * registerMessages('en-GB', {...en, pay: 'Pay now'});
+ * ```
+ */
 export interface CheckoutMessages {
   cardNumber: string;
   expiry: string;

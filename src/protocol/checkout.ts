@@ -168,6 +168,7 @@ export interface AbandonRequest {
 
 /** Final and intermediate outcomes the browser can be told. */
 export const PAY_OUTCOMES = ['success', 'failure', '3ds_required', 'processing'] as const;
+/** One of {@link PAY_OUTCOMES}: the `outcome` of a {@link PayResponse}. */
 export type PayOutcomeKind = (typeof PAY_OUTCOMES)[number];
 
 /** The payment went through (`success`, status code `1000`, or `1002` for a hold). */
@@ -243,6 +244,10 @@ export interface PayProcessing {
   message: string;
 }
 
+/**
+ * The pay route's answer (`POST /pay`, HTTP 200), told apart by `outcome`: paid, declined,
+ * 3-D Secure required, or not known yet (ask the status route; do not pay again).
+ */
 export type PayResponse = PaySuccess | PayFailure | PayThreeDSRequired | PayProcessing;
 
 /** Stable codes of errors the merchant's server answers with (HTTP 4xx/5xx). */
@@ -263,6 +268,7 @@ export const CHECKOUT_ERROR_CODES = [
   'operation_refused',
   'internal',
 ] as const;
+/** One of {@link CHECKOUT_ERROR_CODES}: the `error.code` of a {@link CheckoutErrorBody}. */
 export type CheckoutErrorCode = (typeof CHECKOUT_ERROR_CODES)[number];
 
 /** Body of every non-2xx answer of the checkout routes. */
@@ -279,6 +285,7 @@ export interface CheckoutErrorBody {
 
 /** What the status route reports for an order. */
 export const PAYMENT_STATES = ['none', 'processing', 'pending', 'success', 'failure'] as const;
+/** One of {@link PAYMENT_STATES}: how the status route says an order stands. */
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** Body of `GET {CHECKOUT_ROUTES.status}?order=<orderRef>`. */

@@ -34,6 +34,13 @@ function canonicalDecimal(text: string): string {
 /**
  * Turns a minor-unit integer (cents, kopiykas) into the gateway's decimal amount:
  * `amountFromMinor(1040)` is `10.4`. Use it instead of dividing floats.
+ *
+ * @example
+ * ```ts
+ * import {amountFromMinor} from 'pg-checkout/server';
+ *
+ * amountFromMinor(1040); // 10.4
+ * ```
  */
 export function amountFromMinor(minor: number): number {
   if (!Number.isSafeInteger(minor) || minor <= 0) {
@@ -49,7 +56,17 @@ export function amountFromMinor(minor: number): number {
   return amount;
 }
 
-/** Amount in minor units (an exact integer) of a valid gateway amount. */
+/**
+ * Amount in minor units (an exact integer) of a valid gateway amount.
+ *
+ * @example
+ * ```ts
+ * import {amountToMinor} from 'pg-checkout/server';
+ *
+ * amountToMinor('10.40'); // 1040
+ * amountToMinor(12.5); // 1250
+ * ```
+ */
 export function amountToMinor(value: number | string): number {
   const text = amountText(value);
   if (text === undefined) throw new RangeError('not a valid gateway amount');

@@ -42,6 +42,10 @@ function loadDialogCss(): Promise<string | undefined> {
 
 /** How the challenge is shown. */
 export const THREE_DS_MODES = ['redirect', 'iframe'] as const;
+/**
+ * One of {@link THREE_DS_MODES}: `redirect` (the whole page goes to the bank) or `iframe` (a modal
+ * over the page).
+ */
 export type ThreeDSMode = (typeof THREE_DS_MODES)[number];
 
 /** EMV 3DS challenge window sizes: width × height in CSS pixels, or full screen. */
@@ -52,6 +56,7 @@ export const CHALLENGE_WINDOW_SIZES = {
   '04': {width: 600, height: 400},
   '05': 'full',
 } as const;
+/** A key of {@link CHALLENGE_WINDOW_SIZES}: the EMV 3DS window size code, `01` to `05`. */
 export type ChallengeWindowSize = keyof typeof CHALLENGE_WINDOW_SIZES;
 
 /** What the element is doing. */
@@ -64,6 +69,7 @@ export const REDIRECT_STATES = [
   'failure',
   'error',
 ] as const;
+/** One of {@link REDIRECT_STATES}: what `<pg-3ds-redirect>` is doing (its `state` property). */
 export type RedirectState = (typeof REDIRECT_STATES)[number];
 
 /**

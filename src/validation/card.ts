@@ -50,6 +50,7 @@ export interface CardBrand {
   codeSize: number;
 }
 
+/** A field's verdict: valid as typed, or not yet but it could become valid with more typing. */
 export interface Validity {
   /** Complete and correct. */
   isValid: boolean;

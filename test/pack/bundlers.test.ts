@@ -20,6 +20,7 @@ import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {promisify} from 'node:util';
 import {getRequestListener} from '@hono/node-server';
+import Database from 'better-sqlite3';
 import {nodeResolve} from '@rollup/plugin-node-resolve';
 import {build as esbuild} from 'esbuild';
 import type {Browser, Page} from 'playwright';
@@ -29,9 +30,6 @@ import webpack from 'webpack';
 import {launchChromium} from '../../scripts/chromium.mjs';
 import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
-// The in-process store from the repo: the server app installs no better-sqlite3 (server.test.ts
-// checks that the tarball's store asks for it), and any PaymentStore serves the companion.
-import {SqlitePaymentStore} from '../../src/server/index.js';
 import {importFrom, installedPackage, packed, serve} from './packed.js';
 
 type ServerModule = typeof import('../../src/server/index.js');
@@ -231,6 +229,7 @@ const LIT_CODE = /litHtmlVersions|reactiveElementVersions|litElementVersions/;
 
 let sandbox: Sandbox;
 let checkout: ReturnType<ServerModule['createCheckoutApp']>;
+let db: Database.Database | undefined;
 const companion = getRequestListener((request, env) => checkout.fetch(request, env));
 let http: Server;
 let origin: string;
@@ -315,7 +314,12 @@ before(async () => {
       ...sandbox.clientOptions(),
       retries: 0,
     },
-    store: new SqlitePaymentStore(':memory:'),
+    // SQLite in memory, on the repository's better-sqlite3 given as the store's connection:
+    // the server app has none installed (server.test.ts checks the store names it there).
+    store: new server.SqlitePaymentStore({
+      filename: ':memory:',
+      connection: (db = new Database(':memory:')),
+    }),
     publicUrl: origin,
     returnPage: '/thanks',
     resolveOrder: (orderRef) => ({
@@ -353,6 +357,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await checkout?.close();
+  db?.close();
   await new Promise((resolve) => http?.close(resolve));
   await sandbox?.close();
 });

@@ -14,14 +14,19 @@ import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
 import {launchChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
-import {guideSteps, Newcomer, type GuideStep, type Running} from './newcomer.js';
+import {
+  doSteps as doGuideSteps,
+  guideSteps,
+  isSandboxCommand as isSandbox,
+  isServerCommand as isServer,
+  Newcomer,
+  type GuideStep,
+  type Running,
+} from './newcomer.js';
 import {packed} from './packed.js';
 
 const GUIDE = 'first-payment.md';
 const steps = guideSteps(GUIDE);
-/** The commands that keep running: the sandbox and the shop's server. */
-const isSandbox = (command: string) => /^npx pg-checkout-sandbox\b/.test(command);
-const isServer = (command: string) => /\bnpx tsx server\.ts\b/.test(command);
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
@@ -45,12 +50,7 @@ after(async () => {
 });
 
 /** Does the steps up to (not including) the first command that keeps running. */
-function doSteps(list: GuideStep[]): void {
-  for (const step of list) {
-    if (step.kind === 'file') shop.write(step.name!, step.text);
-    else shop.run(step.text);
-  }
-}
+const doSteps = (list: GuideStep[]): void => doGuideSteps(shop, list);
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it('has the steps a newcomer needs, in order', () => {

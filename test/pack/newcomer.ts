@@ -18,6 +18,7 @@ import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync}
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import type {Locator, Page} from 'playwright';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -245,4 +246,130 @@ export class Newcomer {
     }
     if (!keep) rmSync(this.work, {recursive: true, force: true});
   }
+}
+
+/** Does the steps in order: each file saved under its name, each command run to its end. */
+export function doSteps(shop: Newcomer, steps: readonly GuideStep[]): void {
+  for (const step of steps) {
+    if (step.kind === 'file') shop.write(step.name!, step.text);
+    else shop.run(step.text);
+  }
+}
+
+/** The steps before the first command that is `command` (all of them when there is none). */
+export function stepsBefore(steps: readonly GuideStep[], command: string): GuideStep[] {
+  const at = steps.findIndex((s) => s.kind === 'command' && s.text === command);
+  return steps.slice(0, at === -1 ? steps.length : at);
+}
+
+/**
+ * The project of first-payment.md, as far as its step 4 (the packages, the files, the bundled
+ * page): where the guides that say they start from it start.
+ */
+export function firstPaymentProject(shop: Newcomer): void {
+  doSteps(shop, stepsBefore(guideSteps('first-payment.md'), 'npx tsc --noEmit'));
+}
+
+/**
+ * The guide's type check as written (`npx tsc --noEmit`, with the settings `tsc --init`
+ * wrote), then once more, as the test's own check, with `skipLibCheck: false`: the
+ * declarations need nothing the guides did not install.
+ */
+export function typeCheck(shop: Newcomer): void {
+  const tsconfig = shop.read('tsconfig.json');
+  if (!/"exactOptionalPropertyTypes": true/.test(tsconfig)) {
+    throw new Error("tsconfig.json is not tsc --init's strict set");
+  }
+  shop.run('npx tsc --noEmit');
+  shop.write(
+    'tsconfig.json',
+    tsconfig.replace('"skipLibCheck": true', '"skipLibCheck": false'),
+    true,
+  );
+  try {
+    shop.run('npx tsc --noEmit', {}, true);
+  } finally {
+    shop.write('tsconfig.json', tsconfig, true);
+  }
+}
+
+export const isSandboxCommand = (command: string) => /^npx pg-checkout-sandbox\b/.test(command);
+export const isServerCommand = (command: string) => /\bnpx tsx server\.ts\b/.test(command);
+
+/** The sandbox and the shop's server, started with a guide's commands. */
+export interface Shop {
+  sandbox: Running;
+  sandboxUrl: string;
+  server: Running;
+  /** Where the server listens (the guide's `http://localhost:3000`, on a free port). */
+  origin: string;
+  /** The server's command as the test ran it, to start it again. */
+  serverCommand: string;
+}
+
+/**
+ * Starts the sandbox and the server with the guide's commands (try-sandbox.sh), on free
+ * ports: the sandbox on port 0, the server on `port`, the guide's 4010 and 3000 replaced
+ * in its variables. `env` adds variables to the server's.
+ */
+export async function startShop(
+  shop: Newcomer,
+  steps: readonly GuideStep[],
+  port: number,
+  env: Record<string, string> = {},
+): Promise<Shop> {
+  const commands = steps.filter((s) => s.kind === 'command').map((s) => s.text);
+  const sandboxCommand = commands.find(isSandboxCommand);
+  const written = commands.find(isServerCommand);
+  if (!sandboxCommand || !written) throw new Error('the guide starts no sandbox and no server');
+  const sandbox = shop.start(sandboxCommand, {SANDBOX_PORT: '0'});
+  const [, sandboxUrl] = await sandbox.waitFor(/listening on (http:\/\/127\.0\.0\.1:\d+)/);
+  const origin = `http://localhost:${port}`;
+  if (!written.includes('http://127.0.0.1:4010') || !written.includes('http://localhost:3000')) {
+    throw new Error(`the server command names other addresses: ${written}`);
+  }
+  const serverCommand = written
+    .replace('http://127.0.0.1:4010', sandboxUrl!)
+    .replace('http://localhost:3000', origin);
+  const server = shop.start(serverCommand, {PORT: String(port), ...env}, written);
+  await server.waitFor(new RegExp(`listening on ${origin}`));
+  return {sandbox, sandboxUrl: sandboxUrl!, server, origin, serverCommand};
+}
+
+/** Types a card into a `<pg-card-form>` as a customer does: number, an expiry two years on, a code. */
+export async function typeCard(form: Locator, number = '4242424242424242'): Promise<void> {
+  await form.locator('input[name="cc-number"]').pressSequentially(number);
+  const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+  await form.locator('input[name="cc-exp"]').pressSequentially(`12${year}`);
+  await form.locator('input[name="cc-csc"]').pressSequentially('123');
+}
+
+/**
+ * What went wrong on a page while a test drove it: console errors, uncaught errors and
+ * answers of 400 or more (Chromium's own /favicon.ico request aside: the guides' pages name
+ * none). Read it at the end: it should be empty.
+ */
+export function pageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) {
+      problems.push(`console: ${m.text()} (${m.location().url})`);
+    }
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('response', (r) => {
+    if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) {
+      problems.push(`${r.status()} ${r.url()}`);
+    }
+  });
+  return problems;
+}
+
+/** Waits for `<pg-3ds-redirect>` on the result page to say how the order ended; its text. */
+export async function resultOf(page: Page): Promise<string> {
+  await page.waitForFunction(() => {
+    const state = (document.querySelector('pg-3ds-redirect') as {state?: string} | null)?.state;
+    return state === 'success' || state === 'failure' || state === 'error';
+  });
+  return (await page.locator('pg-3ds-redirect [part~="status"]').innerText()).trim();
 }

@@ -82,7 +82,43 @@ function safeField(field: string): string {
     .join('.');
 }
 
-/** Creates the companion app. Throws `CheckoutConfigError` naming every bad option. */
+/**
+ * Creates the companion app. Throws `CheckoutConfigError` naming every bad option.
+ *
+ * @example
+ * ```ts
+ * import {serve} from '@hono/node-server';
+ * import {createCheckoutApp, SqlitePaymentStore} from 'pg-checkout/server';
+ *
+ * const checkout = createCheckoutApp({
+ *   gateway: {
+ *     baseUrl: 'http://127.0.0.1:4010', // npx pg-checkout-sandbox
+ *     posId: '5a4d0b8e-2c1f-4e3a-9b7d-5a4db0c00001',
+ *     credentials: {
+ *       apiKey: 'sandbox-api-key',
+ *       apiSecret: 'sandbox-api-secret',
+ *       endpointsKey: 'sandbox-endpoints-key',
+ *     },
+ *   },
+ *   store: new SqlitePaymentStore('data/payments.db'),
+ *   publicUrl: 'http://localhost:3000/checkout',
+ *   returnPage: '/order/result',
+ *   resolveOrder: async (orderRef) => ({
+ *     amount: '1.50',
+ *     currency: 'XTS',
+ *     description: `Order ${orderRef}`,
+ *     customer: {
+ *       firstName: 'Olena',
+ *       lastName: 'Kovalenko',
+ *       email: 'olena@example.com',
+ *       phone: '+380501234567',
+ *     },
+ *   }),
+ * });
+ * checkout.start();
+ * serve({fetch: checkout.fetch, port: 3000});
+ * ```
+ */
 export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const o = resolveCheckoutOptions(options);
   const logger = o.logger ?? createCheckoutLogger();

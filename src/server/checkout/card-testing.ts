@@ -39,6 +39,11 @@ export interface CardTestingOptions {
   onChange?: ((state: CardTestingState) => void | Promise<void>) | undefined;
 }
 
+/**
+ * The card-testing breaker's defaults (`cardTesting` option): on; opens when over half of at
+ * least 20 payments decided in 10 minutes were declined; stays open 5 minutes, admitting 5
+ * new card payments a minute shop-wide meanwhile.
+ */
 export const CARD_TESTING_DEFAULTS: Omit<CardTestingOptions, 'onChange'> = {
   enabled: true,
   windowMs: 10 * 60_000,

@@ -155,6 +155,14 @@ export function redactLogFields<T extends object>(given: T): T {
  * A pino logger with the companion's redaction (`REDACT_PATHS`, in each line's fields and a
  * child logger's bindings). `destination` lets tests capture every line (any writable
  * stream); by default lines go to stdout.
+ *
+ * @example
+ * ```ts
+ * import {createCheckoutLogger} from 'pg-checkout/server';
+ *
+ * const logger = createCheckoutLogger({level: 'warn'}); // createCheckoutApp({logger, ...})
+ * logger.warn({orderRef: 'ORDER-1001'}, 'written with the redaction');
+ * ```
  */
 export function createCheckoutLogger(
   options: LoggerOptions = {},

@@ -3,9 +3,9 @@
  * reports in one table of their own, `pg_security_reports` in `schema`, one row per report
  * key with its first and last sighting and its count, the report as JSONB
  * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
- * (the payment store's, `store.pool`, or the app's). The table is made on first use, under
- * a transaction-scoped advisory lock so that processes starting together do not race; an
- * upsert counts a sighting in one statement.
+ * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is made on
+ * first use, under a transaction-scoped advisory lock so that processes starting together
+ * do not race; an upsert counts a sighting in one statement.
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
@@ -15,6 +15,9 @@ import type {
   StoredSecurityReport,
 } from './security-reports.js';
 
+/**
+ * Where {@link PostgresSecurityReportStore} keeps the reports: a `pg` pool, and the table's schema.
+ */
 export interface PostgresSecurityReportStoreOptions {
   pool: PgPool;
   /** The schema of the table (made when missing). Default `public`. */
@@ -33,6 +36,21 @@ interface Row {
   report: SecurityReport;
 }
 
+/**
+ * The payment page's CSP violation reports, kept in PostgreSQL (table `pg_security_reports`
+ * in `schema`, made on first use): one row per report, with its first and last sighting and a
+ * count. Give it to `createCheckoutApp({securityReports: {store}})`; it never ends the pool.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import {PostgresPaymentStore, PostgresSecurityReportStore} from 'pg-checkout/server';
+ *
+ * const pool = new pg.Pool({connectionString: process.env.DATABASE_URL});
+ * const payments = new PostgresPaymentStore({pool, schema: 'checkout'});
+ * const reports = new PostgresSecurityReportStore({pool, schema: 'checkout'});
+ * ```
+ */
 export class PostgresSecurityReportStore implements SecurityReportStore {
   readonly #pool: Pool;
   readonly #table: string;

@@ -159,7 +159,17 @@ export function declaredLength(request: Request): number | undefined {
   return parseInt(length, 10) || 0;
 }
 
-/** Normalises an address: strips the IPv4-mapped IPv6 prefix and zone ids. */
+/**
+ * Normalises an address: strips the IPv4-mapped IPv6 prefix and zone ids.
+ *
+ * @example
+ * ```ts
+ * import {normaliseIp} from 'pg-checkout/server';
+ *
+ * normaliseIp('::ffff:203.0.113.9'); // '203.0.113.9'
+ * normaliseIp('fe80::1%eth0'); // 'fe80::1'
+ * ```
+ */
 export function normaliseIp(address: string | undefined | null): string | undefined {
   if (!address) return undefined;
   let ip = address.trim();

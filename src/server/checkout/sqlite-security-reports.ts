@@ -16,6 +16,10 @@ import type {
   StoredSecurityReport,
 } from './security-reports.js';
 
+/**
+ * Where {@link SqliteSecurityReportStore} keeps the reports: an open connection, or a file (exactly
+ * one of them).
+ */
 export interface SqliteSecurityReportStoreOptions {
   /** An open better-sqlite3 connection (its owner closes it). */
   connection?: SqliteConnection;
@@ -31,6 +35,19 @@ interface Row {
   report: string;
 }
 
+/**
+ * The payment page's CSP violation reports, kept in SQLite (table `pg_security_reports`,
+ * made when missing): one row per report, with its first and last sighting and a count.
+ * Give it to `createCheckoutApp({securityReports: {store}})`. Needs `better-sqlite3`.
+ *
+ * @example
+ * ```ts
+ * import {SqliteSecurityReportStore} from 'pg-checkout/server';
+ *
+ * const store = new SqliteSecurityReportStore({filename: 'data/payments.db'});
+ * console.log(await store.list(10)); // the ten reports seen last
+ * ```
+ */
 export class SqliteSecurityReportStore implements SecurityReportStore {
   readonly #db: Database.Database;
   readonly #own: boolean;

@@ -18,6 +18,13 @@ const dropToken = (key: string, value: unknown) => (key === TOKEN_FIELD ? undefi
  * JSON text without its `cc_token` fields; text that is not JSON is returned as it is.
  * Text without the name is not parsed at all; the others are parsed once and written
  * again through a replacer (no copy of the parsed value is made).
+ *
+ * @example
+ * ```ts
+ * import {jsonWithoutToken} from 'pg-checkout/server';
+ *
+ * jsonWithoutToken('{"order_id":"A1","cc_token":"tok_123"}'); // '{"order_id":"A1"}'
+ * ```
  */
 export function jsonWithoutToken(json: string): string {
   if (!json.includes(TOKEN_FIELD)) return json;

@@ -30,6 +30,10 @@ export const GATEWAY_ENDPOINTS = {
   void: {method: 'POST', path: '/api/v1/void'},
   refund: {method: 'POST', path: '/api/v1/refund'},
 } as const;
+/**
+ * The name of a gateway endpoint the client calls (`createPayment`, `getOrder`, `refund`, …), as a
+ * {@link SignatureRecipe} receives it.
+ */
 export type GatewayEndpoint = keyof typeof GATEWAY_ENDPOINTS;
 
 /** Fills a path template: `/orders/:orderId` with `{orderId: 'a b'}` gives `/orders/a%20b`. */
@@ -82,6 +86,19 @@ function checkCredentials(creds: Credentials): void {
 /**
  * The form the live gateway accepts: `X-API-Auth: CPAY <API_KEY>:<API_SECRET>` and
  * `X-API-Key: <ENDPOINTS_KEY>` on every request.
+ *
+ * @example
+ * ```ts
+ * import {GatewayClient, plainAuth} from 'pg-checkout/server';
+ *
+ * const credentials = {apiKey: 'key', apiSecret: 'secret', endpointsKey: 'endpoints-key'};
+ * const gateway = new GatewayClient({
+ *   baseUrl: 'https://cpay.tranzzo.com',
+ *   posId: '5a4d0b8e-2c1f-4e3a-9b7d-5a4db0c00001',
+ *   credentials,
+ *   auth: plainAuth(credentials), // the default
+ * });
+ * ```
  */
 export function plainAuth(creds: Credentials): AuthStrategy {
   checkCredentials(creds);
@@ -132,6 +149,14 @@ export function specHeaderForm(endpoint: GatewayEndpoint): HeaderForm {
  * The spec's signed header forms: `CPAY-HMAC-SHA1 key:sig` on most endpoints, `CPAY key:sig`
  * on the register endpoints, `CPAY-HMAC key:sig` on subscription cancel, and `CPAY
  * key:secret` with `X-API-Key` on order cancel. `form` forces one form everywhere.
+ *
+ * @example
+ * ```ts
+ * import {hmacAuth} from 'pg-checkout/server';
+ *
+ * // new GatewayClient({..., auth}): each request signed in the spec's form for its endpoint.
+ * const auth = hmacAuth({apiKey: 'key', apiSecret: 'secret', endpointsKey: 'endpoints-key'});
+ * ```
  */
 export function hmacAuth(
   creds: Credentials,
@@ -173,6 +198,19 @@ export type AuthCheck =
  * Checks the authentication headers of a received request (the sandbox's side). Accepts
  * the plain form (which needs the endpoints key when one is configured) and every signed
  * form produced with `sign`. Header names are case-insensitive.
+ *
+ * @example
+ * ```ts
+ * import {verifyRequestAuth} from 'pg-checkout/server';
+ *
+ * const headers = new Headers({'X-API-Auth': 'CPAY key:secret', 'X-API-Key': 'endpoints-key'});
+ * const check = verifyRequestAuth(
+ *   (name) => headers.get(name),
+ *   {endpoint: 'createPayment', method: 'POST', pathAndQuery: '/api/v1/payment', body: ''},
+ *   {apiKey: 'key', apiSecret: 'secret', endpointsKey: 'endpoints-key'},
+ * );
+ * console.log(check.ok); // true: the plain form
+ * ```
  */
 export function verifyRequestAuth(
   header: (name: string) => string | null | undefined,

@@ -4,10 +4,19 @@
  */
 import * as z from 'zod';
 
+/**
+ * A payment's `mode`: `direct` (the card comes through your server) or `hosted` (the gateway's
+ * page).
+ */
 export const MODES = ['direct', 'hosted'] as const;
+/**
+ * The `method` of a payment you create: `purchase` (charged at once) or `auth` (held, then captured
+ * or voided).
+ */
 export const CREATE_METHODS = ['auth', 'purchase'] as const;
 export const PRIMARY_METHODS = ['purchase', 'auth', 'credit', 'p2p', 'lookup'] as const;
 export const SECONDARY_METHODS = ['capture', 'void', 'refund'] as const;
+/** The transaction methods a register (`RegisterInput.methods`) can select. */
 export const REGISTER_METHODS = [
   'auth',
   'purchase',
@@ -20,8 +29,14 @@ export const REGISTER_METHODS = [
   'dispute',
   'recurrent',
 ] as const;
+/** A transaction's `status`: `init`, `pending`, then `success` or `failure` (final). */
 export const STATUSES = ['init', 'pending', 'success', 'failure'] as const;
+/**
+ * A subscription's status at the gateway: `init` until its first payment succeeds, `active`,
+ * `canceled`.
+ */
 export const RECURRING_STATUSES = ['init', 'active', 'canceled'] as const;
+/** The units of a subscription's `interval_unit` (`init_recurring`). */
 export const INTERVAL_UNITS = ['day', 'week', 'month', 'quarter', 'year'] as const;
 /** Values of `order_3ds_bypass` seen in real traffic; the full list is not published. */
 export const ORDER_3DS_BYPASS_VALUES = ['supported', 'always', 'never'] as const;

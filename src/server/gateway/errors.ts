@@ -5,6 +5,10 @@
  */
 import type {FieldIssue} from './schemas.js';
 
+/**
+ * Every `code` a {@link GatewayError} can have: switch on it rather than on the class or the
+ * message.
+ */
 export const GATEWAY_ERROR_CODES = [
   'invalid_request',
   'gateway_validation',
@@ -20,6 +24,7 @@ export const GATEWAY_ERROR_CODES = [
   'webhook_signature',
   'webhook_decode',
 ] as const;
+/** One of {@link GATEWAY_ERROR_CODES}: a {@link GatewayError}'s `code`. */
 export type GatewayErrorCode = (typeof GATEWAY_ERROR_CODES)[number];
 
 /** Options every {@link GatewayError} takes. */
@@ -146,6 +151,19 @@ export class WebhookDecodeError extends GatewayError {
  * the gateway's), unauthenticated, the wrong method, or rate-limited. Any other failure —
  * a 5xx, a timeout, a dropped connection, an unreadable answer — leaves the outcome
  * unknown: the operation may have happened.
+ *
+ * @example
+ * ```ts
+ * import {GatewayClient, isRefusal} from 'pg-checkout/server';
+ *
+ * declare const gateway: GatewayClient;
+ * try {
+ *   await gateway.cancelOrder('ORDER-1001-1');
+ * } catch (error) {
+ *   // Refused: nothing happened. Anything else: it may have happened, so look it up.
+ *   console.log(isRefusal(error) ? 'refused' : 'outcome unknown');
+ * }
+ * ```
  */
 export function isRefusal(error: unknown): boolean {
   return (

@@ -392,16 +392,32 @@ export const WireRefundRequest = wire.RefundRequest;
 const input = requestSchemas(Amount);
 export const InitRecurring = input.InitRecurring;
 export type InitRecurring = z.output<typeof InitRecurring>;
+/**
+ * `init_recurring` as you write it (a payment that starts a subscription): its interval, retries,
+ * start and expiry.
+ */
 export type InitRecurringInput = z.input<typeof InitRecurring>;
 export const Product = input.Product;
 export const DirectPaymentRequest = input.DirectPaymentRequest;
 export type DirectPaymentRequest = z.output<typeof DirectPaymentRequest>;
+/**
+ * A direct payment as you write it for `GatewayClient.createPayment`: the card (or a token) with
+ * the order, amounts as decimal text or numbers.
+ */
 export type DirectPaymentRequestInput = z.input<typeof DirectPaymentRequest>;
 export const HostedPaymentRequest = input.HostedPaymentRequest;
 export type HostedPaymentRequest = z.output<typeof HostedPaymentRequest>;
+/**
+ * A hosted payment as you write it for `GatewayClient.createPayment`: the order, and the pages the
+ * gateway sends the customer back to.
+ */
 export type HostedPaymentRequestInput = z.input<typeof HostedPaymentRequest>;
 export const PaymentRequest = input.PaymentRequest;
 export type PaymentRequest = z.output<typeof PaymentRequest>;
+/**
+ * Either payment request, told apart by `mode` ({@link DirectPaymentRequestInput}, {@link
+ * HostedPaymentRequestInput}).
+ */
 export type PaymentRequestInput = z.input<typeof PaymentRequest>;
 export const CaptureRequest = input.CaptureRequest;
 export type CaptureRequest = z.output<typeof CaptureRequest>;

@@ -76,8 +76,17 @@ export const RefundWebhook = z.looseObject({
 /** A subscription charge: the payment record plus `recurring {id, status}`. */
 export const SubscriptionChargeWebhook = PrimaryWebhook.extend({recurring: RecurringRef});
 
+/**
+ * A capture's webhook payload: the secondary operation's record with `method: 'capture'` and the
+ * hold's `limit_info`.
+ */
 export type CaptureWebhook = z.output<typeof CaptureWebhook>;
+/** A void's webhook payload: the secondary operation's record with `method: 'void'`. */
 export type VoidWebhook = z.output<typeof VoidWebhook>;
+/**
+ * A refund's webhook payload: the secondary operation's record with `method: 'refund'` and its
+ * `receipt_url`.
+ */
 export type RefundWebhook = z.output<typeof RefundWebhook>;
 export type SubscriptionChargeWebhook = z.output<typeof SubscriptionChargeWebhook>;
 

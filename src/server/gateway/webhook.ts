@@ -17,12 +17,32 @@ function signatureText(data: string, secret: string): string {
   return `${hash('sha1', secret + data + secret, 'base64url')}=`;
 }
 
-/** Signs a webhook's `data` as the gateway does. */
+/**
+ * Signs a webhook's `data` as the gateway does.
+ *
+ * @example
+ * ```ts
+ * import {encodeWebhookData, signWebhook} from 'pg-checkout/server';
+ *
+ * const data = encodeWebhookData({order_id: 'ORDER-1001', status: 'success'}); // in your tests
+ * const body = new URLSearchParams({data, signature: signWebhook(data, 'sandbox-api-secret')});
+ * ```
+ */
 export function signWebhook(data: string, secret: string): string {
   return signatureText(data, secret);
 }
 
-/** Encodes a payload as the webhook `data` field: Base64Url of its JSON, padding kept. */
+/**
+ * Encodes a payload as the webhook `data` field: Base64Url of its JSON, padding kept.
+ *
+ * @example
+ * ```ts
+ * import {encodeWebhookData} from 'pg-checkout/server';
+ *
+ * const data = encodeWebhookData({order_id: 'ORDER-1001', status: 'success'});
+ * console.log(JSON.parse(Buffer.from(data, 'base64url').toString('utf8')).order_id); // ORDER-1001
+ * ```
+ */
 export function encodeWebhookData(payload: unknown): string {
   return encodeWebhookJson(JSON.stringify(payload));
 }
@@ -112,6 +132,22 @@ export interface WebhookForm {
  * {@link WebhookSignatureError} when the signature does not match, and
  * {@link WebhookDecodeError} when the signed data is not a known payload. Unknown and
  * additional fields in the payload are kept.
+ *
+ * @example
+ * ```ts
+ * import {parseWebhookForm, verifyWebhook, WebhookSignatureError} from 'pg-checkout/server';
+ *
+ * export async function onWebhook(request: Request): Promise<Response> {
+ *   try {
+ *     const event = verifyWebhook(parseWebhookForm(await request.text()), process.env.API_SECRET!);
+ *     console.log(event.kind, event.order_id, event.status);
+ *     return new Response(null, {status: 200});
+ *   } catch (error) {
+ *     if (error instanceof WebhookSignatureError) return new Response(null, {status: 400});
+ *     throw error;
+ *   }
+ * }
+ * ```
  */
 export function verifyWebhook(form: WebhookForm, secret: string): WebhookPayload {
   return verifyWebhookText(form, secret).payload;
@@ -165,6 +201,14 @@ export function verifyWebhookText(
 /**
  * Parses a form-encoded webhook body (`data=...&signature=...`) into its two fields,
  * keeping `data` exactly as sent once the form encoding is undone.
+ *
+ * @example
+ * ```ts
+ * import {parseWebhookForm} from 'pg-checkout/server';
+ *
+ * const form = parseWebhookForm('data=eyJ9&signature=abc%3D'); // the raw body, as posted
+ * console.log(form.data, form.signature); // 'eyJ9' 'abc='
+ * ```
  */
 export function parseWebhookForm(body: string): WebhookForm {
   const params = new URLSearchParams(body);

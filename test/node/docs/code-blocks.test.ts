@@ -1,10 +1,11 @@
 /**
  * Every block of code on the site that a reader is meant to copy compiles as written, in a
- * merchant's project: the README snippets' machinery (test/node/readme/merchant-project.ts)
- * installs pg-checkout from this package's build, resolved through its `exports`, with only
+ * merchant's project, and so does every `@example` of the package's TSDoc (the reference
+ * shows them; scripts/docs/undocumented.mjs finds them): the README snippets' machinery
+ * (test/node/readme/merchant-project.ts) installs pg-checkout from this package's build, resolved through its `exports`, with only
  * the packages the install lines name; the blocks sit beside docs/snippets/ (so a guide may
  * import `./checkout.js`), server blocks with Node's types, browser blocks with the DOM's,
- * all `strict`.
+ * all with `tsc --init`'s strict set (`exactOptionalPropertyTypes` and the rest).
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,11 @@ import {
   typecheck,
   type MerchantProject,
 } from '../readme/merchant-project.js';
+import {
+  DOCUMENTED_ENTRIES,
+  exampleCode,
+  projectOptions,
+} from '../../../scripts/docs/undocumented.mjs';
 import {blockFile, codeBlocks, docPages, readPage, DOCS, type CodeBlock} from './code-blocks.js';
 
 /** What the guides tell a reader to install: the server line, and React's for the frameworks guide. */
@@ -23,11 +29,21 @@ const INSTALL = [
   ...installedBy(readFileSync(path.join(DOCS, 'snippets/install-server.sh'), 'utf8')),
   ...installedBy('npm install pg-checkout react @lit/react'),
   '@types/react',
+  // The several-instances guide's driver, which the PostgreSQL examples use.
+  ...installedBy('npm install pg'),
+  '@types/pg',
 ];
 
+/** `tsc --init`'s strict set (TypeScript 5.9), as a merchant's new project has it. */
 const COMPILER = {
   target: 'ES2022',
   strict: true,
+  exactOptionalPropertyTypes: true,
+  noUncheckedIndexedAccess: true,
+  verbatimModuleSyntax: true,
+  isolatedModules: true,
+  noUncheckedSideEffectImports: true,
+  moduleDetection: 'force',
   skipLibCheck: true,
   noEmit: true,
 };
@@ -65,7 +81,16 @@ function writeProject(project: MerchantProject, blocks: CodeBlock[]): void {
 }
 
 const pages = docPages();
-const blocks = pages.flatMap((page) => codeBlocks(page, readPage(page)));
+/** The TSDoc examples, as blocks: on the server side when they import a server entry. */
+const examples: CodeBlock[] = exampleCode(DOCUMENTED_ENTRIES, projectOptions()).map(
+  ({where, code}, i) => ({
+    where: `tsdoc:${i}:${where.replace(/ \(.*\)$/, '')}`,
+    language: 'ts',
+    code,
+    side: /from 'pg-checkout\/(?:server|sandbox)'/.test(code) ? 'server' : 'browser',
+  }),
+);
+const blocks = [...pages.flatMap((page) => codeBlocks(page, readPage(page))), ...examples];
 let project: MerchantProject;
 
 before(() => {
@@ -79,6 +104,16 @@ describe("the site's code blocks", () => {
     assert.ok(blocks.length >= 15, `only ${blocks.length} blocks`);
     assert.ok(blocks.some((b) => b.side === 'server') && blocks.some((b) => b.side === 'browser'));
     assert.ok(blocks.some((b) => b.language === 'tsx'));
+  });
+
+  test('the TSDoc examples are among them: one of each function and class of pg-checkout/server', () => {
+    const server = examples.filter((b) => b.where.includes('pg-checkout/server: '));
+    for (const name of ['createCheckoutApp', 'GatewayClient', 'verifyWebhook', 'amountToMinor']) {
+      assert.ok(
+        server.some((b) => b.where.endsWith(`pg-checkout/server: ${name}`)),
+        `${name}'s example`,
+      );
+    }
   });
 
   test("a file's marked copy is left out: its file is checked where it lives", () => {

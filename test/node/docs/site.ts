@@ -14,6 +14,12 @@ import {PACKAGE_BUILD_FILES} from '../../../scripts/package-build.mjs';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const run = promisify(execFile);
 
+/**
+ * The repository the test build's edit links open (`PG_DOCS_REPOSITORY`): package.json names
+ * none until the package's public repository is known, and the site then shows no edit link.
+ */
+export const TEST_REPOSITORY = 'https://github.com/pg-checkout-docs-test/pg-checkout';
+
 /** What the site is built from: the package build must be there (CI builds before it tests). */
 export function requireBuiltPackage(): void {
   for (const file of PACKAGE_BUILD_FILES) {
@@ -33,6 +39,7 @@ export async function buildSite(): Promise<{dir: string; remove(): void}> {
     await run(process.execPath, [vitepress, 'build', 'docs', '--outDir', dir], {
       cwd: ROOT,
       maxBuffer: 16 * 1024 * 1024,
+      env: {...process.env, PG_DOCS_REPOSITORY: TEST_REPOSITORY},
     });
   } catch (error) {
     rmSync(dir, {recursive: true, force: true});

@@ -42,6 +42,14 @@ const SERVER_SNIPPETS = [
   'ssr-page.ts',
   'store.ts',
   'saved-cards.ts',
+  'session.ts',
+  'checkout-saved-cards.ts',
+  'server-saved-cards.ts',
+  'checkout-instances.ts',
+  'webhooks.ts',
+  'webhooks.test.ts',
+  'checkout-subscriptions.ts',
+  'server-ssr.ts',
 ];
 const TSX = import.meta.resolve('tsx');
 

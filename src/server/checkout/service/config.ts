@@ -31,6 +31,11 @@ export interface CheckoutGateway {
 
 /** What happens when an order is charged twice (see `duplicateCharges`). */
 export const DUPLICATE_CHARGE_POLICIES = ['refund-later', 'refund-earlier', 'alert-only'] as const;
+/**
+ * What the companion does with an order charged twice (`duplicateCharges`): `refund-later`
+ * refunds (for a hold, voids) the charge that succeeded last, `refund-earlier` the first,
+ * `alert-only` only logs at error level.
+ */
 export type DuplicateChargePolicy = (typeof DUPLICATE_CHARGE_POLICIES)[number];
 
 /** Looks up what is charged for an order; `null` when the order does not exist. */

@@ -70,15 +70,23 @@ export type {
 export {parseRetryAfter} from './transport.js';
 
 /**
- * The merchant server's client for the gateway. Construct it once per project:
+ * The merchant server's client for the gateway. Construct it once per project.
  *
+ * @example
  * ```ts
+ * import {GatewayClient} from 'pg-checkout/server';
+ *
  * const gateway = new GatewayClient({
- *   baseUrl: 'https://cpay.tranzzo.com',
- *   posId: process.env.POS_ID,
- *   credentials: {apiKey, apiSecret, endpointsKey},
+ *   baseUrl: 'http://127.0.0.1:4010', // npx pg-checkout-sandbox; live: https://cpay.tranzzo.com
+ *   posId: '5a4d0b8e-2c1f-4e3a-9b7d-5a4db0c00001',
+ *   credentials: {
+ *     apiKey: 'sandbox-api-key',
+ *     apiSecret: 'sandbox-api-secret',
+ *     endpointsKey: 'sandbox-endpoints-key',
+ *   },
  * });
- * const result = await gateway.createPayment({mode: 'direct', ...});
+ * const [payment] = await gateway.getOrder('ORDER-1001-1');
+ * console.log(payment?.status);
  * ```
  */
 export class GatewayClient {

@@ -24,7 +24,12 @@ export type WithOptionalPosId<T> = T extends unknown
 
 /** `capture`, `void` and `refund` inputs (beyond the spec; see gateway-facts.md). */
 export type CaptureInput = WithOptionalPosId<z.input<typeof CaptureRequest>>;
+/** A void of an `auth` hold (`GatewayClient.void`); `pos_id` defaults to the client's. */
 export type VoidInput = WithOptionalPosId<z.input<typeof VoidRequest>>;
+/**
+ * A refund, whole or part, of a settled payment (`GatewayClient.refund`); `pos_id` defaults to the
+ * client's.
+ */
 export type RefundInput = WithOptionalPosId<z.input<typeof RefundRequest>>;
 /** A register request; `project_id` defaults to the client's project. */
 export type RegisterInput = Omit<z.input<typeof RegisterRequest>, 'project_id'> & {

@@ -1,0 +1,1 @@
+npx esbuild checkout-page.tsx --bundle --format=esm --minify --outfile=public/checkout-page.js
