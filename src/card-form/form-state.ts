@@ -20,6 +20,12 @@ export const CARD_FORM_PHASES = [
   'processing',
   'error',
 ] as const;
+/**
+ * The card form's `state` as a merchant's page reads it: `idle` (nothing sent), `pending`
+ * (paying), `three-ds` (the customer is in 3-D Secure), `processing` (the gateway is still
+ * working), `success`, `failure` (declined or refused: the message says why) or `error`
+ * (nothing was decided: the customer may try again).
+ */
 export type CardFormPhase = (typeof CARD_FORM_PHASES)[number];
 
 /** An outcome the customer can put aside by correcting the card: typing hides its text. */

@@ -62,7 +62,19 @@ export interface GuardStore {
   close?(): Promise<void>;
 }
 
-/** Counters and flags in this process's memory (tests, a single process). */
+/**
+ * The shop-wide guards' counters and flags in this process's memory: for one process with
+ * a payment store of your own (`createCheckoutApp` picks it then); several processes need
+ * the SQLite or PostgreSQL guard store, which they share.
+ *
+ * @example
+ * ```ts
+ * import {MemoryGuardStore} from 'pg-checkout/server';
+ *
+ * const guard = new MemoryGuardStore();
+ * await guard.add('declines', Math.floor(Date.now() / 60_000), 1, 0);
+ * ```
+ */
 export class MemoryGuardStore implements GuardStore {
   readonly #counts = new Map<string, Map<number, number>>();
   readonly #flags = new Map<string, GuardFlag>();

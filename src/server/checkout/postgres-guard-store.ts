@@ -11,6 +11,7 @@ import type {Pool, PoolClient} from 'pg';
 import type {PgPool} from './drivers.js';
 import type {GuardFlag, GuardStore} from './guard-store.js';
 
+/** Options of {@link PostgresGuardStore}: the pool and the schema of the payment store. */
 export interface PostgresGuardStoreOptions {
   pool: PgPool;
   /** The schema of the tables (made when missing): the payment store's. Default `public`. */
@@ -27,6 +28,21 @@ interface FlagRow {
   info: string;
 }
 
+/**
+ * The shop-wide guards (card-testing breaker, refused-webhook bound) in the payment
+ * store's PostgreSQL schema, shared by every instance. `createCheckoutApp` makes one
+ * beside a `PostgresPaymentStore` by itself; give one as `guardStore` to choose.
+ *
+ * @example
+ * ```ts
+ * import pg from 'pg';
+ * import {PostgresGuardStore, PostgresPaymentStore} from 'pg-checkout/server';
+ *
+ * const pool = new pg.Pool({connectionString: process.env.DATABASE_URL});
+ * const payments = new PostgresPaymentStore({pool, schema: 'checkout'});
+ * const guard = new PostgresGuardStore({pool, schema: 'checkout'});
+ * ```
+ */
 export class PostgresGuardStore implements GuardStore {
   readonly #pool: Pool;
   readonly #schema: string;

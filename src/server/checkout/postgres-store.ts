@@ -36,6 +36,7 @@ import {PostgresPort} from './postgres-port.js';
 import {runAsync, type Row, type Steps, type StorePort} from './store-core.js';
 import {StoreUnavailableError} from './store.js';
 
+/** Options of {@link PostgresPaymentStore}: the database, its schema and the pool's limits. */
 export interface PostgresPaymentStoreOptions {
   /** `postgres://user:password@host:5432/database?sslmode=verify-full` (or give `pool`). */
   connectionString?: string;
@@ -104,6 +105,24 @@ function isCut(error: unknown): boolean {
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8_OID = 20;
 
+/**
+ * The payment store on PostgreSQL (pg), for several instances on one database: its tables
+ * in a schema of your choice, migrated when the store is made, nothing kept in a session
+ * (it works through PgBouncer in transaction mode).
+ *
+ * @example
+ * ```ts
+ * import {PostgresPaymentStore} from 'pg-checkout/server';
+ *
+ * const store = new PostgresPaymentStore({
+ *   connectionString: 'postgres://shop@127.0.0.1:5432/shop',
+ *   schema: 'checkout',
+ *   poolSize: 10,
+ * });
+ * await store.ready();
+ * await store.close();
+ * ```
+ */
 export class PostgresPaymentStore extends SqlPaymentStore {
   readonly schema: string;
   /**

@@ -11,6 +11,7 @@ import {loadBetterSqlite3} from '../optional-peers.js';
 import type {SqliteConnection} from './drivers.js';
 import type {GuardFlag, GuardStore} from './guard-store.js';
 
+/** Options of {@link SqliteGuardStore}: an open connection or a file (one of them). */
 export interface SqliteGuardStoreOptions {
   /** An open better-sqlite3 connection (its owner closes it). */
   connection?: SqliteConnection;
@@ -24,6 +25,19 @@ interface FlagRow {
   info: string;
 }
 
+/**
+ * The shop-wide guards (card-testing breaker, refused-webhook bound) in the payment
+ * store's SQLite file, shared by every process on it. `createCheckoutApp` makes one beside
+ * a `SqlitePaymentStore` by itself; give one as `guardStore` to choose.
+ *
+ * @example
+ * ```ts
+ * import {SqliteGuardStore} from 'pg-checkout/server';
+ *
+ * const guard = new SqliteGuardStore({filename: 'data/payments.db'});
+ * await guard.close?.();
+ * ```
+ */
 export class SqliteGuardStore implements GuardStore {
   readonly #db: Database.Database;
   readonly #own: boolean;

@@ -41,6 +41,7 @@ interface QueuedWrite {
 
 type Settled = {ok: true; value: unknown} | {ok: false; error: unknown};
 
+/** Options of {@link SqlitePaymentStore}: the file, and how hard each commit is made durable. */
 export interface SqlitePaymentStoreOptions {
   /** Database file; `:memory:` for a throw-away database. Parent folders are created. */
   filename: string;
@@ -152,6 +153,20 @@ class SqlitePort implements StorePort {
   }
 }
 
+/**
+ * The payment store in one SQLite file (better-sqlite3), the embedded default: every
+ * process on the file shares it, writes are group-committed, and `':memory:'` gives a
+ * throw-away database for tests and demos (the in-process store).
+ *
+ * @example
+ * ```ts
+ * import {SqlitePaymentStore} from 'pg-checkout/server';
+ *
+ * const store = new SqlitePaymentStore('data/payments.db');
+ * console.log(await store.ping());
+ * await store.close();
+ * ```
+ */
 export class SqlitePaymentStore extends SqlPaymentStore {
   readonly filename: string;
   private readonly db: Database.Database;

@@ -41,6 +41,11 @@ export const ATTEMPT_STATES = [
   'success',
   'failure',
 ] as const;
+/**
+ * Where a payment attempt stands in the store: `creating` (the create is on its way to the
+ * gateway), `unknown` (its outcome was not confirmed), `init` and `pending` (the gateway
+ * has it, unfinished: 3-D Secure, processing), then `success` or `failure`.
+ */
 export type AttemptState = (typeof ATTEMPT_STATES)[number];
 
 /** States whose outcome the gateway has not told us. */
