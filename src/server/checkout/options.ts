@@ -404,3 +404,15 @@ export function resolveCheckoutOptions(options: CheckoutAppOptions): ResolvedChe
     base,
   };
 }
+
+// Each option is stated once for the merchant (`CheckoutAppOptions`, with its docs) and once
+// as its rule (`OptionsSchema`); the compiler holds the two to each other, both ways, so an
+// option added, removed or retyped in one and not the other fails `tsc` (as the protocol's
+// schemas are held to its types). `gateway` alone is left out: the schema takes any object
+// with `baseUrl` and `posId` there, and `GatewayClient`'s own schema checks the rest.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaIsTheOptions: Same<
+  Omit<z.input<typeof OptionsSchema>, 'gateway'>,
+  Omit<CheckoutAppOptions, 'gateway'>
+> = true;
+void schemaIsTheOptions;
