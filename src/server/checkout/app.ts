@@ -11,7 +11,6 @@
  * protocol's `CheckoutErrorBody` in one `onError`.
  */
 import {Hono, type Context} from 'hono';
-import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
 import {
@@ -21,14 +20,13 @@ import {
   PayRequestSchema,
   RemoveSavedCardRequestSchema,
 } from '../../protocol/schemas.js';
-import {formatIssues} from '../gateway/schemas.js';
-import {Admission, StoreBusyError} from './backpressure.js';
+import {NO_STORE, checkoutErrorOf, closer, guardStoreBeside, readJsonBody} from './app-parts.js';
+import {Admission} from './backpressure.js';
+import {CardTestingBreaker} from './card-testing.js';
+import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
 import {
-  CheckoutBusyError,
   CheckoutError,
-  CheckoutForbiddenError,
   CheckoutInternalError,
-  CheckoutStoreUnavailableError,
   CheckoutInvalidRequestError,
   CheckoutNotFoundError,
 } from './errors.js';
@@ -43,44 +41,14 @@ import {
   sameOriginForms,
   sameOriginJson,
 } from './security.js';
-import {PaymentService, errorSummary} from './service/index.js';
+import {PaymentService} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
-import {StoreUnavailableError} from './store.js';
 import {AttemptVelocity} from './velocity.js';
-import {CardTestingBreaker} from './card-testing.js';
-import {MemoryGuardStore, type GuardStore} from './guard-store.js';
-import {SqliteGuardStore} from './sqlite-guard-store.js';
-import {PostgresGuardStore} from './postgres-guard-store.js';
-import {SqlitePaymentStore} from './sqlite-store.js';
-import {PostgresPaymentStore} from './postgres-store.js';
-import type {PaymentStore} from './store.js';
-import type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult, Env} from './checkout-app.js';
 
 export type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
 
-/**
- * Every answer of the companion: never cached, never sniffed as another type, never
- * framed (its JSON — the status route's included — is data, not a page to embed).
- */
-const NO_STORE = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-};
-
 /** The hosted-payment route, relative to where the companion is mounted. */
 export const HOSTED_ROUTE = '/hosted';
-
-/** Turns unknown keys into a safe field name (keys are attacker-chosen text). */
-function safeField(field: string): string {
-  return field
-    .split('.')
-    .map((part) =>
-      /^[A-Za-z_][A-Za-z0-9_]{0,40}$|^\(body\)$|^\d{1,3}$/.test(part) ? part : '(unknown key)',
-    )
-    .join('.');
-}
 
 /**
  * Creates the companion app. Throws `CheckoutConfigError` naming every bad option.
@@ -219,31 +187,11 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   const limit = limitBody(o.bodyLimitBytes);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
-  const jsonBody = async <T>(
+  const jsonBody = <T>(
     c: Context<Env>,
     schema: z.ZodType<T>,
     onInvalid?: (json: unknown, cardField: boolean) => Promise<void>,
-  ): Promise<T> => {
-    const text = await readBodyText(c.req, o.bodyLimitBytes);
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new CheckoutInvalidRequestError('the body is not valid JSON', {field: '(body)'});
-    }
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issues = formatIssues(parsed.error, json);
-      const first = issues[0]!;
-      const field = safeField(first.field);
-      await onInvalid?.(
-        json,
-        issues.some((i) => i.field.startsWith('card.')),
-      );
-      throw new CheckoutInvalidRequestError(`${field}: ${first.message}`, {field});
-    }
-    return parsed.data;
-  };
+  ): Promise<T> => readJsonBody(c.req, o.bodyLimitBytes, schema, onInvalid);
 
   // Card data the browser sent that fails validation is an attempt too (card testers
   // probe with it): it is counted, per address and order, before the 400.
@@ -400,67 +348,24 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   app.notFound((c) => answer(c, new CheckoutNotFoundError('no such route')));
 
-  app.onError(function checkoutErrors(error, c) {
-    let e: CheckoutError;
-    if (error instanceof CheckoutError) e = error;
-    // Every database connection was busy past the deadline: the database is up.
-    else if (error instanceof StoreBusyError) {
-      logger.warn({error: errorSummary(error), path: c.req.path}, 'payment store busy');
-      e = new CheckoutBusyError('this server is busy: try again in a moment', {
-        cause: error,
+  app.onError((error, c) =>
+    answer(
+      c,
+      checkoutErrorOf(error, {
+        logger,
+        path: c.req.path,
         retryAfter: o.admission.retryAfterSeconds,
-      });
-    }
-    // The database is down: a 503 the browser may retry and the gateway resends after.
-    else if (error instanceof StoreUnavailableError) {
-      logger.error({error: errorSummary(error), path: c.req.path}, 'payment store unavailable');
-      e = new CheckoutStoreUnavailableError({cause: error});
-    }
-    // hono/csrf refuses a cross-site form post with a bare 403.
-    else if (error instanceof HTTPException && error.status === 403) {
-      e = new CheckoutForbiddenError('cross-site form posts are not allowed');
-    } else if (error instanceof HTTPException && error.status < 500) {
-      e = new CheckoutError(
-        error.status === 404 ? 'not_found' : 'invalid_request',
-        error.status,
-        'bad request',
-      );
-    } else if (admission.closed) {
-      // Past the close's deadline the store may be closed under a request still running:
-      // the same request, sent again (to another instance), is answered from what was stored.
-      logger.warn({error: errorSummary(error), path: c.req.path}, 'request cut by the shutdown');
-      e = new CheckoutBusyError('this server is shutting down: try again in a moment', {
-        retryAfter: o.admission.retryAfterSeconds,
-      });
-    } else {
-      logger.error({error: errorSummary(error), path: c.req.path}, 'unhandled error');
-      e = new CheckoutInternalError();
-    }
-    return answer(c, e);
-  });
+        closing: admission.closed,
+      }),
+    ),
+  );
 
-  let closing: Promise<CheckoutCloseResult> | undefined;
-  /** See `CheckoutApp.close`: refuse, drain, flush, close the service, close the store. */
-  const close = (options: CheckoutCloseOptions = {}): Promise<CheckoutCloseResult> =>
-    (closing ??= (async () => {
-      const deadline = Date.now() + (options.timeoutMs ?? 15_000);
-      admission.close();
-      const drained = await admission.idle(deadline);
-      let flushed = false;
-      if (options.flush) {
-        flushed = await Promise.race([
-          service.flushOutbox().then(
-            () => true,
-            () => false,
-          ),
-          sleepUntil(deadline).then(() => false),
-        ]);
-      }
-      await Promise.race([service.close(), sleepUntil(deadline)]);
-      if (ownGuard) await guard.close?.();
-      if (options.closeStore) await o.store.close();
-      return {drained, flushed};
-    })());
+  const close = closer({
+    admission,
+    service,
+    store: o.store,
+    ownGuard: ownGuard ? guard : undefined,
+  });
 
   return Object.assign(app, {
     start: () => service.start(),
@@ -486,30 +391,5 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     store: o.store,
     logger,
     service,
-  });
-}
-
-/**
- * The guard store beside a payment store, in the same database: a `SqliteGuardStore` on a
- * `SqlitePaymentStore`'s file (a connection of its own; on `:memory:`, the store's own
- * connection, the only one that sees that database), a `PostgresGuardStore` on a
- * `PostgresPaymentStore`'s pool and schema; else (a store of the merchant's own) this
- * process's memory.
- */
-function guardStoreBeside(store: PaymentStore): GuardStore {
-  if (store instanceof PostgresPaymentStore) {
-    return new PostgresGuardStore({pool: store.pool, schema: store.schema});
-  }
-  if (store instanceof SqlitePaymentStore) {
-    return store.filename === ':memory:' || store.filename === ''
-      ? new SqliteGuardStore({connection: store.connection})
-      : new SqliteGuardStore({filename: store.filename});
-  }
-  return new MemoryGuardStore();
-}
-
-function sleepUntil(deadline: number): Promise<void> {
-  return new Promise((resolve) => {
-    setTimeout(resolve, Math.max(0, deadline - Date.now())).unref?.();
   });
 }
