@@ -133,7 +133,9 @@ describe('a pool of two and a gateway that takes 2 s per create', {skip: PG_SKIP
       connectionString: PG_TEST_URL,
       schema: schemaName('poolwait'),
       poolSize: 1,
-      connectTimeoutMs: 50,
+      // Long enough to make a new connection on a loaded machine (pg's one timeout covers
+      // both the wait for a free connection and the making of one), short for a test.
+      connectTimeoutMs: 1000,
     });
     await store.ready();
     // The one connection is taken (as by a long transaction) while the pays arrive.
