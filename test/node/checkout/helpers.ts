@@ -5,6 +5,7 @@
  * in a temporary folder, what the sandbox charged for an order, and a driver for the
  * sandbox's 3-D Secure page.
  */
+import http from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
 import {createServer as createNetServer, type AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
@@ -517,4 +518,53 @@ export function primaryWebhook(
     created_at: '2026-01-01T00:00:00.000',
     ...extra,
   };
+}
+
+/**
+ * A flood of forged webhooks as an attacker sends it: one delivery signed by the gateway
+ * first (its status in `signed`), then `posts` unsigned ones to `url`, `concurrency` at a
+ * time over keep-alive sockets. Answers how many got each status, and how long it took.
+ */
+export async function floodForgedWebhooks(
+  url: string,
+  posts: number,
+  concurrency: number,
+): Promise<{signed: number; statuses: Record<number, number>; seconds: number}> {
+  const agent = new http.Agent({keepAlive: true, maxSockets: concurrency});
+  const post = (body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(url, {
+        method: 'POST',
+        agent,
+        headers: {
+          'Content-Type': 'application/x-www-form-urlencoded',
+          'Content-Length': String(Buffer.byteLength(body)),
+        },
+      });
+      req.on('error', reject);
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      });
+      req.end(body);
+    });
+  try {
+    const signed = await post(signedWebhook(primaryWebhook('gw-before-flood', 'success')));
+    const statuses: Record<number, number> = {};
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({length: concurrency}, async () => {
+        while (next < posts) {
+          const i = next++;
+          const data = Buffer.from(JSON.stringify({order_id: `forged-${i}`})).toString('base64url');
+          const status = await post(`data=${data}&signature=forged-${i}`);
+          statuses[status] = (statuses[status] ?? 0) + 1;
+        }
+      }),
+    );
+    return {signed, statuses, seconds: (performance.now() - started) / 1000};
+  } finally {
+    agent.destroy();
+  }
 }

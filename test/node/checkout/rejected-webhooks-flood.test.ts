@@ -11,7 +11,6 @@
  */
 import {after, test, type TestContext} from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import Database from 'better-sqlite3';
 import {createAdaptorServer} from '@hono/node-server';
@@ -20,7 +19,7 @@ import {
   type CheckoutApp,
   type PaymentStore,
 } from '../../../src/server/index.js';
-import {StubGateway, inProcessApp, primaryWebhook, signedWebhook, tempStores} from './helpers.js';
+import {StubGateway, floodForgedWebhooks, inProcessApp, tempStores} from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
 
 const POSTS = 10_000;
@@ -39,41 +38,13 @@ async function flood(app: CheckoutApp) {
   const server = createAdaptorServer({fetch: app.fetch});
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const agent = new http.Agent({keepAlive: true, maxSockets: CONCURRENCY});
-  const post = (body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(`${base}/webhook`, {
-        method: 'POST',
-        agent,
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'Content-Length': String(Buffer.byteLength(body)),
-        },
-      });
-      req.on('error', reject);
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.end(body);
-    });
-  // A delivery signed by the gateway first: it is accepted, and nothing of it is a refusal.
-  assert.equal(await post(signedWebhook(primaryWebhook('gw-before-flood', 'success'))), 200);
-  const statuses: Record<number, number> = {};
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({length: CONCURRENCY}, async () => {
-      while (next < POSTS) {
-        const i = next++;
-        const data = Buffer.from(JSON.stringify({order_id: `forged-${i}`})).toString('base64url');
-        const status = await post(`data=${data}&signature=forged-${i}`);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-      }
-    }),
+  const {signed, statuses, seconds} = await floodForgedWebhooks(
+    `${base}/webhook`,
+    POSTS,
+    CONCURRENCY,
   );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  // A delivery signed by the gateway first: it is accepted, and nothing of it is a refusal.
+  assert.equal(signed, 200);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return {statuses, seconds};
 }

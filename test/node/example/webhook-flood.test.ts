@@ -10,7 +10,6 @@
  */
 import {after, test, type TestContext} from 'node:test';
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import path from 'node:path';
 import type {AddressInfo} from 'node:net';
 import Database from 'better-sqlite3';
@@ -26,7 +25,7 @@ import {
   WebhookLog,
   inspectWebhook,
 } from '../../../server-example/webhook-log.js';
-import {SECRET, primaryWebhook, signedWebhook} from '../checkout/helpers.js';
+import {SECRET, floodForgedWebhooks, primaryWebhook, signedWebhook} from '../checkout/helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from '../checkout/postgres.js';
 import {dataDirs} from './helpers.js';
 
@@ -63,41 +62,13 @@ async function flood(config: Omit<ExampleConfig, 'publicUrl' | 'gateway'>) {
     ...config,
   });
   serving.app = example.app;
-  const agent = new http.Agent({keepAlive: true, maxSockets: CONCURRENCY});
-  const post = (body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(`${base}${CHECKOUT_BASE}/webhook`, {
-        method: 'POST',
-        agent,
-        headers: {
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'Content-Length': String(Buffer.byteLength(body)),
-        },
-      });
-      req.on('error', reject);
-      req.on('response', (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.end(body);
-    });
-  // The gateway's delivery first: the flood must not push it out.
-  assert.equal(await post(signedWebhook(primaryWebhook('gw-before-flood', 'success'))), 200);
-  const statuses: Record<number, number> = {};
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({length: CONCURRENCY}, async () => {
-      while (next < POSTS) {
-        const i = next++;
-        const data = Buffer.from(JSON.stringify({order_id: `forged-${i}`})).toString('base64url');
-        const status = await post(`data=${data}&signature=forged-${i}`);
-        statuses[status] = (statuses[status] ?? 0) + 1;
-      }
-    }),
+  const {signed, statuses, seconds} = await floodForgedWebhooks(
+    `${base}${CHECKOUT_BASE}/webhook`,
+    POSTS,
+    CONCURRENCY,
   );
-  const seconds = (performance.now() - started) / 1000;
-  agent.destroy();
+  // The gateway's delivery first: the flood must not push it out.
+  assert.equal(signed, 200);
   await new Promise<void>((resolve) => server.close(() => resolve()));
   await example.close();
   return {statuses, seconds};
