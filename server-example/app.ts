@@ -121,6 +121,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.trustProxy ? {trustProxy: config.trustProxy} : {}),
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
+    ...(config.admission ? {admission: config.admission} : {}),
     // The customer is the one signed in on the request (the visitor's session), never one
     // the browser names: saved cards are offered and kept per visitor.
     async resolveOrder(orderRef, request): Promise<ResolvedOrder | null> {

@@ -34,6 +34,8 @@ export interface ExampleConfig {
   instance?: CheckoutAppOptions['instance'];
   /** The companion's background lookups (`sweep`). */
   sweep?: CheckoutAppOptions['sweep'];
+  /** The companion's backpressure: requests at once, queued, and how long one may wait. */
+  admission?: CheckoutAppOptions['admission'];
   gateway: GatewayClientOptions;
   /** Token of the back office (`/admin`); without it the back office is off. */
   adminToken?: string;

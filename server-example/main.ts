@@ -12,7 +12,8 @@
  * exits at once.
  */
 import type {Server} from 'node:http';
-import {serve, type ServerType} from '@hono/node-server';
+import type {AddressInfo} from 'node:net';
+import {createAdaptorServer, type ServerType} from '@hono/node-server';
 import {randomBytes} from 'node:crypto';
 import {readFileSync} from 'node:fs';
 import {hostname} from 'node:os';
@@ -28,6 +29,9 @@ import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
 import {createExampleApp, type ExampleApp} from './app.js';
 import {Drain} from './drain.js';
 import {forwardUpdates} from './update-forwarder.js';
+
+/** Connections the kernel may hold for the server before it accepts them. */
+const LISTEN_BACKLOG = 4096;
 
 const optionalInt = (min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional();
@@ -77,6 +81,10 @@ const Env = z
     SWEEP_INTERVAL_MS: optionalInt(0, 3_600_000),
     PAYMENT_UPDATES_URL: z.url().optional(),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(15_000),
+    ADMISSION_MAX_IN_FLIGHT: optionalInt(1, 100_000),
+    ADMISSION_QUEUE: optionalInt(0, 1_000_000),
+    ADMISSION_QUEUE_TIMEOUT_MS: optionalInt(1, 600_000),
+    KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
   })
   .superRefine((env, ctx) => {
     for (const key of [
@@ -133,19 +141,28 @@ if (env.GATEWAY_BASE_URL) {
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.
 const serving: {example?: ExampleApp; drain?: Drain} = {};
 const {server, port} = await new Promise<{server: ServerType; port: number}>((resolve) => {
-  const listening: ServerType = serve(
-    {
-      fetch: (req, bindings) =>
-        serving.drain?.draining
-          ? serving.drain.refusal()
-          : serving.example
-            ? serving.example.app.fetch(req, bindings)
-            : new Response('starting', {status: 503}),
-      port: env.PORT,
-    },
-    (info) => resolve({server: listening, port: info.port}),
+  const listening: ServerType = createAdaptorServer({
+    fetch: (req, bindings) =>
+      serving.drain?.draining
+        ? serving.drain.refusal()
+        : serving.example
+          ? serving.example.app.fetch(req, bindings)
+          : new Response('starting', {status: 503}),
+  });
+  // A long queue of connections not yet accepted (the kernel caps it at
+  // net.core.somaxconn): with Node's 511, a rush on a saturated instance overflowed it, and
+  // the kernel reset connections a load balancer had opened (502s in the rush benchmark).
+  // Accepted, they meet the companion's admission: a quick `503 busy`, not a reset.
+  listening.listen({port: env.PORT, backlog: LISTEN_BACKLOG}, () =>
+    resolve({server: listening, port: (listening.address() as AddressInfo).port}),
   );
 });
+// An idle keep-alive connection is kept longer than a load balancer keeps it (60 s is the
+// common idle timeout), so that the balancer always closes first. Node's own 5 s lost the
+// race under load: the server closed a connection as the balancer sent a request on it, and
+// the customer was answered 502. Node wants the headers deadline above the keep-alive one.
+(server as Server).keepAliveTimeout = env.KEEP_ALIVE_TIMEOUT_MS;
+(server as Server).headersTimeout = env.KEEP_ALIVE_TIMEOUT_MS + 1000;
 const drain = (serving.drain = new Drain(server as Server));
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
@@ -193,6 +210,11 @@ const built = createExampleApp({
     : {}),
   instance: {id: instanceId, ...(env.LEASE_MS ? {leaseMs: env.LEASE_MS} : {})},
   ...(env.SWEEP_INTERVAL_MS !== undefined ? {sweep: {intervalMs: env.SWEEP_INTERVAL_MS}} : {}),
+  admission: {
+    ...(env.ADMISSION_MAX_IN_FLIGHT ? {maxInFlight: env.ADMISSION_MAX_IN_FLIGHT} : {}),
+    ...(env.ADMISSION_QUEUE !== undefined ? {queue: env.ADMISSION_QUEUE} : {}),
+    ...(env.ADMISSION_QUEUE_TIMEOUT_MS ? {queueTimeoutMs: env.ADMISSION_QUEUE_TIMEOUT_MS} : {}),
+  },
   ...(env.PAYMENT_UPDATES_URL
     ? {onPaymentUpdate: forwardUpdates(env.PAYMENT_UPDATES_URL, instanceId)}
     : {}),
