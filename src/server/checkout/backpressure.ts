@@ -5,7 +5,12 @@
  *   (`maxInFlight`); more wait in a queue of `queue` places, each at most `queueTimeoutMs`.
  *   A request that finds the queue full, or waits past the deadline, is answered
  *   `503 busy` with `Retry-After` at once (`CheckoutBusyError`): nothing was done for it,
- *   and the same request may be sent again. Once the app closes, every new request is
+ *   and the same request may be sent again. `Retry-After` spreads the retries: it is
+ *   `retryAfterSeconds` while few are refused, and grows towards `retryAfterMaxSeconds`,
+ *   at random, with the requests refused per request answered in the last second — the
+ *   customers waiting outside come back about as fast as the instance answers, instead of
+ *   all of them every 2 s (in the rush benchmark, ten refusals for each payment, the
+ *   instance's CPU spent on saying "busy"). Once the app closes, every new request is
  *   answered the same way (webhooks too: the gateway sends them again), and `idle()`
  *   waits for those admitted before.
  * - {@link StoreBusyError}: the store's connection pool was waited on past its deadline.
@@ -23,8 +28,10 @@ export interface AdmissionOptions {
   queue: number;
   /** The longest a request waits for a place, in ms (default 5000); then `503 busy`. */
   queueTimeoutMs: number;
-  /** The `Retry-After` of a `busy` answer, in seconds (default 2). */
+  /** The `Retry-After` of a `busy` answer while few are refused, in seconds (default 2). */
   retryAfterSeconds: number;
+  /** The longest `Retry-After` when many are refused, in seconds (default 10). */
+  retryAfterMaxSeconds: number;
 }
 
 export const ADMISSION_DEFAULTS: AdmissionOptions = {
@@ -32,6 +39,7 @@ export const ADMISSION_DEFAULTS: AdmissionOptions = {
   queue: 256,
   queueTimeoutMs: 5000,
   retryAfterSeconds: 2,
+  retryAfterMaxSeconds: 10,
 };
 
 interface Waiter {
@@ -48,9 +56,50 @@ export class Admission {
   readonly #idle = new Set<() => void>();
   /** Requests answered `busy` since the start (a full queue, a deadline, shutting down). */
   refused = 0;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  /** Refused and answered requests in the current second and the one before. */
+  #second = 0;
+  #counts = {refused: 0, left: 0};
+  #last = {refused: 0, left: 0};
 
-  constructor(options: Partial<AdmissionOptions> = {}) {
+  /** `now` (ms) and `random` ([0, 1)) are for tests. */
+  constructor(
+    options: Partial<AdmissionOptions> = {},
+    deps: {now?: () => number; random?: () => number} = {},
+  ) {
     this.options = {...ADMISSION_DEFAULTS, ...options};
+    this.options.retryAfterMaxSeconds = Math.max(
+      this.options.retryAfterMaxSeconds,
+      this.options.retryAfterSeconds,
+    );
+    this.#now = deps.now ?? (() => performance.now());
+    this.#random = deps.random ?? Math.random;
+  }
+
+  /** The counts of this second, the last second's moved aside when a new one has begun. */
+  #tick(): {refused: number; left: number} {
+    const second = Math.floor(this.#now() / 1000);
+    if (second !== this.#second) {
+      this.#last = second === this.#second + 1 ? this.#counts : {refused: 0, left: 0};
+      this.#counts = {refused: 0, left: 0};
+      this.#second = second;
+    }
+    return this.#counts;
+  }
+
+  /**
+   * The `Retry-After` of a `busy` answer now, in seconds: `retryAfterSeconds`, plus a random
+   * share of a spread that grows with the requests refused per request answered over the
+   * last second, up to `retryAfterMaxSeconds`.
+   */
+  retryAfter(): number {
+    const counts = this.#tick();
+    const {retryAfterSeconds: least, retryAfterMaxSeconds: most} = this.options;
+    const refused = Math.max(counts.refused, this.#last.refused);
+    const answered = Math.max(counts.left, this.#last.left, 1);
+    const spread = Math.min(most - least, Math.ceil((refused / answered) * least));
+    return least + Math.floor(this.#random() * (spread + 1));
   }
 
   /** Requests being worked on now. */
@@ -69,8 +118,11 @@ export class Admission {
   }
 
   #busy(message: string): CheckoutBusyError {
+    // Shutting down is no pressure: another instance answers the retry.
+    const retryAfter = this.#closed ? this.options.retryAfterSeconds : this.retryAfter();
     this.refused++;
-    return new CheckoutBusyError(message, {retryAfter: this.options.retryAfterSeconds});
+    this.#tick().refused++;
+    return new CheckoutBusyError(message, {retryAfter});
   }
 
   /**
@@ -117,6 +169,7 @@ export class Admission {
       if (left) return;
       left = true;
       this.#active--;
+      this.#tick().left++;
       const next = this.#queue.shift();
       if (next) next.admit();
       this.#settled();

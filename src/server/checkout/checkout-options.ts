@@ -138,14 +138,18 @@ export interface CheckoutAppOptions {
    * Backpressure (see `backpressure.ts`): at most `maxInFlight` requests (default 64) are
    * worked on at once; up to `queue` more (default 256) wait for a place, each at most
    * `queueTimeoutMs` (default 5000). A request past that — the queue full, the wait over,
-   * or the app closing — is answered `503 busy` with `Retry-After: retryAfterSeconds`
-   * (default 2) at once. Size `maxInFlight` to the store's pool (docs: several instances).
+   * or the app closing — is answered `503 busy` at once, with a `Retry-After` of
+   * `retryAfterSeconds` (default 2) while few are refused, spread at random up to
+   * `retryAfterMaxSeconds` (default 10; never below `retryAfterSeconds`) as more are
+   * refused per request answered. Size
+   * `maxInFlight` to the store's pool (docs: several instances).
    */
   admission?: {
     maxInFlight?: number;
     queue?: number;
     queueTimeoutMs?: number;
     retryAfterSeconds?: number;
+    retryAfterMaxSeconds?: number;
   };
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;

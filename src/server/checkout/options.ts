@@ -204,6 +204,9 @@ const OptionsSchema = z.strictObject({
       retryAfterSeconds: positiveInt('seconds')
         .max(3600, {message: 'must be at most 3600'})
         .default(ADMISSION_DEFAULTS.retryAfterSeconds),
+      retryAfterMaxSeconds: positiveInt('seconds')
+        .max(3600, {message: 'must be at most 3600'})
+        .default(ADMISSION_DEFAULTS.retryAfterMaxSeconds),
     })
     .prefault({}),
   clock: fn<() => number>('() → epoch milliseconds').optional(),

@@ -53,7 +53,13 @@ describe('admission: a bounded queue in front of the work', () => {
     const {gw, open} = gatedGateway();
     const store = new SqlitePaymentStore(':memory:');
     const {app} = inProcessApp(store, gw, {
-      admission: {maxInFlight: 2, queue: 1, queueTimeoutMs: 300, retryAfterSeconds: 3},
+      admission: {
+        maxInFlight: 2,
+        queue: 1,
+        queueTimeoutMs: 300,
+        retryAfterSeconds: 3,
+        retryAfterMaxSeconds: 3,
+      },
     });
     const running = [pay(app, payBody('bp-1', 'bp-1-a')), pay(app, payBody('bp-2', 'bp-2-a'))];
     while (gw.created.length < 2) await sleep(5);
@@ -78,6 +84,47 @@ describe('admission: a bounded queue in front of the work', () => {
     assert.equal(gw.created.length, 4);
     assert.deepEqual(app.load(), {inFlight: 0, queued: 0, refusedBusy: 2});
     await app.close();
+  });
+
+  test('Retry-After spreads the retries as refusals outnumber answers, at random, within its bounds', async () => {
+    let now = 10_000;
+    let random = 0.999;
+    const admission = new Admission(
+      {maxInFlight: 1, queue: 0, retryAfterSeconds: 2, retryAfterMaxSeconds: 10},
+      {now: () => now, random: () => random},
+    );
+    const refusal = () =>
+      admission.enter().then(
+        () => assert.fail('admitted'),
+        (e: {retryAfter: number}) => e.retryAfter,
+      );
+    let leave = await admission.enter();
+    // Few refused: the least wait, whatever the draw.
+    assert.equal(await refusal(), 2);
+    // One request answered, then 3 more refused in the same second: 4 refused per answer
+    // asks a spread of 8 s (4 × 2), the whole of 2..10.
+    leave();
+    leave = await admission.enter();
+    for (let i = 0; i < 3; i++) await refusal();
+    assert.equal(await refusal(), 10, 'the top of the spread');
+    random = 0;
+    assert.equal(await refusal(), 2, 'the bottom of the spread');
+    random = 0.5;
+    assert.equal(await refusal(), 6);
+    // Never past the most, however many are refused.
+    random = 0.999;
+    for (let i = 0; i < 50; i++) assert.ok((await refusal()) <= 10);
+    // The next second still remembers the last; two seconds later, calm again.
+    now += 1000;
+    assert.equal(await refusal(), 10);
+    now += 2000;
+    leave();
+    leave = await admission.enter();
+    assert.equal(await refusal(), 2);
+    // Shutting down is no pressure: the least wait, for another instance answers.
+    admission.close();
+    assert.equal(await refusal(), 2);
+    leave();
   });
 
   test('bad admission options are named', async () => {
