@@ -17,17 +17,22 @@
  * the p50/p99 time from a checkout's due time to its first final answer, and the
  * throughput (checkouts paid per second of the burst) relative to one instance. The same
  * again with the machine's cores saturated by busy processes beside the instances
- * (`saturated`). A doubled or lost payment, or a 503 that is not `busy` with `Retry-After`
- * (a `store_unavailable` while the database is up), is a `failure` (the run exits 1).
+ * (`saturated`). A doubled or lost payment, a 503 that is not `busy` with `Retry-After`
+ * (a `store_unavailable` while the database is up), a refused attempt never answered on
+ * retry, a customer who gave up unpaid, or a request answered 5xx but 503 or cut (a reset,
+ * a timeout) is a `failure` (the run exits 1).
  *
  * `RUSH_CHECKOUTS` (default 1000), `RUSH_RATE` (checkouts per second, default 200),
  * `RUSH_INSTANCES` (default `1,2,4`) and `RUSH_LOADS` (default `quiet,saturated`) narrow
- * it. Skipped, with the reason, without PostgreSQL.
+ * it. `RUSH_SIZES` sweeps the sizing, a list of `<pool>x<maxInFlight>[x<queue>]` (each
+ * instance's `DATABASE_POOL_SIZE`, `ADMISSION_MAX_IN_FLIGHT` and `ADMISSION_QUEUE`;
+ * default `10x64x512`, the defaults): every variant runs once per size. Skipped, with the
+ * reason, without PostgreSQL.
  */
 import {randomBytes} from 'node:crypto';
 import http from 'node:http';
 import {cpus, loadavg, tmpdir} from 'node:os';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../src/protocol/checkout.js';
 import {freePort, startChild, type Child} from './server/children.js';
@@ -56,6 +61,13 @@ const INSTANCES = (process.env['RUSH_INSTANCES'] ?? '1,2,4').split(',').map(Numb
 const LOADS = (process.env['RUSH_LOADS'] ?? 'quiet,saturated').split(',') as (
   'quiet' | 'saturated'
 )[];
+const SIZES = (process.env['RUSH_SIZES'] ?? '10x64x512').split(',').map((size) => {
+  const [pool, maxInFlight, queue] = size.split('x').map(Number);
+  if (!pool || !maxInFlight)
+    throw new Error(`RUSH_SIZES: ${size} is not <pool>x<maxInFlight>[x<queue>]`);
+  return {pool, maxInFlight, queue: queue ?? 512};
+});
+type Size = (typeof SIZES)[number];
 /** A customer gives up this long after their checkout was due. */
 const PATIENCE_MS = 120_000;
 /** The longest wait a `Retry-After` may ask of the simulated customer. */
@@ -117,6 +129,12 @@ class Tally {
   retried = {thenAnswered: 0, never: 0};
   /** 503s that were not `busy` with a `Retry-After` (must be 0 while the database is up). */
   bad503 = 0;
+  /** Requests answered 5xx but 503 (a 500, the balancer's 502), or cut (a reset, a timeout). */
+  cut(): number {
+    return Object.entries(this.answers)
+      .filter(([key]) => !/^\d/.test(key) || (/^5\d\d/.test(key) && !key.startsWith('503')))
+      .reduce((sum, [, n]) => sum + n, 0);
+  }
   count(r: Reply): void {
     if (!('error' in r) && r.status === 503) {
       const code = (r.json['error'] as Json | undefined)?.['code'];
@@ -221,6 +239,23 @@ async function checkout(
   return outcome;
 }
 
+/**
+ * The machine's count of connections the kernel dropped or reset because a listening
+ * socket's accept queue was full (`ListenOverflows` in /proc/net/netstat), or undefined.
+ */
+function listenOverflows(): number | undefined {
+  try {
+    const lines = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.startsWith('TcpExt:'));
+    const names = lines[i]!.split(/\s+/);
+    const values = lines[i + 1]!.split(/\s+/);
+    const value = Number(values[names.indexOf('ListenOverflows')]);
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Starts `n` busy processes beside the system (one per core saturates the machine). */
 async function busy(n: number, dir: string, started: Child[]): Promise<void> {
   await Promise.all(
@@ -239,6 +274,8 @@ async function busy(n: number, dir: string, started: Child[]): Promise<void> {
 interface Figures {
   instances: number;
   load: 'quiet' | 'saturated';
+  /** Each instance's pool, requests at once and queue. */
+  size: Size;
   checkouts: number;
   rate: number;
   orders: number;
@@ -256,10 +293,16 @@ interface Figures {
   throughput: number;
   relativeToOne?: number;
   loadAvg: {before: number; after: number};
+  /** Connections the machine's kernel dropped for a full accept queue during the burst. */
+  listenOverflows?: number;
   failure?: string;
 }
 
-async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promise<Figures> {
+async function runVariant(
+  instances: number,
+  load: 'quiet' | 'saturated',
+  size: Size,
+): Promise<Figures> {
   const dir = mkdtempSync(path.join(tmpdir(), `pg-bench-rush-${instances}-`));
   const schema = `bench_rush_${randomBytes(4).toString('hex')}`;
   const started: Child[] = [];
@@ -283,7 +326,13 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
           databaseUrl: PG_TEST_URL,
           schema,
           // A customer's double click, second tab and retries are more than 5 attempts.
-          env: {PAY_ATTEMPTS_PER_ORDER: '100', ORDER_LOOKUPS_PER_IP: '100000'},
+          env: {
+            PAY_ATTEMPTS_PER_ORDER: '100',
+            ORDER_LOOKUPS_PER_IP: '100000',
+            DATABASE_POOL_SIZE: String(size.pool),
+            ADMISSION_MAX_IN_FLIGHT: String(size.maxInFlight),
+            ADMISSION_QUEUE: String(size.queue),
+          },
         }),
       ),
     );
@@ -300,6 +349,7 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
 
     // The burst, open loop: checkout i is due at start + i / RATE.
     const tally = new Tally();
+    const overflowsBefore = listenOverflows();
     const start = performance.now();
     const runs: Promise<Outcome>[] = [];
     for (let i = 0; i < CHECKOUTS; i++) {
@@ -309,6 +359,7 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
       runs.push(checkout(frontUrl, orderRefs[i]!, customers[i]!, due, tally));
     }
     const outcomes = await Promise.all(runs);
+    const overflowsAfter = listenOverflows();
     const burstMs = Math.max(
       ...outcomes.map((o, i) => (o.paidMs ?? 0) + (i * 1000) / RATE),
       (CHECKOUTS * 1000) / RATE,
@@ -356,12 +407,20 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
       lost
         ? `${lost} payments lost (${toldWithoutCharge.length} told paid without a charge, ${chargedNotShown.length} charged and not shown paid)`
         : '',
+      tally.retried.never
+        ? `${tally.retried.never} attempts refused 503 and never answered 200 on retry`
+        : '',
+      CHECKOUTS - paidCount ? `${CHECKOUTS - paidCount} customers gave up unpaid` : '',
+      tally.cut()
+        ? `${tally.cut()} requests answered 5xx but 503, or cut (a reset, no answer in 60 s)`
+        : '',
     ]
       .filter(Boolean)
       .join('; ');
     return {
       instances,
       load,
+      size,
       checkouts: CHECKOUTS,
       rate: RATE,
       orders: orderRefs.length,
@@ -377,6 +436,9 @@ async function runVariant(instances: number, load: 'quiet' | 'saturated'): Promi
       paidP99Ms: round(percentile(paidTimes, 0.99), 0),
       throughput: round(paidCount / (burstMs / 1000), 1),
       loadAvg: {before: round(loadBefore), after: round(loadavg()[0]!)},
+      ...(overflowsBefore !== undefined && overflowsAfter !== undefined
+        ? {listenOverflows: overflowsAfter - overflowsBefore}
+        : {}),
       ...(failure ? {failure} : {}),
     };
   } finally {
@@ -393,13 +455,15 @@ export default async function rushBench(): Promise<Record<string, unknown>[]> {
   const skip = await skipReason('postgres-1');
   if (skip) return [{skipped: skip}];
   const results: Figures[] = [];
-  for (const load of LOADS) {
-    for (const instances of INSTANCES) {
-      const figures = await runVariant(instances, load);
-      const one = results.find((r) => r.load === load && r.instances === 1);
-      if (one) figures.relativeToOne = round(figures.throughput / one.throughput);
-      else if (instances === 1) figures.relativeToOne = 1;
-      results.push(figures);
+  for (const size of SIZES) {
+    for (const load of LOADS) {
+      for (const instances of INSTANCES) {
+        const figures = await runVariant(instances, load, size);
+        const one = results.find((r) => r.load === load && r.instances === 1 && r.size === size);
+        if (one) figures.relativeToOne = round(figures.throughput / one.throughput);
+        else if (instances === 1) figures.relativeToOne = 1;
+        results.push(figures);
+      }
     }
   }
   return results as unknown as Record<string, unknown>[];

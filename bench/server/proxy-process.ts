@@ -21,6 +21,8 @@ const targets = process.argv.slice(2).map((t) => new URL(t));
 // timeout (5 s in Node) could close one just as it is reused (a reset, answered 502).
 const agent = new http.Agent({keepAlive: true, maxSockets: Infinity, timeout: 4000});
 let next = 0;
+/** Upstream errors by code, printed at SIGTERM (why a 502 was answered). */
+const upstreamErrors = new Map<string, number>();
 
 function answer200(req: http.IncomingMessage, res: http.ServerResponse) {
   req.resume();
@@ -44,15 +46,24 @@ const server = http.createServer((req, res) => {
       up.pipe(res);
     },
   );
-  upstream.on('error', () => {
+  upstream.on('error', (e: NodeJS.ErrnoException) => {
+    const key = `${e.code ?? e.message} ${req.method} ${req.url?.split('?')[0]} reused=${upstream.reusedSocket} answered=${res.headersSent}`;
+    upstreamErrors.set(key, (upstreamErrors.get(key) ?? 0) + 1);
     if (!res.headersSent) res.writeHead(502, {'Content-Length': '0'});
     res.end();
   });
   req.pipe(upstream);
 });
 server.keepAliveTimeout = 60_000;
-server.listen(Number(process.env['PORT'] ?? 0), '127.0.0.1', () => {
+// A load balancer's long accept queue (Node's 511 overflowed in the rush benchmark: the
+// kernel dropped the customers' connections, which timed out).
+server.listen({port: Number(process.env['PORT'] ?? 0), host: '127.0.0.1', backlog: 4096}, () => {
   const {port} = server.address() as AddressInfo;
   process.stdout.write(`listening http://127.0.0.1:${port}\n`);
 });
-process.once('SIGTERM', () => process.exit(0));
+process.once('SIGTERM', () => {
+  if (upstreamErrors.size) {
+    process.stdout.write(`upstream errors ${JSON.stringify(Object.fromEntries(upstreamErrors))}\n`);
+  }
+  process.exit(0);
+});

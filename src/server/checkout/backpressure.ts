@@ -24,7 +24,7 @@ import {CheckoutBusyError} from './errors.js';
 export interface AdmissionOptions {
   /** Requests worked on at once (default 64). */
   maxInFlight: number;
-  /** Requests that may wait for a place (default 256); one more is answered `503 busy`. */
+  /** Requests that may wait for a place (default 512); one more is answered `503 busy`. */
   queue: number;
   /** The longest a request waits for a place, in ms (default 5000); then `503 busy`. */
   queueTimeoutMs: number;
@@ -36,7 +36,7 @@ export interface AdmissionOptions {
 
 export const ADMISSION_DEFAULTS: AdmissionOptions = {
   maxInFlight: 64,
-  queue: 256,
+  queue: 512,
   queueTimeoutMs: 5000,
   retryAfterSeconds: 2,
   retryAfterMaxSeconds: 10,

@@ -136,7 +136,7 @@ export interface CheckoutAppOptions {
   instance?: {id?: string; leaseMs?: number};
   /**
    * Backpressure (see `backpressure.ts`): at most `maxInFlight` requests (default 64) are
-   * worked on at once; up to `queue` more (default 256) wait for a place, each at most
+   * worked on at once; up to `queue` more (default 512) wait for a place, each at most
    * `queueTimeoutMs` (default 5000). A request past that — the queue full, the wait over,
    * or the app closing — is answered `503 busy` at once, with a `Retry-After` of
    * `retryAfterSeconds` (default 2) while few are refused, spread at random up to
