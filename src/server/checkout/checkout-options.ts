@@ -141,8 +141,8 @@ export interface CheckoutAppOptions {
    * or the app closing — is answered `503 busy` at once, with a `Retry-After` of
    * `retryAfterSeconds` (default 2) while few are refused, spread at random up to
    * `retryAfterMaxSeconds` (default 10; never below `retryAfterSeconds`) as more are
-   * refused per request answered. Size
-   * `maxInFlight` to the store's pool (docs: several instances).
+   * refused per request answered. Size `maxInFlight` to the store's pool and `queue` to
+   * what one instance answers within `queueTimeoutMs` (docs: several instances).
    */
   admission?: {
     maxInFlight?: number;
