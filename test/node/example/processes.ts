@@ -43,7 +43,8 @@ export interface Running {
   exited: Promise<number | null>;
 }
 
-function run(script: string, args: string[], env: Record<string, string>) {
+/** `script` as a process under tsx, with `env` added; its stderr kept for `output()`. */
+export function run(script: string, args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
     cwd: ROOT,
     env: {...process.env, ...env},
