@@ -89,7 +89,7 @@ export async function readJsonBody<T>(
  */
 export function checkoutErrorOf(
   error: unknown,
-  at: {logger: CheckoutLogger; path: string; retryAfter: number; closing: boolean},
+  at: {logger: CheckoutLogger; path: string; retryAfter: () => number; closing: boolean},
 ): CheckoutError {
   const {logger, path} = at;
   if (error instanceof CheckoutError) return error;
@@ -98,7 +98,7 @@ export function checkoutErrorOf(
     logger.warn({error: errorSummary(error), path}, 'payment store busy');
     return new CheckoutBusyError('this server is busy: try again in a moment', {
       cause: error,
-      retryAfter: at.retryAfter,
+      retryAfter: at.retryAfter(),
     });
   }
   // The database is down: a 503 the browser may retry and the gateway resends after.
@@ -121,7 +121,7 @@ export function checkoutErrorOf(
     // Past the close's deadline the store may be closed under a request still running.
     logger.warn({error: errorSummary(error), path}, 'request cut by the shutdown');
     return new CheckoutBusyError('this server is shutting down: try again in a moment', {
-      retryAfter: at.retryAfter,
+      retryAfter: at.retryAfter(),
     });
   }
   logger.error({error: errorSummary(error), path}, 'unhandled error');

@@ -354,7 +354,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       checkoutErrorOf(error, {
         logger,
         path: c.req.path,
-        retryAfter: admission.closed ? o.admission.retryAfterSeconds : admission.retryAfter(),
+        retryAfter: () => admission.retryAfter(),
         closing: admission.closed,
       }),
     ),

@@ -91,11 +91,13 @@ export class Admission {
   /**
    * The `Retry-After` of a `busy` answer now, in seconds: `retryAfterSeconds`, plus a random
    * share of a spread that grows with the requests refused per request answered over the
-   * last second, up to `retryAfterMaxSeconds`.
+   * last second, up to `retryAfterMaxSeconds`. Once closed, `retryAfterSeconds`: shutting
+   * down is no pressure, another instance answers the retry.
    */
   retryAfter(): number {
     const counts = this.#tick();
     const {retryAfterSeconds: least, retryAfterMaxSeconds: most} = this.options;
+    if (this.#closed) return least;
     const refused = Math.max(counts.refused, this.#last.refused);
     const answered = Math.max(counts.left, this.#last.left, 1);
     const spread = Math.min(most - least, Math.ceil((refused / answered) * least));
@@ -118,8 +120,7 @@ export class Admission {
   }
 
   #busy(message: string): CheckoutBusyError {
-    // Shutting down is no pressure: another instance answers the retry.
-    const retryAfter = this.#closed ? this.options.retryAfterSeconds : this.retryAfter();
+    const retryAfter = this.retryAfter();
     this.refused++;
     this.#tick().refused++;
     return new CheckoutBusyError(message, {retryAfter});
