@@ -51,6 +51,7 @@ export const SLOW_TIERS = {
   'checkout/rejected-webhooks-flood.test.ts': 'end-to-end',
   'example/two-machines.test.ts': 'end-to-end',
   'example/shutdown.test.ts': 'end-to-end',
+  'example/shutdown-accept.test.ts': 'end-to-end',
   'example/webhook-flood.test.ts': 'end-to-end',
   'example/database-env.test.ts': 'end-to-end',
   'example/main-log.test.ts': 'end-to-end',
