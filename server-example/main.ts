@@ -5,11 +5,14 @@
  * store, the checkout companion and the back office on http://localhost:8080 (`PORT`;
  * `0` picks a free port). It prints the address, the test cards and what to try.
  *
- * On SIGTERM or SIGINT it shuts down gracefully (`drain.ts`): it stops accepting
- * connections, lets the requests in flight finish and answers what arrives meanwhile
- * `503` with `Retry-After`, delivers the payment updates those requests stored, then
- * closes the companion and the store — all within `SHUTDOWN_TIMEOUT_MS`. A second signal
- * exits at once.
+ * A request's head must arrive within `HEADERS_TIMEOUT_MS` (10 s) and the whole request
+ * within `REQUEST_TIMEOUT_MS` (15 s), or it is answered 408 and its connection closed.
+ *
+ * On SIGTERM or SIGINT it shuts down gracefully (`drain.ts`): it closes its listener once
+ * the connections the kernel already accepted are taken, lets the requests in flight
+ * finish and answers what arrives meanwhile `503` with `Retry-After`, delivers the
+ * payment updates those requests stored, then closes the companion and the store — all
+ * within `SHUTDOWN_TIMEOUT_MS`. A second signal exits at once.
  */
 import type {Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
@@ -32,6 +35,8 @@ import {forwardUpdates} from './update-forwarder.js';
 
 /** Connections the kernel may hold for the server before it accepts them. */
 const LISTEN_BACKLOG = 4096;
+/** How often the server cuts requests past HEADERS_TIMEOUT_MS or REQUEST_TIMEOUT_MS. */
+const CONNECTIONS_CHECK_MS = 1000;
 
 const optionalInt = (min: number, max: number) =>
   z.coerce.number().int().min(min).max(max).optional();
@@ -85,8 +90,16 @@ const Env = z
     ADMISSION_QUEUE: optionalInt(0, 1_000_000),
     ADMISSION_QUEUE_TIMEOUT_MS: optionalInt(1, 600_000),
     KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
+    HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
   })
   .superRefine((env, ctx) => {
+    if (env.REQUEST_TIMEOUT_MS < env.HEADERS_TIMEOUT_MS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REQUEST_TIMEOUT_MS'],
+        message: `must be at least HEADERS_TIMEOUT_MS (${env.HEADERS_TIMEOUT_MS}): the whole request includes its head`,
+      });
     for (const key of [
       'DATABASE_SCHEMA',
       'DATABASE_POOL_SIZE',
@@ -148,6 +161,25 @@ const {server, port} = await new Promise<{server: ServerType; port: number}>((re
         : serving.example
           ? serving.example.app.fetch(req, bindings)
           : new Response('starting', {status: 503}),
+    serverOptions: {
+      // An idle keep-alive connection is kept longer than a load balancer keeps it (60 s is
+      // the common idle timeout), so that the balancer always closes first. Node's own 5 s
+      // lost the race under load: the server closed a connection as the balancer sent a
+      // request on it, and the customer was answered 502.
+      keepAliveTimeout: env.KEEP_ALIVE_TIMEOUT_MS,
+      // A request's head, then the whole request, must arrive within these deadlines, or
+      // the client is answered 408 and its connection closed: Node's 300 s let a client
+      // sending a byte now and then hold a socket and an admission place for five minutes.
+      // Both count from the request's first byte (from the connection's, for its first
+      // request), not while a keep-alive connection idles between requests, so they need
+      // not exceed KEEP_ALIVE_TIMEOUT_MS. REQUEST_TIMEOUT_MS is the outer bound above the
+      // companion's own body deadline, which answers first for a slow body.
+      headersTimeout: env.HEADERS_TIMEOUT_MS,
+      requestTimeout: env.REQUEST_TIMEOUT_MS,
+      // How often Node looks for a request past those deadlines (its default, 30 s, would
+      // let a 10 s deadline run to 40 s).
+      connectionsCheckingInterval: CONNECTIONS_CHECK_MS,
+    },
   });
   // A long queue of connections not yet accepted (the kernel caps it at
   // net.core.somaxconn): with Node's 511, a rush on a saturated instance overflowed it, and
@@ -157,12 +189,6 @@ const {server, port} = await new Promise<{server: ServerType; port: number}>((re
     resolve({server: listening, port: (listening.address() as AddressInfo).port}),
   );
 });
-// An idle keep-alive connection is kept longer than a load balancer keeps it (60 s is the
-// common idle timeout), so that the balancer always closes first. Node's own 5 s lost the
-// race under load: the server closed a connection as the balancer sent a request on it, and
-// the customer was answered 502. Node wants the headers deadline above the keep-alive one.
-(server as Server).keepAliveTimeout = env.KEEP_ALIVE_TIMEOUT_MS;
-(server as Server).headersTimeout = env.KEEP_ALIVE_TIMEOUT_MS + 1000;
 const drain = (serving.drain = new Drain(server as Server));
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
