@@ -11,6 +11,13 @@ app.get('/order/result', serveStatic({path: './public/result.html'})); // checko
 app.use('/*', serveStatic({root: './public'})); // index.html, checkout-page.js: your pages
 
 checkout.start(); // recovery and the sweep run in the background; it serves at once
-serve({fetch: app.fetch, port: Number(process.env.PORT) || 3000}, (info) => {
+// A request's head within 10 s and the whole request within 15 s, or 408 and closed (Node's
+// default lets a client sending a byte now and then hold a connection five minutes).
+const serverOptions = {
+  headersTimeout: 10_000,
+  requestTimeout: 15_000,
+  connectionsCheckingInterval: 1000,
+};
+serve({fetch: app.fetch, port: Number(process.env.PORT) || 3000, serverOptions}, (info) => {
   console.log(`listening on http://localhost:${info.port}`);
 });
