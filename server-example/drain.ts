@@ -25,6 +25,7 @@ import type {IncomingMessage, Server, ServerResponse} from 'node:http';
 import {readFileSync, readlinkSync} from 'node:fs';
 import net from 'node:net';
 import {performance} from 'node:perf_hooks';
+import {NO_STORE} from '../src/server/checkout/app-parts.js';
 
 /** Seconds a client is asked to wait before it tries again (`Retry-After`). */
 export const DRAIN_RETRY_AFTER_S = 2;
@@ -65,7 +66,7 @@ export class Drain {
     return this.#inFlight.size;
   }
 
-  /** The answer to a request that arrives while the server drains. */
+  /** The answer to a request that arrives while the server drains (with the app's headers). */
   refusal(): Response {
     return Response.json(
       {
@@ -78,8 +79,8 @@ export class Drain {
       {
         status: 503,
         headers: {
+          ...NO_STORE,
           'Retry-After': String(DRAIN_RETRY_AFTER_S),
-          'Cache-Control': 'no-store',
           Connection: 'close',
         },
       },

@@ -28,8 +28,10 @@ import {
   createCheckoutLogger,
   type GatewayClientOptions,
 } from '../src/server/index.js';
+import {NO_STORE} from '../src/server/checkout/app-parts.js';
 import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
 import {createExampleApp, type ExampleApp} from './app.js';
+import {answerClientErrors} from './client-errors.js';
 import {Drain} from './drain.js';
 import {forwardUpdates} from './update-forwarder.js';
 
@@ -160,7 +162,7 @@ const {server, port} = await new Promise<{server: ServerType; port: number}>((re
         ? serving.drain.refusal()
         : serving.example
           ? serving.example.app.fetch(req, bindings)
-          : new Response('starting', {status: 503}),
+          : new Response('starting', {status: 503, headers: NO_STORE}),
     serverOptions: {
       // An idle keep-alive connection is kept longer than a load balancer keeps it (60 s is
       // the common idle timeout), so that the balancer always closes first. Node's own 5 s
@@ -188,6 +190,11 @@ const {server, port} = await new Promise<{server: ServerType; port: number}>((re
   listening.listen({port: env.PORT, backlog: LISTEN_BACKLOG}, () =>
     resolve({server: listening, port: (listening.address() as AddressInfo).port}),
   );
+});
+// Node's own answers (408 past those deadlines, 400, 431) with the app's headers.
+answerClientErrors(server as Server, {
+  headersMs: env.HEADERS_TIMEOUT_MS,
+  requestMs: env.REQUEST_TIMEOUT_MS,
 });
 const drain = (serving.drain = new Drain(server as Server));
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;

@@ -4,7 +4,8 @@
  * `REQUEST_TIMEOUT_MS`, is answered 408 and its connection closed — a client sending a
  * byte now and then no longer holds a socket for Node's default five minutes. The
  * deadlines count from a request's first byte, not while a keep-alive connection idles, so
- * a connection idle past both still serves its next request. A setting that is not a
+ * a connection idle past both still serves its next request. The 408 carries the headers
+ * every answer of the app carries (Node's own is bare). A setting that is not a
  * number of milliseconds, or a request deadline below the head's, stops the example at
  * start, naming the variable. Small deadlines are set here so that nothing waits long;
  * every check awaits the socket's close, none the clock.
@@ -35,6 +36,23 @@ async function startMain(env: Record<string, string>) {
       rmSync(dir, {recursive: true, force: true});
     },
   };
+}
+
+/**
+ * A 408 with the headers every answer of the app carries (never sniffed, framed or
+ * cached), `Connection: close`, and a JSON error naming both deadlines.
+ */
+function assertTimeoutAnswer(received: string): void {
+  const [headLines = '', body = ''] = received.split('\r\n\r\n');
+  const head = `${headLines}\r\n`;
+  assert.match(head, /^HTTP\/1\.1 408 /, received);
+  assert.match(head, /\r\nX-Content-Type-Options: nosniff\r\n/i, head);
+  assert.match(head, /\r\nX-Frame-Options: DENY\r\n/i, head);
+  assert.match(head, /\r\nContent-Security-Policy: [^\r]*frame-ancestors 'none'/i, head);
+  assert.match(head, /\r\nCache-Control: no-store\r\n/i, head);
+  assert.match(head, /\r\nConnection: close\r\n/i, head);
+  const error = (JSON.parse(body) as {error: {code: string; message: string}}).error;
+  assert.match(error.message, /head within 1000 ms, all of it within 2000 ms/, body);
 }
 
 /** A raw connection: what it received, and a promise of its close. */
@@ -82,7 +100,7 @@ test(
       conn.socket.write('POST /api/checkout/pay HTTP/1.1\r\nHost: shop.test\r\nX-Slow: ');
       conn.trickle('abcdefgh'); // a byte now and then: never idle, never done
       await conn.closed;
-      assert.match(conn.received, /^HTTP\/1\.1 408 /, conn.received);
+      assertTimeoutAnswer(conn.received);
     } finally {
       await app.stop();
     }
@@ -111,7 +129,7 @@ test(
       );
       conn.trickle('x');
       await conn.closed;
-      assert.match(conn.received, /^HTTP\/1\.1 408 /, conn.received);
+      assertTimeoutAnswer(conn.received);
     } finally {
       await app.stop();
     }
@@ -132,7 +150,7 @@ test(
       const before = conn.received.length;
       conn.socket.write('GET /healthz HTTP/1.1\r\nHost: shop.test\r\n');
       await conn.closed;
-      assert.match(conn.received.slice(before), /^HTTP\/1\.1 408 /, conn.received);
+      assertTimeoutAnswer(conn.received.slice(before));
     } finally {
       await app.stop();
     }

@@ -4,10 +4,10 @@
  * flight on open connections, and 150 more connections just connecting, each with a payment,
  * as the signal is handled. A listening socket closed while the kernel still holds
  * connections in its accept queue resets them — connections whose clients saw them open
- * (the issue saw 3 of 150 reset). Every one must be answered: the payment's real answer, or
- * `503` with `Retry-After` and `Connection: close`; none reset (ECONNRESET, "socket hang
- * up"). A connection the kernel refused (ECONNREFUSED: nothing reached the server) would be
- * counted apart; here the listener outlives the burst.
+ * (the issue saw 3 of 150 reset). Every one must be answered: the payment's real answer,
+ * or `503` with `Retry-After` and `Connection: close` (and the app's headers); none reset
+ * (ECONNRESET, "socket hang up"). A connection the kernel refused (ECONNREFUSED: nothing
+ * reached the server) would be counted apart; here the listener outlives the burst.
  *
  * The server's event loop is lined up as a busy instance's is, with no clock deciding
  * anything: it is stopped (SIGSTOP) while the 150 payments are written on its open
@@ -60,6 +60,8 @@ interface Outcome {
   status?: number;
   retryAfter?: string | undefined;
   connection?: string | undefined;
+  /** `X-Content-Type-Options`, one of the headers every answer of the app carries. */
+  nosniff?: string | undefined;
   error?: string;
 }
 
@@ -91,6 +93,7 @@ function pay(
             status: res.statusCode!,
             retryAfter: res.headers['retry-after'],
             connection: res.headers.connection,
+            nosniff: String(res.headers['x-content-type-options']),
           }),
         );
         res.on('error', (error) => resolve({connected, error: String(error)}));
@@ -183,6 +186,8 @@ test(
       (o) => o.status === 503 && (o.retryAfter === undefined || !/close/i.test(o.connection ?? '')),
     );
     assert.deepEqual(refusalsWithoutRetry, [], 'every 503 says Retry-After and Connection: close');
+    const bare = accepted.filter((o) => o.nosniff !== 'nosniff');
+    assert.deepEqual(bare, [], "every answer carries the app's headers (nosniff)");
     const failures = accepted.filter((o) => o.status! >= 500 && o.status !== 503);
     assert.deepEqual(failures, [], 'no 5xx but a 503');
     assert.equal(accepted.length, all.length, 'the listener outlived the burst: none refused');
