@@ -11,9 +11,9 @@
  * accepted for it: closing a listening socket resets every connection still in its accept
  * queue (3 of 150 at a SIGTERM in a rush, where the event loop was busy), connections whose
  * clients believe them open. So the listener stays open until no connection has come for
- * `LISTEN_QUIET_MS` (at most `LISTEN_LINGER_MS`), and closes on a turn of the event loop
- * that has just accepted what was queued — on Linux only once the kernel's own count of
- * the queue says it is empty. What it accepts meanwhile is answered 503.
+ * `LISTEN_QUIET_MS` since the stop (at most `LISTEN_LINGER_MS`), and closes on a turn of
+ * the event loop that has just accepted what was queued — on Linux only once the kernel's
+ * own count of the queue says it is empty. What it accepts meanwhile is answered 503.
  *
  * Idle keep-alive connections are not cut when listening stops (Node's `server.close()`
  * would: a request the client sends on one at that instant is lost as a reset); they end
@@ -117,19 +117,23 @@ export class Drain {
    */
   #closeListener(deadline: number): Promise<void> {
     const linger = Math.min(deadline, Date.now() + LISTEN_LINGER_MS);
+    // Quiet counts from the stop too: the signal that called it may be handled in the same
+    // turn as connections the kernel queued after that turn's accepts.
+    const stoppedAt = performance.now();
+    const quietFor = () => performance.now() - Math.max(this.#lastAccepted, stoppedAt);
     return new Promise((resolve) => {
       const close = () => net.Server.prototype.close.call(this.#server, () => resolve());
       const attempt = () => {
-        const quietFor = performance.now() - this.#lastAccepted;
-        if (Date.now() < linger && quietFor < LISTEN_QUIET_MS) {
-          setTimeout(attempt, LISTEN_QUIET_MS - quietFor);
+        const quiet = quietFor();
+        if (Date.now() < linger && quiet < LISTEN_QUIET_MS) {
+          setTimeout(attempt, LISTEN_QUIET_MS - quiet);
           return;
         }
         // Timers run before the poll phase, immediates after it.
         setImmediate(() => {
           const now = Date.now();
-          const quiet = performance.now() - this.#lastAccepted >= LISTEN_QUIET_MS;
-          if (now >= deadline || ((quiet || now >= linger) && queued(this.#server) === 0)) close();
+          const calm = quietFor() >= LISTEN_QUIET_MS || now >= linger;
+          if (now >= deadline || (calm && queued(this.#server) === 0)) close();
           else setTimeout(attempt, 1);
         });
       };
