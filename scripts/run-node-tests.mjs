@@ -53,6 +53,7 @@ export const SLOW_TIERS = {
   'example/shutdown.test.ts': 'end-to-end',
   'example/shutdown-accept.test.ts': 'end-to-end',
   'example/server-timeouts.test.ts': 'end-to-end',
+  'example/connections.test.ts': 'end-to-end',
   'example/webhook-flood.test.ts': 'end-to-end',
   'example/database-env.test.ts': 'end-to-end',
   'example/main-log.test.ts': 'end-to-end',
