@@ -9,8 +9,12 @@
  * - with the breaker open, a botnet of 200 cards from 200 addresses, each with a random
  *   made-up cookie, reaches the gateway only as far as guests do (`admitPerMinute` a
  *   minute); before, every one was a named customer and all 200 reached it; and 200 hosted
- *   creates the same way.
- * Measured: the share of the 200 that reaches the gateway, by card and by `/hosted`.
+ *   creates the same way;
+ * - a botnet that first asks for a page, as the demo signs in every visitor, is 200 named
+ *   customers: each has a budget of their own, and together they meet the ceiling of all
+ *   named customers (`allCustomers`).
+ * Measured: the share of the 200 that reaches the gateway, by card, by `/hosted`, and with
+ * sessions the shop signed.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
@@ -251,6 +255,33 @@ describe('a botnet with made-up cookies, the breaker open', () => {
     );
     assert.ok(reached <= share, `${reached} reached the gateway, guests get ${share}`);
     assert.equal(statuses[303] ?? 0, reached, 'each one admitted went to the gateway’s page');
+    assert.equal(statuses[429], BOTS - reached, 'the rest refused, 429');
+  });
+});
+
+describe('a botnet that opens a real session first (the demo signs in every visitor)', () => {
+  test('200 bots, each with a cookie the shop signed: named customers, but no more than the ceiling of all named customers', async (t) => {
+    const refs: string[] = [];
+    const statuses: Record<string, number> = {};
+    await botnet(async (i) => {
+      const from = `127.0.${70 + Math.floor(i / 250)}.${(i % 250) + 1}`;
+      const signed = setCookie(await call(base, '/', {from}));
+      assert.ok(signed);
+      const cookie = {Cookie: signed};
+      const orderRef = await newOrder(from, cookie);
+      refs.push(orderRef);
+      const r = await payFrom(
+        from,
+        payBody(orderRef, `signed-bot-${n++}`, cardNumber(2000 + i, '0002')),
+        cookie,
+      );
+      statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+    });
+    const reached = refs.filter((ref) => sandboxPayments(sandbox, ref).length > 0).length;
+    t.diagnostic(
+      `signed sessions: ${reached} of ${BOTS} reached the gateway (${JSON.stringify(statuses)})`,
+    );
+    assert.ok(reached <= CARD_TESTING_DEFAULTS.allCustomers, `${reached} reached the gateway`);
     assert.equal(statuses[429], BOTS - reached, 'the rest refused, 429');
   });
 });
