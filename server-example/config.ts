@@ -39,8 +39,8 @@ export interface ExampleConfig {
   gateway: GatewayClientOptions;
   /**
    * Signs the visitors' session cookies (HMAC-SHA256, `visitor.ts`): a cookie it did not
-   * sign is a guest's. Default: random at start — visitors then become guests again after a
-   * restart, and on another instance; set the same one on every instance of a shop
+   * sign is a guest's. Default: random at start — every visitor is then a new customer after
+   * a restart, and on another instance; set the same one on every instance of a shop
    * (`VISITOR_SECRET`). Never logged.
    */
   visitorSecret?: string;
