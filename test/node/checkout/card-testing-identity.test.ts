@@ -6,13 +6,18 @@
  * before: `/hosted` was outside the breaker); a customer the shop names keeps paying within a
  * budget of their own — by a saved card, a card typed in and the hosted page, one budget —
  * and is refused past it, while another customer still pays; and all named customers
- * together meet a shop-wide ceiling (a botnet that signs up many customers). The companion
+ * together meet a shop-wide ceiling (a botnet that signs up many customers); both budgets
+ * are options, checked at start-up. The companion
  * runs on a clock held still, so "this minute's places" is exact.
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {SqlitePaymentStore, type ResolvedOrder} from '../../../src/server/index.js';
+import {
+  CARD_TESTING_DEFAULTS,
+  SqlitePaymentStore,
+  type ResolvedOrder,
+} from '../../../src/server/index.js';
 import {call, type Answer} from '../example/helpers.js';
 import {
   CARDS,
@@ -195,4 +200,24 @@ test('all named customers together meet the shop-wide ceiling while it is open',
   }
   assert.deepEqual(statuses, [200, 200, 200, 200, 429, 429], 'four of all named customers');
   assert.equal(creates - before, 4, 'the gateway saw four');
+});
+
+test('the budgets are options with defaults, checked at start-up naming the field and the rule', () => {
+  const open = (cardTesting: Record<string, unknown>) => () =>
+    inProcessApp(new SqlitePaymentStore(':memory:'), new StubGateway(), {cardTesting});
+  assert.throws(
+    open({perCustomer: 0}),
+    /cardTesting\.perCustomer: must be a positive whole number/,
+  );
+  assert.throws(
+    open({allCustomers: 1.5}),
+    /cardTesting\.allCustomers: must be a positive whole number/,
+  );
+  assert.deepEqual(
+    {
+      perCustomer: CARD_TESTING_DEFAULTS.perCustomer,
+      allCustomers: CARD_TESTING_DEFAULTS.allCustomers,
+    },
+    {perCustomer: 3, allCustomers: 60},
+  );
 });
