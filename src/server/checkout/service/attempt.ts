@@ -86,9 +86,10 @@ export interface AttemptSpec {
   /**
    * Before the create is sent (a new attempt, or one sent again): throws the error to
    * answer when the shop-wide card-testing breaker does not admit it now; else answers
-   * what the reservation must take besides.
+   * what the reservation must take besides. Required: every create sends a card towards
+   * the gateway, so no path may leave the breaker out (issue 35: `/hosted` did).
    */
-  admit?(order: ResolvedOrder): Promise<CardTestingAdmission>;
+  admit(order: ResolvedOrder): Promise<CardTestingAdmission>;
   /** What the gateway's answer says; `undefined` when it is the other mode's answer. */
   statusInfo(result: CreatePaymentResult, gatewayOrderId: string): GatewayStatusInfo | undefined;
 }
@@ -133,7 +134,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         );
         return {kind: 'settled', attempt: live};
       }
-      const admitted = (await spec.admit?.(order)) ?? {};
+      const admitted = await spec.admit(order);
       const reservation = spec.reservation?.(admitted);
       if (reservation) {
         const {keys, now, windowMs} = reservation;
@@ -167,7 +168,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       createCount: 1,
       ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
-    const admitted = (await spec.admit?.(order)) ?? {};
+    const admitted = await spec.admit(order);
     // The attempt and its card-testing counts in one transaction: both or neither.
     const reservation = spec.reservation?.(admitted);
     const inserted = await store.insertAttempt(attempt, reservation);
