@@ -1,6 +1,6 @@
 /**
  * Each visitor of the demo is a customer of their own, from a cookie session, over HTTP
- * against the sandbox: the first page opens a session (random id; HttpOnly, SameSite=Lax,
+ * against the sandbox: the first page opens a session (random id, signed; HttpOnly, SameSite=Lax,
  * Secure on https); the customer the companion sees is the session's, so a card one
  * visitor saves is offered to them and never to another cookie jar, which cannot pay with
  * it either; a request without a session is a guest (no saved cards, none saved).
