@@ -10,6 +10,7 @@
  * PostgreSQL with `database` (`db/storage.ts`). `main.ts` starts it; tests start it
  * in-process with their own config.
  */
+import {randomBytes} from 'node:crypto';
 import {existsSync} from 'node:fs';
 import path from 'node:path';
 import {Hono, type Context, type MiddlewareHandler} from 'hono';
@@ -40,7 +41,7 @@ import {PageTemplates, pageSecurity} from './pages.js';
 import {ShopOrders} from './shop.js';
 import {storefrontRoutes} from './storefront.js';
 import {Throttle} from './throttle.js';
-import {customerOf, visitorSessions} from './visitor.js';
+import {visitorSessions} from './visitor.js';
 import {WebhookLog, logWebhooks} from './webhook-log.js';
 
 export {PRODUCTS} from './catalog.js';
@@ -101,6 +102,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const subscription = config.subscription ?? DEFAULT_SUBSCRIPTION;
 
   const base = config.publicUrl.replace(/\/+$/, '');
+  // The visitors' sessions, their cookies signed with a secret of the instance (visitor.ts).
+  const visitors = visitorSessions({
+    secret: config.visitorSecret ?? randomBytes(32).toString('base64url'),
+    secure: base.startsWith('https:'),
+  });
   const client = new GatewayClient(config.gateway);
   const checkout = createCheckoutApp({
     gateway: client,
@@ -122,8 +128,9 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
     ...(config.admission ? {admission: config.admission} : {}),
-    // The customer is the one signed in on the request (the visitor's session), never one
-    // the browser names: saved cards are offered and kept per visitor.
+    // The customer is the one signed in on the request (the visitor's signed session), never
+    // one the browser names: saved cards are offered and kept per visitor, and a cookie
+    // made up to name a customer is a guest's, whom the card-testing breaker slows.
     async resolveOrder(orderRef, request): Promise<ResolvedOrder | null> {
       const order = await shop.get(orderRef);
       if (!order) return null;
@@ -131,7 +138,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
         amount: order.amount,
         currency: order.currency,
         description: order.description,
-        customer: customerOf(request),
+        customer: await visitors.customerOf(request),
         payload: JSON.stringify({orderRef, productId: order.productId}),
         ...(order.kind === 'auth' ? {method: 'auth'} : {}),
         ...(order.kind === 'subscription' ? {initRecurring: subscription} : {}),
@@ -175,10 +182,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   );
   // Each visitor signs in as a demo customer of their own: the session the shop's pages
   // open (the back office has its own sessions, the companion sets no cookie).
-  app.use(
-    '*',
-    exceptUnder([CHECKOUT_BASE, '/admin'], visitorSessions({secure: base.startsWith('https:')})),
-  );
+  app.use('*', exceptUnder([CHECKOUT_BASE, '/admin'], visitors.sessions));
 
   // Answers at once, also while start-up recovery waits on a slow gateway: `state` tells
   // `ready` from `recovering`; only a store that does not answer makes it 503.

@@ -37,6 +37,13 @@ export interface ExampleConfig {
   /** The companion's backpressure: requests at once, queued, and how long one may wait. */
   admission?: CheckoutAppOptions['admission'];
   gateway: GatewayClientOptions;
+  /**
+   * Signs the visitors' session cookies (HMAC-SHA256, `visitor.ts`): a cookie it did not
+   * sign is a guest's. Default: random at start — every visitor is then a new customer after
+   * a restart, and on another instance; set the same one on every instance of a shop
+   * (`VISITOR_SECRET`). Never logged.
+   */
+  visitorSecret?: string;
   /** Token of the back office (`/admin`); without it the back office is off. */
   adminToken?: string;
   logger?: CheckoutLogger;

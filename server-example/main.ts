@@ -57,6 +57,10 @@ const Env = z
       .string()
       .min(16, {message: 'must be at least 16 random characters (openssl rand -base64 24)'})
       .optional(),
+    VISITOR_SECRET: z
+      .string()
+      .min(32, {message: 'must be at least 32 random characters (openssl rand -base64 32)'})
+      .optional(),
     SUBSCRIPTION_INTERVAL_UNIT: z.enum(INTERVAL_UNITS).default('month'),
     SUBSCRIPTION_INTERVAL_COUNT: z.coerce.number().int().min(1).max(30).default(1),
     HOSTED_ORDER_TIMEOUT_SECONDS: optionalInt(60, 7 * 24 * 3600),
@@ -260,6 +264,7 @@ const built = createExampleApp({
     interval_count: env.SUBSCRIPTION_INTERVAL_COUNT,
   },
   ...(adminToken ? {adminToken} : {}),
+  ...(env.VISITOR_SECRET ? {visitorSecret: env.VISITOR_SECRET} : {}),
   ...(env.HOSTED_ORDER_TIMEOUT_SECONDS
     ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
     : {}),

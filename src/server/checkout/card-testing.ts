@@ -6,16 +6,24 @@
  * outcomes of its payments per minute in the store (`GuardStore`, shared by every process
  * on one database) and, when the decline rate over the sliding window (`windowMs`, at least
  * `minDecided` payments with an outcome) passes `maxDeclineRate`, opens the breaker for
- * `openMs`: while it is open, new card payments of customers the shop does not know are
- * admitted at `admitPerMinute` shop-wide, and the others are refused with
- * `429 rate_limited` and a `Retry-After` until the next minute — the gateway sees at most
- * that share of the flood. Payments with a saved card and payments of orders that
- * `resolveOrder` gives a customer (`customer.id`: a signed-in customer) pass, so the shop's
- * known customers keep paying; their attempts still meet the per-key limits and their
- * outcomes still count. The merchant is told when it opens and when it closes: an error
- * (then info) log line, the `onChange` hook, and `app.cardTesting()` for a back office.
- * It closes by itself: once `openMs` has passed and the window's decline rate is under the
- * level again (every check re-opens it while the rate stays high).
+ * `openMs`. It stands before every path that sends a card towards the gateway — a card
+ * typed in, a saved card, a hosted payment (the card typed on the gateway's page) — and,
+ * while it is open, no payer is exempt (issue 35: a customer name is only as good as where
+ * it comes from, and a botnet sends 200 made-up ones as easily as 200 cards):
+ * - a guest (an order without `customer.id`) shares `admitPerMinute` places a minute
+ *   shop-wide with every other guest; the others are refused with `429 rate_limited` and a
+ *   `Retry-After` until the next minute;
+ * - a customer the merchant names (`resolveOrder`'s `customer.id`; a saved card is always
+ *   its customer's) has a budget of their own: `perCustomer` new payments within the payment
+ *   limits' window (`rateLimit.windowMs`), and all named customers together `allCustomers`
+ *   in that window. Those counts are taken with the attempt, in the payment store's
+ *   transaction (`admit` answers them; `velocity.ts` keys them), so a refused payment counts
+ *   nothing and the rows are pruned with the other limits'.
+ * The gateway sees at most those shares of a flood. Outcomes of every path still count. The
+ * merchant is told when it opens and when it closes: an error (then info) log line, the
+ * `onChange` hook, and `app.cardTesting()` for a back office. It closes by itself: once
+ * `openMs` has passed and the window's decline rate is under the level again (every check
+ * re-opens it while the rate stays high).
  */
 import {CheckoutError} from './errors.js';
 import type {GuardStore} from './guard-store.js';
@@ -33,8 +41,18 @@ export interface CardTestingOptions {
   maxDeclineRate: number;
   /** How long it stays open at least (renewed while the rate stays high). Default 5 minutes. */
   openMs: number;
-  /** New card payments admitted shop-wide per minute while it is open. Default 5. */
+  /** New card payments of guests admitted shop-wide per minute while it is open. Default 5. */
   admitPerMinute: number;
+  /**
+   * New card payments each customer `resolveOrder` names (`customer.id`) may start while it
+   * is open, within the payment limits' window (`rateLimit.windowMs`, 15 minutes). Default 3.
+   */
+  perCustomer: number;
+  /**
+   * New card payments all named customers together may start while it is open, within that
+   * window: the ceiling for a botnet that signs up as many customers. Default 60.
+   */
+  allCustomers: number;
   /** Told when the breaker opens and when it closes (after it is stored). */
   onChange?: ((state: CardTestingState) => void | Promise<void>) | undefined;
 }
@@ -42,7 +60,8 @@ export interface CardTestingOptions {
 /**
  * The card-testing breaker's defaults (`cardTesting` option): on; opens when over half of at
  * least 20 payments decided in 10 minutes were declined; stays open 5 minutes, admitting 5
- * new card payments a minute shop-wide meanwhile.
+ * new card payments of guests a minute shop-wide meanwhile, and 3 of each named customer
+ * (60 of all named customers together) per payment-limit window (15 minutes).
  */
 export const CARD_TESTING_DEFAULTS: Omit<CardTestingOptions, 'onChange'> = {
   enabled: true,
@@ -51,11 +70,13 @@ export const CARD_TESTING_DEFAULTS: Omit<CardTestingOptions, 'onChange'> = {
   maxDeclineRate: 0.5,
   openMs: 5 * 60_000,
   admitPerMinute: 5,
+  perCustomer: 3,
+  allCustomers: 60,
 };
 
 /** What the breaker tells the merchant (`onChange`, `app.cardTesting()`). */
 export interface CardTestingState {
-  /** `open`: new payments of unknown customers are slowed shop-wide. */
+  /** `open`: new card payments are slowed shop-wide (guests share a few places a minute). */
   state: 'open' | 'closed';
   /** When it opened (ISO), while open or when it has just closed. */
   since?: string;
@@ -64,7 +85,7 @@ export interface CardTestingState {
   /** The window's payments with an outcome, and the declined ones among them. */
   decided: number;
   declined: number;
-  /** Payments admitted while open (this minute) and refused (over the window). */
+  /** Guests' payments admitted while open (this minute) and refused (over the window). */
   admittedThisMinute: number;
   refused: number;
 }
@@ -86,10 +107,20 @@ const MINUTE = 60_000;
 
 /** What a payment is, for the breaker's admission. */
 export interface CardTestingSubject {
-  /** Pays with a saved card (its customer paid before). */
-  savedCard: boolean;
-  /** `resolveOrder` named the order's customer (`customer.id`). */
-  knownCustomer: boolean;
+  /**
+   * The order's customer as `resolveOrder` names it (`customer.id`; a saved card pays only
+   * for it); `undefined`: a guest.
+   */
+  customerId?: string | undefined;
+}
+
+/**
+ * What the breaker asks of a payment it admits while open: nothing for a guest (its place
+ * is taken already), or a place in its customer's budget, which the payment store takes
+ * with the attempt (`AttemptVelocity.reservation`): a refused attempt counts nothing.
+ */
+export interface CardTestingAdmission {
+  customer?: {id: string; perCustomer: number; allCustomers: number};
 }
 
 export class CardTestingBreaker {
@@ -120,19 +151,24 @@ export class CardTestingBreaker {
   }
 
   /**
-   * Admits a new card payment, or throws `429 rate_limited` with `Retry-After` while the
-   * breaker is open and this minute's share is taken. Opens the breaker first when the
-   * window's decline rate has passed the level; closes it when it has fallen back.
+   * Admits a new card payment (direct, saved card or hosted), or throws `429 rate_limited`
+   * with `Retry-After` while the breaker is open and this minute's guest places are taken.
+   * A named customer is answered with the budget its attempt must fit (see
+   * `CardTestingAdmission`). Opens the breaker first when the window's decline rate has
+   * passed the level; closes it when it has fallen back.
    */
-  async admit(subject: CardTestingSubject): Promise<void> {
-    if (!this.#o.enabled) return;
+  async admit(subject: CardTestingSubject): Promise<CardTestingAdmission> {
+    if (!this.#o.enabled) return {};
     const now = this.#now();
     const open = await this.#check(now);
-    if (!open) return;
-    if (subject.savedCard || subject.knownCustomer) return;
+    if (!open) return {};
+    const {perCustomer, allCustomers} = this.#o;
+    if (subject.customerId !== undefined) {
+      return {customer: {id: subject.customerId, perCustomer, allCustomers}};
+    }
     const minute = Math.floor(now / MINUTE);
     const prune = this.#pruneBefore(now);
-    if (await this.#store.take(ADMITTED, minute, this.#o.admitPerMinute, prune)) return;
+    if (await this.#store.take(ADMITTED, minute, this.#o.admitPerMinute, prune)) return {};
     await this.#store.add(REFUSED, minute, 1, prune);
     const retryAfter = Math.max(1, Math.ceil(((minute + 1) * MINUTE - now) / 1000));
     throw new CheckoutError(
@@ -207,8 +243,13 @@ export class CardTestingBreaker {
       );
       if (raised.raised) {
         this.#log.error(
-          {decided: c.decided, declined: c.declined, admitPerMinute: this.#o.admitPerMinute},
-          'card testing suspected: the decline rate passed its level; new card payments of unknown customers are slowed shop-wide',
+          {
+            decided: c.decided,
+            declined: c.declined,
+            admitPerMinute: this.#o.admitPerMinute,
+            perCustomer: this.#o.perCustomer,
+          },
+          'card testing suspected: the decline rate passed its level; new card payments are slowed shop-wide (guests share a few places a minute, each named customer has a budget of their own)',
         );
         await this.#tell(this.#describe(true, raised, c));
       }

@@ -91,13 +91,16 @@ export interface CheckoutAppOptions {
    */
   webhookRejections?: {perMinute?: number; rows?: number; countedMinutes?: number};
   /**
-   * The shop-wide card-testing breaker (card-testing.ts): when the decline rate of the
-   * shop's payments over `windowMs` (default 10 minutes; at least `minDecided`, 20, with an
-   * outcome) passes `maxDeclineRate` (0.5), new card payments of customers the shop does
-   * not know are admitted at `admitPerMinute` (5) shop-wide for at least `openMs` (5
-   * minutes), the others refused with 429 and `Retry-After`; a saved card or an order
-   * whose customer `resolveOrder` names (`customer.id`) passes. `onChange` hears it open
-   * and close; `app.cardTesting()` tells its state. `enabled: false` turns it off.
+   * The shop-wide card-testing breaker (card-testing.ts), before every path that sends a
+   * card towards the gateway (a card typed in, a saved card, `/hosted`): when the decline
+   * rate of the shop's payments over `windowMs` (default 10 minutes; at least `minDecided`,
+   * 20, with an outcome) passes `maxDeclineRate` (0.5), it opens for at least `openMs` (5
+   * minutes): new card payments of guests are admitted at `admitPerMinute` (5) shop-wide,
+   * the others refused with 429 and `Retry-After`; a customer `resolveOrder` names
+   * (`customer.id`, from your authenticated session only) may start `perCustomer` (3)
+   * within `rateLimit.windowMs` (15 minutes), all named customers together `allCustomers`
+   * (60). `onChange` hears it open and close; `app.cardTesting()` tells its state.
+   * `enabled: false` turns it off.
    */
   cardTesting?: Partial<Omit<CardTestingOptions, 'onChange'>> & {
     onChange?: CardTestingOptions['onChange'];

@@ -159,6 +159,10 @@ const OptionsSchema = z.strictObject({
       admitPerMinute: nonNegativeInt('payments a minute').default(
         CARD_TESTING_DEFAULTS.admitPerMinute,
       ),
+      perCustomer: positiveInt('payments per customer').default(CARD_TESTING_DEFAULTS.perCustomer),
+      allCustomers: positiveInt('payments of all named customers').default(
+        CARD_TESTING_DEFAULTS.allCustomers,
+      ),
       onChange: fn<NonNullable<CardTestingOptions['onChange']>>('state → void').optional(),
     })
     .prefault({}),

@@ -12,10 +12,13 @@
  * under the same key (one card, however it pays, meets the same per-card limit; the token
  * is never stored as a key either). The order route's look-ups are counted per address
  * the same way, under a scope of their own, so reading an order never uses up a payment
- * attempt.
+ * attempt. While the card-testing breaker is open, a named customer's payment also counts
+ * against that customer's budget and the budget of all named customers together
+ * (`card-testing.ts`), keyed by an HMAC of the customer id, in the same transaction.
  */
 import {createHmac} from 'node:crypto';
 import {isIPv6} from 'node:net';
+import type {CardTestingAdmission} from './card-testing.js';
 import {CheckoutRateLimitedError} from './errors.js';
 import type {AttemptReservation, PaymentStore, VelocityKey} from './store.js';
 
@@ -78,21 +81,32 @@ export class AttemptVelocity {
       .slice(0, 32);
   }
 
+  /** The keyed hash a named customer's budget is counted under while the breaker is open. */
+  customerKey(customerId: string): string {
+    return createHmac('sha256', this.#cardKey)
+      .update(`customer:${customerId}`)
+      .digest('base64url')
+      .slice(0, 32);
+  }
+
   /**
    * What a payment of the given subjects counts under, for the store to take in one
    * transaction with its attempt (`PaymentStore.insertAttempt`): one attempt for each of
-   * them. A card is its number typed in (`cardNumber`) or a saved card's token (`cardToken`).
+   * them. A card is its number typed in (`cardNumber`) or a saved card's token (`cardToken`);
+   * `breaker`: what the open card-testing breaker asks of it (a named customer's budget).
    */
   reservation(subject: {
-    ip: string;
+    ip?: string | undefined;
     orderRef?: string;
     cardNumber?: string;
     cardToken?: string;
+    breaker?: CardTestingAdmission;
   }): AttemptReservation {
     const l = this.#limits;
-    const keys: VelocityKey[] = [
-      {scope: 'ip', key: velocityAddress(subject.ip), max: l.maxAttemptsPerIp},
-    ];
+    const keys: VelocityKey[] = [];
+    if (subject.ip !== undefined) {
+      keys.push({scope: 'ip', key: velocityAddress(subject.ip), max: l.maxAttemptsPerIp});
+    }
     if (subject.orderRef !== undefined) {
       keys.push({scope: 'order', key: subject.orderRef, max: l.maxAttemptsPerOrder});
     }
@@ -104,6 +118,13 @@ export class AttemptVelocity {
         key: this.savedCardKey(subject.cardToken),
         max: l.maxAttemptsPerCard,
       });
+    }
+    const customer = subject.breaker?.customer;
+    if (customer) {
+      keys.push(
+        {scope: 'breaker-customer', key: this.customerKey(customer.id), max: customer.perCustomer},
+        {scope: 'breaker-customers', key: 'all', max: customer.allCustomers},
+      );
     }
     return {keys, now: this.#now(), windowMs: l.windowMs};
   }

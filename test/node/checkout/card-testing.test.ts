@@ -150,9 +150,15 @@ for (const backend of backends) {
       test('200 cards from 200 addresses, mostly declined: the gateway sees a bounded share; signed-in customers keep paying', async (t) => {
         const [a, b] = backend.open();
         const heard: CardTestingState[] = [];
+        const tag = backend.name.toLowerCase();
+        // Ten signed-in customers, each their own (each has a budget of their own while the
+        // breaker is open: card-testing-identity.test.ts).
+        const vips = Object.fromEntries(
+          Array.from({length: 10}, (_, k) => [`vip-${tag}-${k}`, `cust-vip-${k}`]),
+        );
         const opts = {
           trustProxy: true,
-          resolveOrder: catalogue({}, {'vip-': 'cust-vip'}).resolveOrder,
+          resolveOrder: catalogue({}, vips).resolveOrder,
           // The per-key limits at their defaults: each bot passes them (one try per key).
           rateLimit: {},
           cardTesting: {...LEVEL, onChange: (s: CardTestingState) => void heard.push(s)},
@@ -162,7 +168,6 @@ for (const backend of backends) {
           await serveCompanion(sandbox, b, opts),
         ];
         try {
-          const tag = backend.name.toLowerCase();
           const {statuses, vipOutcomes, reached, minutes} = await attack(t, pair, tag);
           // Before it opens: the first `minDecided` outcomes, plus those in flight then.
           const bound = LEVEL.minDecided + 2 * CONCURRENCY + LEVEL.admitPerMinute * (minutes + 1);

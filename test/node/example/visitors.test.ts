@@ -1,6 +1,6 @@
 /**
  * Each visitor of the demo is a customer of their own, from a cookie session, over HTTP
- * against the sandbox: the first page opens a session (random id; HttpOnly, SameSite=Lax,
+ * against the sandbox: the first page opens a session (random id, signed; HttpOnly, SameSite=Lax,
  * Secure on https); the customer the companion sees is the session's, so a card one
  * visitor saves is offered to them and never to another cookie jar, which cannot pay with
  * it either; a request without a session is a guest (no saved cards, none saved).
@@ -71,8 +71,9 @@ class Jar {
     return res;
   }
 
+  /** The session id the cookie holds (before its signature). */
   get session(): string {
-    return this.cookie.slice(VISITOR_COOKIE.length + 1);
+    return decodeURIComponent(this.cookie.slice(VISITOR_COOKIE.length + 1)).split('.')[0]!;
   }
 
   async newOrder(): Promise<string> {
@@ -143,7 +144,7 @@ describe('a cookie session per visitor', () => {
     try {
       const res = await https.app.request('https://shop.test/');
       const [line] = res.headers.getSetCookie();
-      assert.match(line!, new RegExp(`^${VISITOR_COOKIE}=[0-9a-f]{32};`));
+      assert.match(line!, new RegExp(`^${VISITOR_COOKIE}=[0-9a-f]{32}\\.[^;]+;`));
       assert.match(line!, /;\s*Secure/i);
       const api = await https.app.request(`https://shop.test${CHECKOUT_BASE}/status?order=x`);
       assert.deepEqual(api.headers.getSetCookie(), []);

@@ -13,6 +13,7 @@
  *   `order_id` is minted only once the previous attempt is final and failed, or written off.
  */
 import type {PayFailure} from '../../../protocol/checkout.js';
+import type {CardTestingAdmission} from '../card-testing.js';
 import type {CheckedPaymentRequest, CreatePaymentResult} from '../../gateway/client/index.js';
 import {
   GatewayConflictError,
@@ -78,14 +79,17 @@ export interface AttemptSpec {
   prepare(order: ResolvedOrder, gatewayOrderId: string): PreparedCreate;
   /**
    * The card-testing limits each create takes (taken with a new attempt in one store
-   * transaction; before a create sent again, on their own).
+   * transaction; before a create sent again, on their own), with what the breaker's
+   * admission asks (a named customer's budget while it is open); `undefined`: none.
    */
-  reservation?(): AttemptReservation;
+  reservation?(admitted: CardTestingAdmission): AttemptReservation | undefined;
   /**
    * Before the create is sent (a new attempt, or one sent again): throws the error to
-   * answer when the shop-wide card-testing breaker does not admit it now.
+   * answer when the shop-wide card-testing breaker does not admit it now; else answers
+   * what the reservation must take besides. Required: every create sends a card towards
+   * the gateway, so no path may leave the breaker out (issue 35: `/hosted` did).
    */
-  admit?(order: ResolvedOrder): Promise<void>;
+  admit(order: ResolvedOrder): Promise<CardTestingAdmission>;
   /** What the gateway's answer says; `undefined` when it is the other mode's answer. */
   statusInfo(result: CreatePaymentResult, gatewayOrderId: string): GatewayStatusInfo | undefined;
 }
@@ -130,8 +134,8 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         );
         return {kind: 'settled', attempt: live};
       }
-      await spec.admit?.(order);
-      const reservation = spec.reservation?.();
+      const admitted = await spec.admit(order);
+      const reservation = spec.reservation?.(admitted);
       if (reservation) {
         const {keys, now, windowMs} = reservation;
         const taken = await store.reserveAttempt(keys, now, windowMs);
@@ -164,9 +168,9 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       createCount: 1,
       ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
-    await spec.admit?.(order);
+    const admitted = await spec.admit(order);
     // The attempt and its card-testing counts in one transaction: both or neither.
-    const reservation = spec.reservation?.();
+    const reservation = spec.reservation?.(admitted);
     const inserted = await store.insertAttempt(attempt, reservation);
     if (!inserted.inserted) {
       if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);

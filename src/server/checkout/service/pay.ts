@@ -1,9 +1,10 @@
 /**
- * Pay: direct (card data from the card form) and hosted (the customer pays on the
- * gateway's page). Both run the one attempt path of `attempt.ts` under the order's lock
- * and differ only in how the request is built, whether card-testing limits apply, and
- * how the answer is told (a protocol answer; a redirect to the gateway's page or to the
- * return page).
+ * Pay: direct (card data from the card form, or a saved card) and hosted (the customer
+ * pays on the gateway's page). Both run the one attempt path of `attempt.ts` under the
+ * order's lock, both pass the shop-wide card-testing breaker (`card-testing.ts`) before a
+ * create is sent, and they differ only in how the request is built, which per-key limits
+ * apply, and how the answer is told (a protocol answer; a redirect to the gateway's page or
+ * to the return page).
  *
  * - One attempt id → one gateway request: repeats of a running pay call join it
  *   (single flight); the store's primary key joins repeats from other processes.
@@ -12,11 +13,13 @@
  */
 import type {PayRequest, PayResponse} from '../../../protocol/checkout.js';
 import {CheckoutInternalError, CheckoutInvalidRequestError} from '../errors.js';
+import type {CardTestingAdmission} from '../card-testing.js';
 import {
   buildDirectRequest,
   buildHostedRequest,
   validateDirectRequest,
   validateHostedRequest,
+  type ResolvedOrder,
 } from '../request.js';
 import type {SavedCardRecord} from '../saved-cards.js';
 import type {AttemptRecord} from '../store.js';
@@ -107,9 +110,13 @@ export class Payments extends ServicePart<PaymentsDeps> {
         // Counted like a card payment, per address and order (a script that posts the
         // form with the shop's own Origin meets the same limits); not per card: the card
         // is typed on the gateway's page. The open hosted payment reused is not counted.
-        ...(ip === undefined
-          ? {}
-          : {reservation: () => this.cfg.velocity.reservation({ip, orderRef})}),
+        // The card-testing breaker admits it as it admits a card typed in: a hosted create
+        // sends a card towards the gateway too (issue 35).
+        admit: (order) => this.#admit(order),
+        reservation: (breaker) =>
+          ip === undefined && !breaker.customer
+            ? undefined
+            : this.cfg.velocity.reservation({ip, orderRef, breaker}),
         statusInfo: (result, gatewayOrderId) => {
           if (result.kind !== 'hosted') return undefined;
           const url = result.checkoutUrl;
@@ -214,24 +221,29 @@ export class Payments extends ServicePart<PaymentsDeps> {
       },
       // The per-card limit applies to a saved card too, keyed by its token's hash (by now
       // `prepare` has checked the card is this customer's and can pay).
-      reservation: () =>
+      reservation: (breaker) =>
         this.cfg.velocity.reservation({
           ip: ctx.ip,
           orderRef,
           ...(body.card ? {cardNumber: body.card.number} : {}),
           ...(!body.card && saved?.token ? {cardToken: saved.token} : {}),
+          breaker,
         }),
-      // The shop-wide card-testing breaker (card-testing.ts): a saved card or a customer
-      // the shop knows passes; others share a few places a minute while it is open.
-      admit: (order) =>
-        this.cfg.cardTesting.admit({
-          savedCard: body.savedCardId !== undefined,
-          knownCustomer: order.customer?.id !== undefined,
-        }),
+      admit: (order) => this.#admit(order),
       statusInfo: (result) =>
         result.kind === 'direct' ? statusInfoFromRecord(result.record) : undefined,
     });
     return outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt);
+  }
+
+  /**
+   * The shop-wide card-testing breaker (card-testing.ts), the same for every path: while it
+   * is open a guest takes one of a few places a minute, and a customer the order names
+   * (`customer.id`; a saved card pays only for it) gets a budget of their own, which the
+   * reservation takes with the attempt. No one passes unlimited.
+   */
+  #admit(order: ResolvedOrder): Promise<CardTestingAdmission> {
+    return this.cfg.cardTesting.admit({customerId: order.customer?.id});
   }
 
   /** What both modes take from the app for a create. */
