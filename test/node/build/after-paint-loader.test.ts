@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import {gzipSync} from 'node:zlib';
 import {sriHash} from '../../../scripts/vite/subresource-integrity.js';
+import {en} from '../../../src/i18n/locales/en.js';
 
 const cdn = (file: string) => readFileSync(`dist/cdn/${file}`);
 const LOADER = 'pg-checkout-hydrate-after-paint.js';
@@ -32,4 +33,9 @@ test('its .sri and .integrity.json describe its own bytes; it is within its 1.25
   assert.ok(gzipSync(bytes, {level: 9}).length <= 1280); // vite.config.ts
   assert.equal(/\bexport\b/.test(bytes.toString()), false);
   assert.match(bytes.toString(), /^\/\*! pg-checkout \| MIT \*\/\n/);
+});
+
+test("its word to the customer of a form rendered without renderCardForm's text is English's", () => {
+  // A refused module leaves the form saying `data-pg-unavailable`, else this text.
+  assert.ok(cdn(LOADER).toString().includes(`\`${en.unavailable}\``));
 });
