@@ -113,7 +113,9 @@ const attr = (value: string | undefined) => value ?? nothing;
 
 /**
  * `<pg-card-form>` as HTML, its fields in a declarative shadow root. Every value is
- * escaped; a bad option throws a {@link CardFormHtmlError} naming it.
+ * escaped; a bad option throws a {@link CardFormHtmlError} naming it. The element also
+ * carries, as `data-pg-unavailable`, the `unavailable` text of its language: what
+ * pg-checkout-hydrate-after-paint.js shows in the form when the module cannot be had.
  */
 export async function renderCardForm(options: CardFormHtmlOptions): Promise<string> {
   check(options);
