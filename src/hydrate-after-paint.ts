@@ -20,10 +20,16 @@
  * goes through a policy named `pg-checkout`, which passes that one URL and nothing else, so
  * the page's policy must allow it (`trusted-types lit-html pg-checkout`).
  *
- * When the file cannot be had (refused by its hash, missing, the network down), the forms
- * stay as the server sent them, typeable and paying nothing, and each `<pg-card-form>`
- * dispatches `pg-error` (`misconfigured`, not retryable), as the element does for a form
- * that cannot pay, so the page can tell the customer.
+ * When the file cannot be had (refused by its hash, missing, the network down), no form
+ * of the page can pay, and none fails silently. Each `<pg-card-form>` dispatches
+ * `pg-error` (`misconfigured`, not retryable), as the element does for a form that cannot
+ * pay; its fields and Pay button are disabled and its status line says so to the customer,
+ * in the language the server rendered it in (`renderCardForm` writes that text into the
+ * element's `data-pg-unavailable`; English without it); and the companion's
+ * `security-report` route beside its `endpoint` is sent a report in the Reporting API's
+ * shape (`csp-violation`, directive `integrity`, the refused file as `blockedURL`), which
+ * it stores and hands to `onSecurityReport` as it does the page's CSP violations: a
+ * changed file on a CDN is what the merchant must hear of.
  *
  * It exports nothing: the elements' classes are exported by `pg-checkout-hydrate.js`.
  */
@@ -75,11 +81,18 @@ function load(): void {
   document.head.append(script);
 }
 
+/** What a form says without the text its server rendered in (`data-pg-unavailable`). */
+const UNAVAILABLE =
+  'Card payment is not available right now. Nothing was charged. Reload the page or try again later.';
+
 /**
- * `pg-error` on every card form of the page (the shape of the elements' `PgErrorDetail`),
- * bubbling and composed as theirs do: the module that would make them pay did not load.
+ * The module that would make the forms pay did not load. Each card form says `pg-error`
+ * (the shape of the elements' `PgErrorDetail`, bubbling and composed as theirs), turns
+ * off its fields and Pay button, and shows the customer why in its status line (styled as
+ * the element's errors); each companion the forms pay through is told once.
  */
 function notLoaded(why: string): void {
+  const reported = new Set<string>();
   for (const form of document.querySelectorAll('pg-card-form')) {
     const event = new Event('pg-error', {bubbles: true, composed: true});
     const orderRef = form.getAttribute('order-ref');
@@ -92,6 +105,34 @@ function notLoaded(why: string): void {
       },
     });
     form.dispatchEvent(event);
+    const root = form.shadowRoot;
+    const fieldset = root?.querySelector('fieldset');
+    if (fieldset) fieldset.disabled = true;
+    const status = root?.querySelector('[part~="status"]');
+    if (status) {
+      status.className = 'status status--error';
+      status.textContent = form.getAttribute('data-pg-unavailable') || UNAVAILABLE;
+    }
+    // The companion's report route beside its pay route, as the elements' `siblingRoute`.
+    const report = form.getAttribute('endpoint')?.replace(/(\/pay|\/)?$/, '/security-report');
+    if (report && !reported.has(report)) {
+      reported.add(report);
+      void fetch(report, {
+        method: 'POST',
+        headers: {'Content-Type': 'application/reports+json'},
+        body: JSON.stringify([
+          {
+            type: 'csp-violation',
+            body: {
+              documentURL: location.href,
+              blockedURL: url,
+              effectiveDirective: 'integrity',
+              sourceFile: import.meta.url,
+            },
+          },
+        ]),
+      }).catch(() => {});
+    }
   }
 }
 

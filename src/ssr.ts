@@ -15,7 +15,7 @@
 import {render} from '@lit-labs/ssr';
 import {collectResult} from '@lit-labs/ssr/lib/render-result.js';
 import {html, nothing} from 'lit';
-import {loadMessages} from './i18n/catalogue.js';
+import {loadMessages, messagesFor} from './i18n/catalogue.js';
 import './card-form/card-form.js';
 import {THREE_DS_MODES, CHALLENGE_WINDOW_SIZES} from './three-ds-redirect/three-ds-redirect.js';
 import type {ChallengeWindowSize, ThreeDSMode} from './three-ds-redirect/three-ds-redirect.js';
@@ -113,13 +113,18 @@ const attr = (value: string | undefined) => value ?? nothing;
 
 /**
  * `<pg-card-form>` as HTML, its fields in a declarative shadow root. Every value is
- * escaped; a bad option throws a {@link CardFormHtmlError} naming it.
+ * escaped; a bad option throws a {@link CardFormHtmlError} naming it. The element also
+ * carries, as `data-pg-unavailable`, the `unavailable` text of its language: what
+ * pg-checkout-hydrate-after-paint.js shows in the form when the module cannot be had.
  */
 export async function renderCardForm(options: CardFormHtmlOptions): Promise<string> {
   check(options);
   // The texts of the language, as the browser will have them after hydration.
   if (options.lang) await loadMessages(options.lang);
   const o = options;
+  // What the after-paint loader shows in the form when the module cannot be had
+  // (src/hydrate-after-paint.ts): in the language of the rest of the form.
+  const unavailable = messagesFor(o.lang ?? 'en').unavailable;
   const template = html`<pg-card-form
     id=${attr(o.id)}
     endpoint=${o.endpoint}
@@ -139,6 +144,7 @@ export async function renderCardForm(options: CardFormHtmlOptions): Promise<stri
     ?customer-phone=${o.customerPhone}
     ?order-details=${o.orderDetails}
     ?offer-save-card=${o.offerSaveCard}
+    data-pg-unavailable=${unavailable}
   ></pg-card-form>`;
   return collectResult(render(template));
 }

@@ -16,7 +16,6 @@ import {
   messagesReady,
   onMessagesChange,
 } from './catalogue.js';
-import {localeDirection} from './format.js';
 import {en} from './locales/en.js';
 
 export {
@@ -118,6 +117,12 @@ export interface CheckoutMessages {
   failure: string;
   networkError: string;
   serverError: string;
+  /**
+   * A server-rendered form whose module could not be had (refused by its integrity hash,
+   * missing, offline): it cannot pay. Shown in the form's status line by the after-paint
+   * loader, in the language the server rendered (`renderCardForm` writes it into the page).
+   */
+  unavailable: string;
   threeDSRedirecting: string;
   threeDSTitle: string;
   cancel: string;
@@ -174,17 +179,34 @@ export {en} from './locales/en.js';
 /** The tables built into every bundle, by primary language subtag. */
 export const BUILT_IN_MESSAGES: Readonly<Record<string, CheckoutMessages>> = {en};
 
-/** The language in effect for `el`: its own or an ancestor's `lang`, else the document's. */
+/**
+ * The language in effect for `el`: its own or an ancestor's `lang`, else the document's;
+ * English when that language's shipped table could not be had (refused by its hash,
+ * missing, offline), so that the words, the numbers and the direction of the form are all
+ * English rather than a mix.
+ */
 export function languageOf(el: Element): string {
   // Rendered on a server (pg-checkout/ssr, Lit's DOM shim), an element has no `closest` and
   // there is no document: its own `lang` says it, else English.
   const owner = (el.closest?.('[lang]') ?? el).getAttribute('lang');
-  return (
+  const lang =
     owner ||
     (globalThis.document ? document.documentElement.lang || navigator.language : 'en') ||
-    'en'
-  );
+    'en';
+  return messagesFailure(lang) ? 'en' : lang;
 }
+
+declare global {
+  /**
+   * `true` in the CDN build of client-rendered pages (`pg-checkout.js`, vite.config.ts),
+   * which hydrates nothing and so leaves out what only a hydrated element needs; elsewhere
+   * unset. Never set on a page.
+   */
+  var __PG_NO_HYDRATION__: boolean | undefined;
+}
+
+/** Every text of a table, empty. */
+const BLANK = new Proxy({} as CheckoutMessages, {get: () => ''});
 
 const hosts = new Set<ReactiveControllerHost>();
 let observer: MutationObserver | undefined;
@@ -196,13 +218,24 @@ const updateAll = () => hosts.forEach((h) => h.requestUpdate());
  * host, an ancestor or `<html>`) and when a table is loaded or registered, and merges the
  * host's overrides into the table of its language (loading it first if it loads on demand:
  * until then the host reads in English). When a shipped table cannot be had (refused by
- * its hash, missing, offline), the host stays in English and dispatches `pg-error`
- * (`misconfigured`, not retryable) once: it works, but not as the page was built to.
+ * its hash, missing, offline), the host is all English (`languageOf`) and dispatches
+ * `pg-error` (`misconfigured`, not retryable) once: it works, but not as the page was built
+ * to.
+ *
+ * All English includes a host rendered on the server in that language (`pg-checkout/ssr`):
+ * hydration adopts the server's text as the value the host rendered first (English, its
+ * table not yet loaded) without writing it, and Lit writes only a value that changed, so
+ * rendering English again would leave the server's labels beside English errors and
+ * buttons. The host renders once with every text empty, then in English: each text is
+ * written, within the same task (nothing is painted in between). `pg-checkout.js`, which
+ * hydrates nothing, leaves that render out (`__PG_NO_HYDRATION__`): 0.08 kB gzip.
  */
 export class LocaleController implements ReactiveController {
   private readonly host: ReactiveControllerHost & HTMLElement;
   /** The languages this host asked to load (once each: a failed one is not asked again). */
   private readonly asked = new Set<string>();
+  /** Every text empty, for the one render that writes them all (see above). */
+  private blank: boolean | undefined;
 
   constructor(host: ReactiveControllerHost & HTMLElement) {
     this.host = host;
@@ -211,6 +244,7 @@ export class LocaleController implements ReactiveController {
 
   /** The messages for the current language, with `overrides` applied. */
   messages(overrides?: Partial<CheckoutMessages>): CheckoutMessages {
+    if (!globalThis.__PG_NO_HYDRATION__ && this.blank) return BLANK;
     const lang = this.lang();
     if (!messagesReady(lang) && !this.asked.has(lang)) {
       this.asked.add(lang);
@@ -220,11 +254,19 @@ export class LocaleController implements ReactiveController {
     return overrides ? {...base, ...overrides} : base;
   }
 
-  private reportFailure(lang: string): void {
+  private async reportFailure(lang: string): Promise<void> {
     const why = messagesFailure(lang);
     if (!why) return;
-    const orderRef = this.host.getAttribute('order-ref');
-    this.host.dispatchEvent(
+    const host = this.host;
+    if (!globalThis.__PG_NO_HYDRATION__) {
+      this.blank = true;
+      host.requestUpdate();
+      await host.updateComplete;
+      this.blank = false;
+      host.requestUpdate();
+    }
+    const orderRef = host.getAttribute('order-ref');
+    host.dispatchEvent(
       new PgErrorEvent({
         ...(orderRef ? {orderRef} : {}),
         code: 'misconfigured',
@@ -237,11 +279,6 @@ export class LocaleController implements ReactiveController {
   /** The language in effect for the host. */
   lang(): string {
     return languageOf(this.host);
-  }
-
-  /** `rtl` when the host's language is written right to left, else `ltr`. */
-  direction(): 'ltr' | 'rtl' {
-    return localeDirection(this.lang());
   }
 
   hostConnected(): void {

@@ -6,11 +6,15 @@
  * the result in place (no request), at the result page's address, which a reload renders.
  * The page asks the shop nothing before paying (the summary is in its HTML), and of
  * pg-checkout it loads the after-paint loader (named with its SRI hash) and the hydrating
- * bundle, which holds everything the form runs: nothing else.
+ * bundle, which holds everything the form runs: nothing else. When the hydrating bundle
+ * arrives changed, the browser refuses it and the page does not fail silently: the form
+ * says so to the customer, and the shop's back office lists the report it sent.
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
+import {en} from '../../src/i18n/locales/en.js';
 import {
+  ADMIN_TOKEN,
   BASE,
   CARDS,
   chargesOf,
@@ -124,5 +128,63 @@ test('checkout of an unknown order: no card form is rendered, the page says so',
   await w.page.goto(`${BASE}/checkout?order=ord-000000000000`);
   await w.page.locator('#no-order').waitFor();
   assert.equal(await w.page.locator('pg-card-form').count(), 0);
+  await finish(w);
+});
+
+test('checkout whose hydrating bundle arrives changed: the customer is told, the back office lists the report', async () => {
+  const orderRef = await createOrder('tea-sampler');
+  const w = await openPage(browser());
+  const {page} = w;
+  const MODULE = `${BASE}/assets/pg-checkout-hydrate.js`;
+  // One byte of its licence comment changed on the way: still a module that would run.
+  await page.route(MODULE, async (route) => {
+    const response = await route.fetch();
+    const body = await response.body();
+    const at = body.indexOf('/*! pg-checkout') + 4;
+    body[at] = body[at] === 0x41 ? 0x42 : 0x41;
+    await route.fulfill({response, body});
+  });
+  await page.addInitScript(() => {
+    const seen: unknown[] = [];
+    Object.defineProperty(window, 'pgErrors', {value: seen});
+    document.addEventListener('pg-error', (e) => seen.push((e as CustomEvent).detail));
+  });
+  const reported = page.waitForResponse((r) => r.url() === `${BASE}/api/checkout/security-report`);
+  await page.goto(`${BASE}/checkout?order=${orderRef}`);
+
+  // The customer reads why Pay is off, in the form's language.
+  const status = page.locator('pg-card-form [part~="status"]');
+  await status.filter({hasText: en.unavailable}).waitFor();
+  assert.equal(await payButton(page).isDisabled(), true);
+  assert.equal(await page.locator('pg-card-form input[name="cc-number"]').isDisabled(), true);
+  assert.equal(await page.evaluate(() => customElements.get('pg-card-form')), undefined);
+  await checkA11y(page, 'the checkout whose bundle was refused');
+  const errors = await page.evaluate(() => (window as unknown as {pgErrors: unknown[]}).pgErrors);
+  assert.deepEqual(
+    errors.map((e) => (e as {code: string; orderRef: string}).code),
+    ['misconfigured'],
+  );
+
+  // The shop's companion took the report; the back office lists it.
+  assert.equal((await reported).status(), 204);
+  const {reports} = (await (
+    await fetch(`${BASE}/admin/api/security-reports`, {
+      headers: {Authorization: `Bearer ${ADMIN_TOKEN}`},
+    })
+  ).json()) as {reports: Array<{blockedUrl: string; directive: string; documentUrl: string}>};
+  assert.ok(
+    reports.some(
+      (r) =>
+        r.blockedUrl === MODULE &&
+        r.directive === 'integrity' &&
+        r.documentUrl === `${BASE}/checkout`,
+    ),
+    `not listed: ${JSON.stringify(reports)}`,
+  );
+  assert.equal(await chargesOf(orderRef), 0);
+  // The one console error is the browser's own refusal of the changed file.
+  const refusal = w.problems.filter((p) => /integrity/i.test(p) && p.includes(MODULE));
+  assert.equal(refusal.length, 1, w.problems.join('\n'));
+  w.problems.splice(w.problems.indexOf(refusal[0]!), 1);
   await finish(w);
 });
