@@ -181,6 +181,17 @@ export class PostgresGuardStore implements GuardStore {
     return r.rowCount === 1;
   }
 
+  async forget(prefix: string, before: number): Promise<number> {
+    await this.#made();
+    // Not a range of the key: under a database's linguistic collation, punctuation sorts
+    // out of code point order. The table holds a row per name still counted: small.
+    const r = await this.#pool.query(
+      `DELETE FROM ${this.#counts} WHERE left(name, length($1)) = $1 AND bucket < $2`,
+      [prefix, before],
+    );
+    return r.rowCount ?? 0;
+  }
+
   async trimRejectedWebhooks(keep: number): Promise<number> {
     const table = `"${this.#schema}".rejected_webhooks`;
     if (!this.#hasRejected) {

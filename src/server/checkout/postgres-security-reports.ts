@@ -5,7 +5,8 @@
  * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
  * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is made on
  * first use, under a transaction-scoped advisory lock so that processes starting together
- * do not race; an upsert counts a sighting in one statement.
+ * do not race; an upsert counts a sighting in one statement; `trim` keeps the most recently
+ * seen rows within a count and a size, in one statement.
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
@@ -107,6 +108,22 @@ export class PostgresSecurityReportStore implements SecurityReportStore {
     );
     const count = rows[0]!.count;
     return {isNew: count === 1, count};
+  }
+
+  async trim(bounds: {rows: number; bytes: number}): Promise<number> {
+    await this.#made();
+    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
+    const r = await this.#pool.query(
+      `DELETE FROM ${this.#table} WHERE key IN (
+         SELECT key FROM (
+           SELECT key, row_number() OVER w AS n,
+             sum(octet_length(report::text) + octet_length(key)) OVER w AS total
+           FROM ${this.#table}
+           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
+         ) AS ranked WHERE n > $1 OR total > $2)`,
+      [bounds.rows, bounds.bytes],
+    );
+    return r.rowCount ?? 0;
   }
 
   async list(limit = 100): Promise<StoredSecurityReport[]> {

@@ -5,7 +5,8 @@
  * has already cut its URLs and masked digit runs). Give it the app's connection
  * (`connection`, as the example does with the payment store's) or a file. The table is
  * made when missing; an upsert counts a sighting in one statement, so several processes on
- * one file count every one.
+ * one file count every one; `trim` keeps the most recently seen rows within a count and
+ * a size, in one statement.
  */
 import type Database from 'better-sqlite3';
 import {loadBetterSqlite3} from '../optional-peers.js';
@@ -56,6 +57,7 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
     {count: number}
   >;
   readonly #list: Database.Statement<[number], Row>;
+  readonly #trim: Database.Statement<[{rows: number; bytes: number}]>;
 
   constructor(options: SqliteSecurityReportStoreOptions) {
     if (!options.connection === !options.filename) {
@@ -81,6 +83,16 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
     this.#list = this.#db.prepare(
       'SELECT * FROM pg_security_reports ORDER BY last_seen DESC, key LIMIT ?',
     );
+    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
+    this.#trim = this.#db.prepare(
+      `DELETE FROM pg_security_reports WHERE key IN (
+         SELECT key FROM (
+           SELECT key, row_number() OVER w AS n,
+             sum(length(CAST(report AS BLOB)) + length(key)) OVER w AS total
+           FROM pg_security_reports
+           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
+         ) WHERE n > @rows OR total > @bytes)`,
+    );
   }
 
   async record(key: string, report: SecurityReport, at: Date) {
@@ -96,6 +108,10 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
       lastSeen: new Date(row.last_seen),
       count: row.count,
     }));
+  }
+
+  async trim(bounds: {rows: number; bytes: number}): Promise<number> {
+    return this.#trim.run(bounds).changes;
   }
 
   /** Closes the file it opened (not a connection it was given). */
