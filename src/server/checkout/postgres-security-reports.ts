@@ -10,6 +10,7 @@
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
+import {MIGRATION_LOCK} from './migrate.js';
 import type {
   SecurityReport,
   SecurityReportStore,
@@ -26,8 +27,13 @@ export interface PostgresSecurityReportStoreOptions {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** The advisory lock key of the table's creation (any constant of this module's own). */
-const CREATE_LOCK = 0x70677372;
+/**
+ * The advisory lock of the tables' creation: the payment store's migrations' own, so the
+ * payment store, the guard store and the reports store of several instances starting
+ * together make the schema one at a time (each `CREATE SCHEMA IF NOT EXISTS` under a lock
+ * of its own raced the others: a duplicate key error in `pg_namespace`).
+ */
+const CREATE_LOCK = MIGRATION_LOCK.toString();
 
 interface Row {
   key: string;
