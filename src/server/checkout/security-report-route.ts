@@ -19,8 +19,7 @@ import {CheckoutError, CheckoutInvalidRequestError} from './errors.js';
 import type {GuardStore} from './guard-store.js';
 import {KeptOrCounted} from './kept-or-counted.js';
 import type {CheckoutLogger} from './logger.js';
-import {readBodyText} from './security.js';
-import {velocityAddress} from './velocity.js';
+import {addressGroup, readBodyText} from './security.js';
 import {
   SECURITY_REPORT_TYPES,
   parseSecurityReports,
@@ -142,7 +141,7 @@ export function securityReportRoute(
       forgotten = minute;
       await guard.forget?.(FROM, minute);
     }
-    const group = ip === undefined ? 'unknown' : velocityAddress(ip);
+    const group = ip === undefined ? 'unknown' : addressGroup(ip);
     const count = await guard.add(FROM + group, minute, n, minute);
     if (count <= options.maxReportsPerMinute) return undefined;
     return Math.max(1, Math.ceil(((minute + 1) * MINUTE - at) / 1000));

@@ -338,7 +338,10 @@ describe('one budget per client address, shop-wide', () => {
       assert.equal(await from('198.51.100.9, 2001:db8:1:2::d'), 429);
       // Another /64, and an IPv4 address: budgets of their own.
       assert.equal(await from('2001:db8:1:3::a'), 204);
-      assert.equal(await from('198.51.100.9'), 204);
+      assert.equal(await from('198.51.100.9', MAX - 1), 204);
+      // A proxy that writes the port too: the same address.
+      assert.equal(await from('198.51.100.9:4711'), 204);
+      assert.equal(await from('198.51.100.9:4712'), 429);
     } finally {
       await served.close();
       await app.close();
