@@ -34,12 +34,7 @@ export class KeptOrCounted {
   #countedMinute = -1;
 
   /** `name` prefixes the guard store's two counters (`<name>-kept`, `<name>-counted`). */
-  constructor(
-    guard: GuardStore,
-    name: string,
-    limits: KeptOrCountedLimits,
-    now: () => number,
-  ) {
+  constructor(guard: GuardStore, name: string, limits: KeptOrCountedLimits, now: () => number) {
     this.#guard = guard;
     this.#kept = `${name}-kept`;
     this.#counted = `${name}-counted`;

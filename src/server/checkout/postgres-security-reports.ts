@@ -5,16 +5,17 @@
  * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
  * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is made on
  * first use, under a transaction-scoped advisory lock so that processes starting together
- * do not race; an upsert counts a sighting in one statement; `trim` keeps the most recently
+ * do not race, and the rows an older version wrote are masked again then; an upsert counts a sighting in one statement; `trim` keeps the most recently
  * seen rows within a count and a size, in one statement.
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
 import {MIGRATION_LOCK} from './migrate.js';
-import type {
-  SecurityReport,
-  SecurityReportStore,
-  StoredSecurityReport,
+import {
+  remaskedReport,
+  type SecurityReport,
+  type SecurityReportStore,
+  type StoredSecurityReport,
 } from './security-reports.js';
 
 /**
@@ -89,6 +90,18 @@ export class PostgresSecurityReportStore implements SecurityReportStore {
           count INTEGER NOT NULL,
           report JSONB NOT NULL
         )`);
+        // Rows an older, laxer rule wrote, masked again (`remaskedReport`).
+        const {rows} = await client.query<{key: string; report: SecurityReport}>(
+          `SELECT key, report FROM ${this.#table} FOR UPDATE`,
+        );
+        for (const row of rows) {
+          const report = remaskedReport(row.report);
+          if (!report) continue;
+          await client.query(`UPDATE ${this.#table} SET report = $2 WHERE key = $1`, [
+            row.key,
+            JSON.stringify(report),
+          ]);
+        }
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);

@@ -123,6 +123,27 @@ function build(fields: {
   };
 }
 
+/**
+ * A report as a store kept it, read again by today's rule: every text field masked again
+ * (`cardSafeText`, which leaves what it masked already as it is) and a line or column
+ * number too long dropped. Answers the report to write back, or `undefined` when it is
+ * unchanged. The stores run it over their rows when they open, so rows written before
+ * the rule was this strict (issue 35) lose the numbers they hold.
+ */
+export function remaskedReport(stored: SecurityReport): SecurityReport | undefined {
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) {
+    let next: unknown = value;
+    if (typeof value === 'string') next = cardSafeText(value);
+    else if ((key === 'line' || key === 'column') && whole(value) === undefined) continue;
+    if (next !== value) changed = true;
+    out[key] = next;
+  }
+  if (!changed && Object.keys(out).length === Object.keys(stored).length) return undefined;
+  return out as unknown as SecurityReport;
+}
+
 /** The media types of the two formats, as the route accepts them. */
 export const SECURITY_REPORT_TYPES = [
   'application/reports+json',
