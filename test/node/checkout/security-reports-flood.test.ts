@@ -179,9 +179,10 @@ describe('a flood of reports from 200 addresses', () => {
         WHERE name IN ('pg_security_reports', 'sqlite_autoindex_pg_security_reports_1')`,
     ).n!;
     const counts = guardCounts(
-      db
-        .prepare(`SELECT name, sum(count) AS n FROM pg_guard_counts GROUP BY name`)
-        .all() as {name: string; n: number}[],
+      db.prepare(`SELECT name, sum(count) AS n FROM pg_guard_counts GROUP BY name`).all() as {
+        name: string;
+        n: number;
+      }[],
     );
     const addressRows = one(
       `SELECT count(*) AS n FROM pg_guard_counts WHERE name LIKE 'security-report:from:%'`,
@@ -207,45 +208,49 @@ describe('a flood of reports from 200 addresses', () => {
     assert.ok(addressRows <= ADDRESSES, `a count row per address at most (${addressRows})`);
   });
 
-  test('on PostgreSQL: the table stays within its rows and bytes, the rest counted', {skip: PG_SKIP}, async (t) => {
-    const schema = schemaName('report_flood');
-    const store = new PostgresPaymentStore({connectionString: PG_TEST_URL, schema});
-    const reports = new PostgresSecurityReportStore({pool: store.pool, schema});
-    const clock = {ms: Date.parse('2031-03-01T09:00:00Z')};
-    const app = companion(store, reports, {clock: () => (clock.ms += 100)});
-    const served = await serve(app);
-    const {statuses, reports: sent} = await flood(served.url);
-    await served.close();
-    await app.close();
-    const q = async (sql: string) => (await store.pool.query(sql)).rows;
-    const [{rows, bytes}] = (await q(
-      `SELECT count(*)::int AS rows,
+  test(
+    'on PostgreSQL: the table stays within its rows and bytes, the rest counted',
+    {skip: PG_SKIP},
+    async (t) => {
+      const schema = schemaName('report_flood');
+      const store = new PostgresPaymentStore({connectionString: PG_TEST_URL, schema});
+      const reports = new PostgresSecurityReportStore({pool: store.pool, schema});
+      const clock = {ms: Date.parse('2031-03-01T09:00:00Z')};
+      const app = companion(store, reports, {clock: () => (clock.ms += 100)});
+      const served = await serve(app);
+      const {statuses, reports: sent} = await flood(served.url);
+      await served.close();
+      await app.close();
+      const q = async (sql: string) => (await store.pool.query(sql)).rows;
+      const [{rows, bytes}] = (await q(
+        `SELECT count(*)::int AS rows,
          coalesce(sum(octet_length(report::text) + octet_length(key)), 0)::int AS bytes
        FROM "${schema}".pg_security_reports`,
-    )) as [{rows: number; bytes: number}];
-    const [{size}] = (await q(
-      `SELECT pg_total_relation_size('"${schema}".pg_security_reports')::int AS size`,
-    )) as [{size: number}];
-    const counts = guardCounts(
-      (await q(
-        `SELECT name, sum(count) AS n FROM "${schema}".pg_guard_counts GROUP BY name`,
-      )) as {name: string; n: string}[],
-    );
-    await store.close();
-    report(t, 'PostgreSQL', {
-      sent,
-      statuses,
-      rows,
-      reportBytes: kib(bytes),
-      relationSize: kib(size),
-      ...counts,
-    });
-    assert.ok(rows > 0 && rows <= MAX_ROWS, `between 1 and ${MAX_ROWS} rows (${rows})`);
-    assert.ok(bytes <= MAX_BYTES, `at most ${kib(MAX_BYTES)} of reports (${kib(bytes)})`);
-    const accepted = (statuses[204] ?? 0) * BATCH;
-    assert.equal(counts.kept + counts.counted, accepted, 'every accepted report kept or counted');
-    assert.ok(counts.counted > 0, 'the excess was counted');
-  });
+      )) as [{rows: number; bytes: number}];
+      const [{size}] = (await q(
+        `SELECT pg_total_relation_size('"${schema}".pg_security_reports')::int AS size`,
+      )) as [{size: number}];
+      const counts = guardCounts(
+        (await q(
+          `SELECT name, sum(count) AS n FROM "${schema}".pg_guard_counts GROUP BY name`,
+        )) as {name: string; n: string}[],
+      );
+      await store.close();
+      report(t, 'PostgreSQL', {
+        sent,
+        statuses,
+        rows,
+        reportBytes: kib(bytes),
+        relationSize: kib(size),
+        ...counts,
+      });
+      assert.ok(rows > 0 && rows <= MAX_ROWS, `between 1 and ${MAX_ROWS} rows (${rows})`);
+      assert.ok(bytes <= MAX_BYTES, `at most ${kib(MAX_BYTES)} of reports (${kib(bytes)})`);
+      const accepted = (statuses[204] ?? 0) * BATCH;
+      assert.equal(counts.kept + counts.counted, accepted, 'every accepted report kept or counted');
+      assert.ok(counts.counted > 0, 'the excess was counted');
+    },
+  );
 });
 
 describe('one budget per client address, shop-wide', () => {
@@ -295,28 +300,32 @@ describe('one budget per client address, shop-wide', () => {
     assert.deepEqual(result, {first: 204, second: 429, other: 204});
   });
 
-  test('two companion apps on one PostgreSQL schema: the second refuses what the first used up', {skip: PG_SKIP}, async () => {
-    const schema = schemaName('report_two');
-    const pools: pg.Pool[] = [];
-    const result = await twoInstances(() => {
-      const apps = [0, 1].map(() => {
-        const store = new PostgresPaymentStore({connectionString: PG_TEST_URL, schema});
-        pools.push(store.pool);
-        const reports = new PostgresSecurityReportStore({pool: store.pool, schema});
-        return companion(store, reports, {
-          clock: () => minute,
-          securityReports: {store: reports, maxReportsPerMinute: MAX},
+  test(
+    'two companion apps on one PostgreSQL schema: the second refuses what the first used up',
+    {skip: PG_SKIP},
+    async () => {
+      const schema = schemaName('report_two');
+      const pools: pg.Pool[] = [];
+      const result = await twoInstances(() => {
+        const apps = [0, 1].map(() => {
+          const store = new PostgresPaymentStore({connectionString: PG_TEST_URL, schema});
+          pools.push(store.pool);
+          const reports = new PostgresSecurityReportStore({pool: store.pool, schema});
+          return companion(store, reports, {
+            clock: () => minute,
+            securityReports: {store: reports, maxReportsPerMinute: MAX},
+          });
         });
+        return {
+          apps,
+          async close() {
+            for (const p of pools) await p.end().catch(() => undefined);
+          },
+        };
       });
-      return {
-        apps,
-        async close() {
-          for (const p of pools) await p.end().catch(() => undefined);
-        },
-      };
-    });
-    assert.deepEqual(result, {first: 204, second: 429, other: 204}, logs.flat().join(''));
-  });
+      assert.deepEqual(result, {first: 204, second: 429, other: 204}, logs.flat().join(''));
+    },
+  );
 
   test('behind a trusted proxy the address is the forwarded one, an IPv6 address counted by its /64', async () => {
     const store = stores.open('proxy');

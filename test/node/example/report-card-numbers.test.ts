@@ -248,9 +248,9 @@ function searchFiles(dir: string): {found: string[]; files: string[]} {
 function everyRow(file: string): {text: string; reportRows: number} {
   const db = new Database(file, {readonly: true});
   try {
-    const tables = db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
-      .all() as {name: string}[];
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as {
+      name: string;
+    }[];
     const text = tables
       .map(({name}) => JSON.stringify(db.prepare(`SELECT * FROM "${name}"`).all()))
       .join('\n');
@@ -321,7 +321,14 @@ async function postEverySpelling(shape: 'reports+json' | 'csp-report') {
       ...findings('the log', logLines.join('')),
       ...findings('the back office', page.text),
     ];
-    return {dir, found, listed, reportRows: rows.reportRows, files: running.files, sent: bodies.length};
+    return {
+      dir,
+      found,
+      listed,
+      reportRows: rows.reportRows,
+      files: running.files,
+      sent: bodies.length,
+    };
   } finally {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await example.close();
