@@ -187,7 +187,7 @@ export class SqliteGuardStore implements GuardStore {
 }
 
 /** The first text after every text that starts with `prefix` (its last character plus one). */
-export function prefixEnd(prefix: string): string {
+function prefixEnd(prefix: string): string {
   if (prefix === '') throw new TypeError('forget: the prefix must not be empty');
   return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

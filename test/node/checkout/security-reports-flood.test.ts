@@ -356,4 +356,28 @@ describe('one budget per client address, shop-wide', () => {
       await app.close();
     }
   });
+
+  test('an address’s count row goes once its minute is over, whether or not it comes back', async () => {
+    const store = stores.open('forget');
+    const [file] = stores.files().filter((f) => f.endsWith('forget.db'));
+    const reports = new SqliteSecurityReportStore({connection: store.connection});
+    const clock = {ms: minute};
+    const app = companion(store, reports, {clock: () => clock.ms, trustProxy: 1});
+    const send = (xff: string) =>
+      app.request('/security-report', {
+        method: 'POST',
+        headers: {'Content-Type': 'application/reports+json', 'X-Forwarded-For': xff},
+        body: batch(1, xff),
+      });
+    for (let i = 1; i <= 50; i++) assert.equal((await send(`198.51.100.${i}`)).status, 204);
+    clock.ms += 2 * 60_000;
+    assert.equal((await send('203.0.113.1')).status, 204);
+    await app.close();
+    const db = new Database(file!, {readonly: true});
+    const names = db
+      .prepare(`SELECT name FROM pg_guard_counts WHERE name LIKE 'security-report:from:%'`)
+      .all() as {name: string}[];
+    db.close();
+    assert.deepEqual(names, [{name: 'security-report:from:203.0.113.1'}]);
+  });
 });
