@@ -49,6 +49,7 @@ export const SLOW_TIERS = {
   'checkout/multi-instance-pgbouncer.test.ts': 'end-to-end',
   'checkout/multiprocess.test.ts': 'end-to-end',
   'checkout/rejected-webhooks-flood.test.ts': 'end-to-end',
+  'checkout/security-reports-flood.test.ts': 'end-to-end',
   'example/two-machines.test.ts': 'end-to-end',
   'example/shutdown.test.ts': 'end-to-end',
   'example/shutdown-accept.test.ts': 'end-to-end',

@@ -11,9 +11,9 @@
 import {getConnInfo} from '@hono/node-server/conninfo';
 import type {Context} from 'hono';
 import {normaliseIp} from '../src/server/index.js';
-// The companion's reading of `X-Forwarded-For` (`trustProxy`), so that the shop and the
-// companion never disagree on who a client is.
-import {resolveClientIp} from '../src/server/checkout/security.js';
+// The companion's reading of `X-Forwarded-For` (`trustProxy`) and its grouping of an
+// address, so that the shop and the companion never disagree on who a client is.
+import {addressGroup, resolveClientIp} from '../src/server/checkout/security.js';
 
 /** The socket's peer address, normalised (`::ffff:1.2.3.4` → `1.2.3.4`), if there is one. */
 export function socketAddress(c: Context): string | undefined {
@@ -22,32 +22,12 @@ export function socketAddress(c: Context): string | undefined {
   return normaliseIp(getConnInfo(c).remote.address);
 }
 
-/** The eight groups of an IPv6 address, as numbers. */
-function ipv6Groups(ip: string): number[] {
-  let text = ip.toLowerCase();
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const zeros = tail === undefined ? [] : Array<string>(8 - left.length - right.length).fill('0');
-  return [...left, ...zeros, ...right].map((g) => parseInt(g, 16));
-}
-
 /**
- * The key a throttle counts an address under: IPv4 as it is, IPv6 by its /64
- * (`2001:db8:1:2::/64`), `unknown` without one (an in-process request).
+ * The key a throttle counts an address under: the companion's group of it (IPv4 as it is,
+ * IPv6 by its /64: `2001:db8:1:2::/64`), `unknown` without one (an in-process request).
  */
 export function addressKey(ip: string | undefined): string {
-  if (!ip) return 'unknown';
-  if (!ip.includes(':')) return ip;
-  const prefix = ipv6Groups(ip)
-    .slice(0, 4)
-    .map((g) => g.toString(16));
-  return `${prefix.join(':')}::/64`;
+  return ip ? addressGroup(ip) : 'unknown';
 }
 
 /** How the app reads a request's client address. */

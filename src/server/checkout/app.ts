@@ -343,7 +343,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.post(
     SECURITY_REPORT_ROUTE,
     limitBody(o.securityReports.bodyLimitBytes),
-    securityReportRoute(o.securityReports, {logger, now, clientIp}),
+    securityReportRoute(o.securityReports, {logger, now, clientIp, guard}),
   );
 
   app.notFound((c) => answer(c, new CheckoutNotFoundError('no such route')));

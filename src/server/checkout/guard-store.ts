@@ -58,6 +58,13 @@ export interface GuardStore {
    * in the same database. A store without that table answers 0.)
    */
   trimRejectedWebhooks(keep: number): Promise<number>;
+  /**
+   * Deletes the buckets before `before` of every name that starts with `prefix`, however
+   * long since that name was last counted; answers how many. (`add` and `take` prune only
+   * their own name: counters per client address need this, or each address ever seen
+   * would leave its last bucket behind.) Optional for a store of the merchant's own.
+   */
+  forget?(prefix: string, before: number): Promise<number>;
   /** Closes what the store opened itself (not a connection or pool it was given). */
   close?(): Promise<void>;
 }
@@ -132,6 +139,16 @@ export class MemoryGuardStore implements GuardStore {
     if (this.#flags.get(name)?.raisedAt !== raisedAt) return false;
     this.#flags.delete(name);
     return true;
+  }
+
+  async forget(prefix: string, before: number): Promise<number> {
+    let n = 0;
+    for (const [name, buckets] of this.#counts) {
+      if (!name.startsWith(prefix)) continue;
+      for (const b of buckets.keys()) if (b < before && buckets.delete(b)) n++;
+      if (buckets.size === 0) this.#counts.delete(name);
+    }
+    return n;
   }
 
   /** No payment store's table in memory to bound: 0. */

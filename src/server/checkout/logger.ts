@@ -4,9 +4,12 @@
  * `console`. `createCheckoutLogger` is the default, pino with redaction of every path where
  * card data or credentials could appear should a caller ever log such an object. Redaction
  * is the second line of defence: the companion itself never passes card data, request
- * bodies or secrets to the logger in the first place.
+ * bodies or secrets to the logger in the first place. Besides the paths, every string of a
+ * line (at the top and one level down) has its card-number-like digit runs masked, by the
+ * same rule as the CSP reports' fields (`maskCardDigits`, card-digits.ts).
  */
 import {pino, type DestinationStream, type Logger, type LoggerOptions} from 'pino';
+import {maskCardDigits} from './card-digits.js';
 
 /** One level of a `CheckoutLogger`: structured fields first, then the message. */
 export type LogMethod = (fields: Record<string, unknown>, message: string) => void;
@@ -112,9 +115,25 @@ function censorKeys(value: object, keys: readonly string[]): object {
   return copy ?? value;
 }
 
-/** An object-valued field of a line with `REDACT_PATHS` one level down censored. */
+/** `value` with its strings' digit runs masked (a copy when one changes; `value` otherwise). */
+function maskStrings(value: object): object {
+  let copy: Record<string, unknown> | undefined;
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) continue;
+    const v = (value as Record<string, unknown>)[key];
+    if (typeof v !== 'string') continue;
+    const masked = maskCardDigits(v);
+    if (masked !== v) (copy ??= copyOf(value))[key] = masked;
+  }
+  return copy ?? value;
+}
+
+/**
+ * An object-valued field of a line with `REDACT_PATHS` one level down censored and its
+ * strings' digit runs masked.
+ */
 function redactNested(value: object, isHeaders: boolean): object {
-  let out = censorKeys(value, NESTED_KEYS);
+  let out = censorKeys(maskStrings(value), NESTED_KEYS);
   if (isHeaders) out = censorKeys(out, HEADER_KEYS);
   const headers = 'headers' in out ? (out as {headers: unknown}).headers : undefined;
   if (typeof headers === 'object' && headers !== null) {
@@ -129,7 +148,8 @@ function redactNested(value: object, isHeaders: boolean): object {
 
 /**
  * The fields of a log line with every path of `REDACT_PATHS` censored, as pino's `redact`
- * option censors them (a path that is there, even undefined, reads `[redacted]`), without
+ * option censors them (a path that is there, even undefined, reads `[redacted]`), and the
+ * digit runs of its strings masked (`maskCardDigits`, top level and one down), without
  * changing the caller's objects: a copy is made only of what has something to censor. Done
  * here rather than by pino's `redact`, whose wildcard paths cost about 25 µs per line,
  * every line, for nothing to censor in all of them (several lines per payment).
@@ -143,6 +163,9 @@ export function redactLogFields<T extends object>(given: T): T {
     if (value === undefined) continue;
     if (TOP_KEYS.has(key)) {
       (out ??= {...fields})[key] = CENSOR;
+    } else if (typeof value === 'string') {
+      const masked = maskCardDigits(value);
+      if (masked !== value) (out ??= {...fields})[key] = masked;
     } else if (typeof value === 'object' && value !== null) {
       const censored = redactNested(value, key === 'headers');
       if (censored !== value) (out ??= {...fields})[key] = censored;

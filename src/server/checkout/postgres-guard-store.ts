@@ -9,6 +9,7 @@
  */
 import type {Pool, PoolClient} from 'pg';
 import type {PgPool} from './drivers.js';
+import {MIGRATION_LOCK} from './migrate.js';
 import type {GuardFlag, GuardStore} from './guard-store.js';
 
 /** Options of {@link PostgresGuardStore}: the pool and the schema of the payment store. */
@@ -19,8 +20,13 @@ export interface PostgresGuardStoreOptions {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** The advisory lock key of the tables' creation (a constant of this module's own). */
-const CREATE_LOCK = 0x70676764;
+/**
+ * The advisory lock of the tables' creation: the payment store's migrations' own, so the
+ * payment store, the guard store and the reports store of several instances starting
+ * together make the schema one at a time (each `CREATE SCHEMA IF NOT EXISTS` under a lock
+ * of its own raced the others: a duplicate key error in `pg_namespace`).
+ */
+const CREATE_LOCK = MIGRATION_LOCK.toString();
 
 interface FlagRow {
   raised_at: string | number;
@@ -179,6 +185,17 @@ export class PostgresGuardStore implements GuardStore {
       [name, raisedAt],
     );
     return r.rowCount === 1;
+  }
+
+  async forget(prefix: string, before: number): Promise<number> {
+    await this.#made();
+    // Not a range of the key: under a database's linguistic collation, punctuation sorts
+    // out of code point order. The table holds a row per name still counted: small.
+    const r = await this.#pool.query(
+      `DELETE FROM ${this.#counts} WHERE left(name, length($1)) = $1 AND bucket < $2`,
+      [prefix, before],
+    );
+    return r.rowCount ?? 0;
   }
 
   async trimRejectedWebhooks(keep: number): Promise<number> {

@@ -5,14 +5,17 @@
  * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
  * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is made on
  * first use, under a transaction-scoped advisory lock so that processes starting together
- * do not race; an upsert counts a sighting in one statement.
+ * do not race, and the rows an older version wrote are masked again then; an upsert counts a sighting in one statement; `trim` keeps the most recently
+ * seen rows within a count and a size, in one statement.
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
-import type {
-  SecurityReport,
-  SecurityReportStore,
-  StoredSecurityReport,
+import {MIGRATION_LOCK} from './migrate.js';
+import {
+  remaskedReport,
+  type SecurityReport,
+  type SecurityReportStore,
+  type StoredSecurityReport,
 } from './security-reports.js';
 
 /**
@@ -25,8 +28,13 @@ export interface PostgresSecurityReportStoreOptions {
 }
 
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/** The advisory lock key of the table's creation (any constant of this module's own). */
-const CREATE_LOCK = 0x70677372;
+/**
+ * The advisory lock of the tables' creation: the payment store's migrations' own, so the
+ * payment store, the guard store and the reports store of several instances starting
+ * together make the schema one at a time (each `CREATE SCHEMA IF NOT EXISTS` under a lock
+ * of its own raced the others: a duplicate key error in `pg_namespace`).
+ */
+const CREATE_LOCK = MIGRATION_LOCK.toString();
 
 interface Row {
   key: string;
@@ -82,6 +90,18 @@ export class PostgresSecurityReportStore implements SecurityReportStore {
           count INTEGER NOT NULL,
           report JSONB NOT NULL
         )`);
+        // Rows an older, laxer rule wrote, masked again (`remaskedReport`).
+        const {rows} = await client.query<{key: string; report: SecurityReport}>(
+          `SELECT key, report FROM ${this.#table} FOR UPDATE`,
+        );
+        for (const row of rows) {
+          const report = remaskedReport(row.report);
+          if (!report) continue;
+          await client.query(`UPDATE ${this.#table} SET report = $2 WHERE key = $1`, [
+            row.key,
+            JSON.stringify(report),
+          ]);
+        }
         await client.query('COMMIT');
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -107,6 +127,22 @@ export class PostgresSecurityReportStore implements SecurityReportStore {
     );
     const count = rows[0]!.count;
     return {isNew: count === 1, count};
+  }
+
+  async trim(bounds: {rows: number; bytes: number}): Promise<number> {
+    await this.#made();
+    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
+    const r = await this.#pool.query(
+      `DELETE FROM ${this.#table} WHERE key IN (
+         SELECT key FROM (
+           SELECT key, row_number() OVER w AS n,
+             sum(octet_length(report::text) + octet_length(key)) OVER w AS total
+           FROM ${this.#table}
+           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
+         ) AS ranked WHERE n > $1 OR total > $2)`,
+      [bounds.rows, bounds.bytes],
+    );
+    return r.rowCount ?? 0;
   }
 
   async list(limit = 100): Promise<StoredSecurityReport[]> {

@@ -5,11 +5,14 @@
  * `report-to`) and the older `application/csp-report` (Firefox; `report-uri`) — how two
  * reports count as one (a key of what was blocked, where and by which directive), and the
  * small storage interface the report route writes to (SQLite and PostgreSQL implementations
- * beside this file). Nothing of a report is trusted: every field is read as text, cut to a
- * length, and URLs lose their query and fragment, and any run of 12 to 19 digits is masked,
- * so a script that tried to send a card number away leaves none in the store or the log.
+ * beside this file). Nothing of a report is trusted: every field is read as text, URLs lose
+ * their query and fragment, and each field is percent-decoded, normalised and has its runs
+ * of 12 or more digits masked (`cardSafeText`, card-digits.ts) before it is cut to a length;
+ * a line or column number has at most 9 digits. So a script that tried to send a card
+ * number away leaves none in the store or the log, however it spelt it.
  */
 import {createHash} from 'node:crypto';
+import {cardSafeText} from './card-digits.js';
 
 /** One violation, as stored and handed to `onSecurityReport`. */
 export interface SecurityReport {
@@ -51,17 +54,23 @@ export interface SecurityReportStore {
   record(key: string, report: SecurityReport, at: Date): Promise<{isNew: boolean; count: number}>;
   /** The reports, most recently seen first, at most `limit` (default 100). */
   list(limit?: number): Promise<StoredSecurityReport[]>;
+  /**
+   * Keeps the most recently seen reports, at most `rows` of them and `bytes` bytes of their
+   * JSON and keys, and deletes the rest; answers how many. The route calls it after each
+   * report it keeps. Optional for a store of the merchant's own (which then bounds itself).
+   */
+  trim?(bounds: {rows: number; bytes: number}): Promise<number>;
 }
 
 /** Longest text kept of a field. */
 const MAX_TEXT = 500;
 
-/** A card-number-like run: 12 to 19 digits, with spaces or dashes between them. */
-const DIGIT_RUN = /\d(?:[ -]?\d){11,18}/g;
+/** Largest line or column number kept: 9 digits, too few to be a card number. */
+const MAX_POSITION = 999_999_999;
 
 function text(value: unknown, max = MAX_TEXT): string | undefined {
   if (typeof value !== 'string' || value === '') return undefined;
-  return value.replace(DIGIT_RUN, '[digits]').slice(0, max);
+  return cardSafeText(value).slice(0, max) || undefined;
 }
 
 /** A URL without its query and fragment (they may carry anything); a keyword as it is. */
@@ -77,7 +86,9 @@ function urlText(value: unknown): string | undefined {
 }
 
 function whole(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= MAX_POSITION
+    ? value
+    : undefined;
 }
 
 function build(fields: {
@@ -110,6 +121,27 @@ function build(fields: {
     disposition: fields.disposition === 'report' ? 'report' : 'enforce',
     ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
   };
+}
+
+/**
+ * A report as a store kept it, read again by today's rule: every text field masked again
+ * (`cardSafeText`, which leaves what it masked already as it is) and a line or column
+ * number too long dropped. Answers the report to write back, or `undefined` when it is
+ * unchanged. The stores run it over their rows when they open, so rows written before
+ * the rule was this strict (issue 35) lose the numbers they hold.
+ */
+export function remaskedReport(stored: SecurityReport): SecurityReport | undefined {
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) {
+    let next: unknown = value;
+    if (typeof value === 'string') next = cardSafeText(value);
+    else if ((key === 'line' || key === 'column') && whole(value) === undefined) continue;
+    if (next !== value) changed = true;
+    out[key] = next;
+  }
+  if (!changed && Object.keys(out).length === Object.keys(stored).length) return undefined;
+  return out as unknown as SecurityReport;
 }
 
 /** The media types of the two formats, as the route accepts them. */

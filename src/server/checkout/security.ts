@@ -4,10 +4,11 @@
  * `hono/body-limit` for every body. Written here are only what those cannot do, each with
  * its reason: the pay protocol's same-origin rule for JSON bodies, the refusal of a
  * preflight from an origin not allowed, the client address behind a known number of
- * proxies, and the strict UTF-8 reading of a body. The card-testing limits live in
+ * proxies (and the group a rate limit counts it in), and the strict UTF-8 reading of a body.
+ * The card-testing limits live in
  * `velocity.ts`, counted in the payment store.
  */
-import {isIP} from 'node:net';
+import {isIP, isIPv6} from 'node:net';
 import type {MiddlewareHandler} from 'hono';
 import {bodyLimit} from 'hono/body-limit';
 import {cors} from 'hono/cors';
@@ -183,8 +184,9 @@ export function normaliseIp(address: string | undefined | null): string | undefi
 /**
  * The client address: the socket's peer, or, with `trustProxy` = n (true = 1), the
  * address n hops back in `X-Forwarded-For` (each trusted proxy appends the address it saw;
- * entries further left are whatever the client claimed and are never trusted). Hono has
- * no helper that counts trusted proxies, so this one is written here.
+ * entries further left are whatever the client claimed and are never trusted), without a
+ * port some proxies add. Hono has no helper that counts trusted proxies, so this one is
+ * written here. The limits count the address in its group (`addressGroup`).
  */
 export function resolveClientIp(
   socketAddress: string | undefined,
@@ -198,8 +200,31 @@ export function resolveClientIp(
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const index = chain.length - hops;
-  return normaliseIp(chain[Math.max(0, index)]) ?? peer;
+  const entry = chain[Math.max(0, chain.length - hops)];
+  if (entry === undefined) return peer;
+  // Some proxies (Azure's, IIS's) write an IPv4 address with its port; an IPv6 one with a
+  // port comes in brackets, which `normaliseIp` takes off.
+  return normaliseIp(/^\d+\.\d+\.\d+\.\d+:\d+$/.test(entry) ? entry.split(':')[0] : entry) ?? peer;
+}
+
+/**
+ * The group a client address is counted in by every per-address limit (card testing, order
+ * look-ups, CSP reports, the example's throttles): an IPv4 address itself, an IPv6 address
+ * its /64 (`2001:db8:1:2::/64`), since one customer line is usually given a whole /64 and
+ * a guesser must not get 2^64 fresh budgets.
+ */
+export function addressGroup(ip: string): string {
+  if (!isIPv6(ip)) return ip;
+  const [head = '', tail = ''] = ip.toLowerCase().split('::') as [string, string?];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' || !ip.includes('::') ? [] : tail.split(':');
+  const groups = ip.includes('::')
+    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /** Strict UTF-8 (a malformed body is refused, not repaired); reusable, as nothing streams. */

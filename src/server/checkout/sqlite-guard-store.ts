@@ -53,6 +53,7 @@ export class SqliteGuardStore implements GuardStore {
     within: number,
   ) => GuardFlag & {raised: boolean};
   readonly #clear: Database.Statement<[string, number]>;
+  readonly #forget: Database.Statement<[string, string, number]>;
   #trim: Database.Statement<[number]> | undefined;
 
   constructor(options: SqliteGuardStoreOptions) {
@@ -128,6 +129,10 @@ export class SqliteGuardStore implements GuardStore {
     );
     this.#raise = (...args) => raise.immediate(...args);
     this.#clear = db.prepare('DELETE FROM pg_guard_flags WHERE name = ? AND raised_at = ?');
+    // A range of the primary key, not LIKE (which SQLite would not read from the index).
+    this.#forget = db.prepare(
+      'DELETE FROM pg_guard_counts WHERE name >= ? AND name < ? AND bucket < ?',
+    );
   }
 
   async add(name: string, bucket: number, n: number, pruneBefore: number): Promise<number> {
@@ -157,6 +162,10 @@ export class SqliteGuardStore implements GuardStore {
     return this.#clear.run(name, raisedAt).changes === 1;
   }
 
+  async forget(prefix: string, before: number): Promise<number> {
+    return this.#forget.run(prefix, prefixEnd(prefix), before).changes;
+  }
+
   async trimRejectedWebhooks(keep: number): Promise<number> {
     if (!this.#trim) {
       const table = this.#db
@@ -175,4 +184,10 @@ export class SqliteGuardStore implements GuardStore {
   async close(): Promise<void> {
     if (this.#own && this.#db.open) this.#db.close();
   }
+}
+
+/** The first text after every text that starts with `prefix` (its last character plus one). */
+function prefixEnd(prefix: string): string {
+  if (prefix === '') throw new TypeError('forget: the prefix must not be empty');
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }

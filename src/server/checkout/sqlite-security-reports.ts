@@ -5,15 +5,18 @@
  * has already cut its URLs and masked digit runs). Give it the app's connection
  * (`connection`, as the example does with the payment store's) or a file. The table is
  * made when missing; an upsert counts a sighting in one statement, so several processes on
- * one file count every one.
+ * one file count every one; rows an older version wrote are masked again when it opens
+ * (`remaskedReport`); `trim` keeps the most recently seen rows within a count and
+ * a size, in one statement.
  */
 import type Database from 'better-sqlite3';
 import {loadBetterSqlite3} from '../optional-peers.js';
 import type {SqliteConnection} from './drivers.js';
-import type {
-  SecurityReport,
-  SecurityReportStore,
-  StoredSecurityReport,
+import {
+  remaskedReport,
+  type SecurityReport,
+  type SecurityReportStore,
+  type StoredSecurityReport,
 } from './security-reports.js';
 
 /**
@@ -56,6 +59,7 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
     {count: number}
   >;
   readonly #list: Database.Statement<[number], Row>;
+  readonly #trim: Database.Statement<[{rows: number; bytes: number}]>;
 
   constructor(options: SqliteSecurityReportStoreOptions) {
     if (!options.connection === !options.filename) {
@@ -81,6 +85,47 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
     this.#list = this.#db.prepare(
       'SELECT * FROM pg_security_reports ORDER BY last_seen DESC, key LIMIT ?',
     );
+    this.#remask();
+    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
+    this.#trim = this.#db.prepare(
+      `DELETE FROM pg_security_reports WHERE key IN (
+         SELECT key FROM (
+           SELECT key, row_number() OVER w AS n,
+             sum(length(CAST(report AS BLOB)) + length(key)) OVER w AS total
+           FROM pg_security_reports
+           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
+         ) WHERE n > @rows OR total > @bytes)`,
+    );
+  }
+
+  /** Rows written by an older, laxer rule, masked again (`remaskedReport`), in one transaction. */
+  #remask(): void {
+    const rows = this.#db.prepare<[], {key: string; report: string}>(
+      'SELECT key, report FROM pg_security_reports',
+    );
+    const update = this.#db.prepare('UPDATE pg_security_reports SET report = ? WHERE key = ?');
+    const changed = rows
+      .all()
+      .map((row) => ({
+        key: row.key,
+        report: remaskedReport(JSON.parse(row.report) as SecurityReport),
+      }))
+      .filter((row) => row.report !== undefined);
+    if (changed.length === 0) return;
+    // The old text must not stay behind in freed space of a page, or in the WAL: written
+    // over with zeros (`secure_delete`), and the WAL checkpointed into the file and emptied.
+    const secure = this.#db.pragma('secure_delete', {simple: true}) as number;
+    this.#db.pragma('secure_delete = ON');
+    try {
+      this.#db
+        .transaction(() => {
+          for (const row of changed) update.run(JSON.stringify(row.report), row.key);
+        })
+        .immediate();
+    } finally {
+      this.#db.pragma(`secure_delete = ${secure ? 'ON' : 'OFF'}`);
+    }
+    this.#db.pragma('wal_checkpoint(TRUNCATE)');
   }
 
   async record(key: string, report: SecurityReport, at: Date) {
@@ -96,6 +141,10 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
       lastSeen: new Date(row.last_seen),
       count: row.count,
     }));
+  }
+
+  async trim(bounds: {rows: number; bytes: number}): Promise<number> {
+    return this.#trim.run(bounds).changes;
   }
 
   /** Closes the file it opened (not a connection it was given). */

@@ -17,9 +17,9 @@
  * (`card-testing.ts`), keyed by an HMAC of the customer id, in the same transaction.
  */
 import {createHmac} from 'node:crypto';
-import {isIPv6} from 'node:net';
 import type {CardTestingAdmission} from './card-testing.js';
 import {CheckoutRateLimitedError} from './errors.js';
+import {addressGroup} from './security.js';
 import type {AttemptReservation, PaymentStore, VelocityKey} from './store.js';
 
 /** Attempts allowed per window; see the `rateLimit` option. */
@@ -32,20 +32,8 @@ export interface VelocityLimits {
   windowMs: number;
 }
 
-/** The group an address counts in: itself for IPv4, its /64 prefix for IPv6. */
-export function velocityAddress(ip: string): string {
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::') as [string, string?];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' || !ip.includes('::') ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
+/** The group an address counts in (`addressGroup`, security.ts): IPv4 itself, IPv6 its /64. */
+export const velocityAddress = addressGroup;
 
 /** Counts attempts per address, order and card in the payment store. */
 export class AttemptVelocity {

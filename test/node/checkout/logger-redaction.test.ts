@@ -113,4 +113,26 @@ describe('createCheckoutLogger redaction', () => {
     assert.equal(ours.lines[0]?.['card'], '[redacted]');
     assert.doesNotMatch(JSON.stringify(ours.lines), new RegExp(CARD));
   });
+
+  test('masks a card number in any spelling in the strings of a line, at the top and one level down', () => {
+    const {logger, lines} = capture((s) => createCheckoutLogger({}, s));
+    const spellings = [
+      'https://evil.example/c/4242%204242%204242%204242',
+      '4242.4242.4242.4242',
+      '3782_822463_10005',
+      '\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12\uff14\uff12',
+      '6200 0000 0000 0000 005',
+    ];
+    for (const text of spellings) logger.warn({blocked: text, report: {page: text}}, 'line');
+    // 12 digits that fail the Luhn check: not a card number, so an id stays readable.
+    logger.info({orderRef: 'ord-1234-5678-9012', at: '2031-03-01T09:00:00.000Z'}, 'id');
+    const text = JSON.stringify(lines);
+    for (const digits of ['4242424242424242', '378282246310005', '6200000000000000005']) {
+      const squeezed = text.normalize('NFKC').replace(/%20|[^0-9a-z]/gi, '');
+      assert.equal(squeezed.includes(digits), false, `${digits} is not in the log`);
+    }
+    assert.equal(lines[0]?.['blocked'], 'https://evil.example/c/[digits]');
+    assert.deepEqual(lines[0]?.['report'], {page: 'https://evil.example/c/[digits]'});
+    assert.equal(lines.at(-1)?.['orderRef'], 'ord-1234-5678-9012');
+  });
 });

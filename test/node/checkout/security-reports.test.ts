@@ -10,7 +10,7 @@
  */
 import {after, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {existsSync, mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -277,6 +277,72 @@ describe('PostgresSecurityReportStore', {skip: PG_SKIP}, () => {
       assert.deepEqual([row!.firstSeen, row!.lastSeen], [at, at]);
     } finally {
       await Promise.all(pools.map((p) => p.end()));
+    }
+  });
+});
+
+describe('rows an older version wrote', () => {
+  /** A report as the previous rule stored it: its escaped spaces and its line number. */
+  const OLD = {
+    documentUrl: 'https://shop.example/checkout',
+    blockedUrl: 'https://evil.example/c/4242%204242%204242%204242',
+    directive: 'script-src-elem',
+    disposition: 'enforce',
+    line: 4242424242424242,
+    sample: '3782.822463.10005',
+  };
+  const masked = {
+    ...OLD,
+    blockedUrl: 'https://evil.example/c/[digits]',
+    sample: '[digits]',
+    line: undefined,
+  };
+  const plain = (r: object) => JSON.parse(JSON.stringify(r)) as Record<string, unknown>;
+  const pick = (r: object) => {
+    const {documentUrl, blockedUrl, directive, disposition, line, sample} = r as typeof OLD;
+    return plain({documentUrl, blockedUrl, directive, disposition, line, sample});
+  };
+
+  test('SqliteSecurityReportStore masks them again when it opens the file', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pg-security-reports-old-'));
+    dirs.push(dir);
+    const file = path.join(dir, 'r.db');
+    const db = new Database(file);
+    // As the example opens its file: the old row is in the WAL, then in the file.
+    db.pragma('journal_mode = WAL');
+    db.exec(`CREATE TABLE pg_security_reports (key TEXT PRIMARY KEY, first_seen INTEGER NOT NULL,
+      last_seen INTEGER NOT NULL, count INTEGER NOT NULL, report TEXT NOT NULL) STRICT`);
+    db.prepare('INSERT INTO pg_security_reports VALUES (?, 1, 1, 1, ?)').run(
+      'k',
+      JSON.stringify(OLD),
+    );
+    db.close();
+    const store = new SqliteSecurityReportStore({filename: file});
+    const [row] = await store.list();
+    // While the store is open: neither the file nor its WAL holds the old text.
+    for (const f of [file, `${file}-wal`].filter((f) => existsSync(f))) {
+      const bytes = readFileSync(f).toString('latin1');
+      assert.doesNotMatch(bytes, /4242%204242|4242424242424242|3782\.822463/, f);
+    }
+    await store.close();
+    assert.deepEqual(pick(row!), plain(masked));
+  });
+
+  test('PostgresSecurityReportStore masks them again on first use', {skip: PG_SKIP}, async () => {
+    const schema = schemaName('reports_old');
+    const pool = new pg.Pool({connectionString: PG_TEST_URL});
+    try {
+      await pool.query(`CREATE SCHEMA "${schema}"`);
+      await pool.query(`CREATE TABLE "${schema}".pg_security_reports (key TEXT PRIMARY KEY,
+        first_seen BIGINT NOT NULL, last_seen BIGINT NOT NULL, count INTEGER NOT NULL,
+        report JSONB NOT NULL)`);
+      await pool.query(`INSERT INTO "${schema}".pg_security_reports VALUES ('k', 1, 1, 1, $1)`, [
+        JSON.stringify(OLD),
+      ]);
+      const [row] = await new PostgresSecurityReportStore({pool, schema}).list();
+      assert.deepEqual(pick(row!), plain(masked));
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -14,6 +14,7 @@ import {amountText, amountToMinor} from '../../gateway/primitives.js';
 import type {WebhookPayload} from '../../gateway/schemas.js';
 import {parseWebhookForm, verifyWebhookText} from '../../gateway/webhook.js';
 import {CheckoutForbiddenError} from '../errors.js';
+import {KeptOrCounted} from '../kept-or-counted.js';
 import type {AttemptRecord, NewPaymentUpdate, WebhookEventInput} from '../store.js';
 import {jsonWithoutToken, webhookDataFor, webhookDataWithoutToken} from '../stored-tokens.js';
 import {isFinal, statusInfoFromRecord} from '../transition.js';
@@ -35,10 +36,8 @@ export type WebhooksConfig = Pick<
   | 'now'
 >;
 
-/** The guard store's counters of refused webhooks: kept one by one, and only counted. */
-const REJECTED_KEPT = 'webhook:rejected-kept';
-const REJECTED_COUNTED = 'webhook:rejected-counted';
-const MINUTE = 60_000;
+/** The guard store's counters of refused webhooks: `-kept` one by one, and `-counted`. */
+const REJECTED = 'webhook:rejected';
 
 export interface WebhooksDeps {
   cfg: WebhooksConfig;
@@ -53,8 +52,13 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     return !list || (ip !== undefined && list.includes(ip));
   }
 
-  /** The minute whose refusals past the rate were last said in the log (per process). */
-  #countedMinute = -1;
+  /** The bound on refused webhooks (kept-or-counted.ts), shared with the CSP reports. */
+  readonly #rejections = new KeptOrCounted(
+    this.cfg.guard,
+    REJECTED,
+    this.cfg.webhookRejections,
+    this.cfg.now,
+  );
 
   /**
    * Records a refused webhook (its body only as a hash), within bounds: anyone can post to
@@ -65,26 +69,21 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
    * `rejected_webhooks` and `countedMinutes` rows of counts.
    */
   async reject(ip: string | undefined, reason: string, body: string): Promise<void> {
-    const now = this.cfg.now();
     const limits = this.cfg.webhookRejections;
-    const minute = Math.floor(now / MINUTE);
-    const prune = minute - limits.countedMinutes;
     const size = Buffer.byteLength(body);
-    if (await this.cfg.guard.take(REJECTED_KEPT, minute, limits.perMinute, prune)) {
+    const {kept, firstCounted} = await this.#rejections.write(async () => {
       await this.cfg.store.recordRejectedWebhook({
-        receivedAt: now,
+        receivedAt: this.cfg.now(),
         ip: ip ?? 'unknown',
         reason,
         bodySha256: sha256(body),
         size,
       });
       await this.cfg.guard.trimRejectedWebhooks(limits.rows);
+    });
+    if (kept) {
       this.log.warn({ip, reason, size}, 'webhook refused');
-      return;
-    }
-    await this.cfg.guard.add(REJECTED_COUNTED, minute, 1, prune);
-    if (this.#countedMinute !== minute) {
-      this.#countedMinute = minute;
+    } else if (firstCounted) {
       this.log.warn(
         {ip, reason, perMinute: limits.perMinute},
         'webhooks refused past the rate kept this minute: counted, not kept',
@@ -93,10 +92,8 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
   }
 
   /** Refused webhooks counted and not kept, over the minutes still kept. */
-  async rejectedCounts(): Promise<{kept: number; counted: number}> {
-    const since = Math.floor(this.cfg.now() / MINUTE) - this.cfg.webhookRejections.countedMinutes;
-    const s = await this.cfg.guard.sums([REJECTED_KEPT, REJECTED_COUNTED], since);
-    return {kept: s[REJECTED_KEPT]!, counted: s[REJECTED_COUNTED]!};
+  rejectedCounts(): Promise<{kept: number; counted: number}> {
+    return this.#rejections.counts();
   }
 
   /**
