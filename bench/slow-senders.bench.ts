@@ -28,6 +28,7 @@ import {
   SqlitePaymentStore,
   type CheckoutApp,
 } from '../src/server/index.js';
+import {DEMO_CUSTOMER} from '../server-example/catalog.js';
 import {nextCustomer, payBody} from './server/payments.js';
 import {percentile, round} from './stats.js';
 
@@ -75,7 +76,12 @@ export default async function slowSendersBench() {
     store,
     publicUrl: url,
     returnPage: '/thanks',
-    resolveOrder: (orderRef) => ({amount: '1.50', currency: 'XTS', description: orderRef}),
+    resolveOrder: (orderRef) => ({
+      amount: '1.50',
+      currency: 'XTS',
+      description: orderRef,
+      customer: DEMO_CUSTOMER,
+    }),
     logger: createCheckoutLogger({level: 'silent'}),
     trustProxy: 1,
     bodyTimeoutMs: 120_000,
