@@ -10,11 +10,7 @@ import type * as z from 'zod';
 import {formatIssues} from '../gateway/schemas.js';
 import type {Admission} from './backpressure.js';
 import {StoreBusyError} from './backpressure.js';
-import type {
-  CheckoutCloseOptions,
-  CheckoutCloseResult,
-  CheckoutReadiness,
-} from './checkout-app.js';
+import type {CheckoutCloseOptions, CheckoutCloseResult, CheckoutReadiness} from './checkout-app.js';
 import {
   CheckoutInvalidRequestError,
   CheckoutBusyError,

@@ -33,11 +33,7 @@ import {
 import {Admission} from './backpressure.js';
 import {CardTestingBreaker} from './card-testing.js';
 import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
-import {
-  CheckoutError,
-  CheckoutInternalError,
-  CheckoutInvalidRequestError,
-} from './errors.js';
+import {CheckoutError, CheckoutInternalError, CheckoutInvalidRequestError} from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
 import type {OperationRequest} from './operation-types.js';

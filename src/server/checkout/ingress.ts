@@ -153,7 +153,10 @@ export function boundedBody(options: BoundedBodyOptions): MiddlewareHandler {
   const timeoutMs = options.timeoutMs ?? BODY_TIMEOUT_MS;
   const limitOf =
     typeof options.limitBytes === 'number'
-      ? ((n: number) => () => n)(options.limitBytes)
+      ? (
+          (n: number) => () =>
+            n
+        )(options.limitBytes)
       : options.limitBytes;
   const streaming = new Map<number, MiddlewareHandler>();
   const streamingLimit = (limit: number): MiddlewareHandler => {

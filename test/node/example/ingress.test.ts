@@ -87,9 +87,7 @@ async function serve(opts: {bodyTimeoutMs?: number; queueTimeoutMs?: number} = {
     example,
     lines,
     requests: (n: number) =>
-      seen >= n
-        ? Promise.resolve()
-        : new Promise<void>((resolve) => waiting.push({n, resolve})),
+      seen >= n ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({n, resolve})),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
