@@ -219,14 +219,6 @@ export function boundedBody(options: BoundedBodyOptions): MiddlewareHandler {
   };
 }
 
-/** The headers every answer of the companion carries (its JSON is data, never a page). */
-export const CHECKOUT_ANSWER_HEADERS = {
-  'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
-} as const;
-
 /**
  * Puts the companion's security headers on every answer that leaves through it — 2xx,
  * 4xx, 404, 405, 408, 413, 503, whoever made it — where the answer has none of its own:
