@@ -3,8 +3,12 @@
  * store, the checkout with `<pg-card-form>` (3-D Secure by redirect or in a modal), the
  * result page with `<pg-3ds-redirect>`, "pay on the gateway's page" (hosted), the CDN
  * page, and the back office — mounts the checkout companion under `/api/checkout`, and
- * answers `GET /healthz`. Every route has a body limit, every answer but the companion's
- * the pages' security headers, every visitor a session of their own (the signed-in demo
+ * answers `GET /healthz` (liveness) and `GET /readyz` (readiness, for a load balancer).
+ * Every request passes one door first, in this order: the headers of its answer (the
+ * pages' security headers, or the companion's under `/api/checkout` — a 404, 405, 408,
+ * 413 or 503 carries them as a 200 does), its whole body within its route's limit and a
+ * deadline (`body-limits.ts`), the visitor's session, then the route (the companion's own
+ * door adds admission). Every visitor has a session of their own (the signed-in demo
  * customer, `visitor.ts`), and new orders are counted per client address (see
  * `ExampleLimits`). Everything it keeps is in one database: SQLite in `dataDir`, or
  * PostgreSQL with `database` (`db/storage.ts`). `main.ts` starts it; tests start it
@@ -16,8 +20,12 @@ import path from 'node:path';
 import {Hono, type Context, type MiddlewareHandler} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import {
+  CheckoutClientAbortedError,
+  CheckoutError,
+  CheckoutMethodNotAllowedError,
   GatewayClient,
   SECURITY_REPORT_ROUTE,
+  checkoutHeaders,
   StoreBusyError,
   StoreUnavailableError,
   createCheckoutApp,
@@ -128,6 +136,7 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     ...(config.instance ? {instance: config.instance} : {}),
     ...(config.sweep ? {sweep: config.sweep} : {}),
     ...(config.admission ? {admission: config.admission} : {}),
+    ...(config.bodyTimeoutMs ? {bodyTimeoutMs: config.bodyTimeoutMs} : {}),
     // The customer is the one signed in on the request (the visitor's signed session), never
     // one the browser names: saved cards are offered and kept per visitor, and a cookie
     // made up to name a customer is a guest's, whom the card-testing breaker slows.
@@ -167,19 +176,21 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 
   const app = new Hono();
   app.onError(shopErrors(logger));
-  // First of all: nothing below may read a body before its size is limited.
-  app.use('*', limitBodies(CHECKOUT_BASE));
-  // The companion answers with its own headers (it is a JSON API that other origins may call).
-  app.use(
-    '*',
-    exceptUnder(
-      [CHECKOUT_BASE],
-      pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC, {
-        // Where the browsers send the pages' CSP violation reports: the companion's route.
-        reportUrl: `${base}${CHECKOUT_BASE}${SECURITY_REPORT_ROUTE}`,
-      }),
-    ),
-  );
+  app.notFound(unrouted(checkout));
+  // The door. First, around everything: the headers of every answer that leaves, whoever
+  // made it — the pages' (pages.ts), or under the companion its own (a JSON API that other
+  // origins may call).
+  const pages = pageSecurity(new URL(client.baseUrl).origin, CARD_FORM_STYLE_SRC, {
+    // Where the browsers send the pages' CSP violation reports: the companion's route.
+    reportUrl: `${base}${CHECKOUT_BASE}${SECURITY_REPORT_ROUTE}`,
+  });
+  const api = checkoutHeaders();
+  app.use('*', function answerHeaders(c, next) {
+    const p = c.req.path;
+    return (p === CHECKOUT_BASE || p.startsWith(`${CHECKOUT_BASE}/`) ? api : pages)(c, next);
+  });
+  // Then the whole body, within its limit and deadline: nothing below waits on a client.
+  app.use('*', limitBodies(CHECKOUT_BASE, config.bodyTimeoutMs));
   // Each visitor signs in as a demo customer of their own: the session the shop's pages
   // open (the back office has its own sessions, the companion sets no cookie).
   app.use('*', exceptUnder([CHECKOUT_BASE, '/admin'], visitors.sessions));
@@ -189,6 +200,16 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   app.get('/healthz', async function healthz(c) {
     const health = await checkout.health();
     return c.json({ok: health.store, state: health.state}, health.store ? 200 : 503, {
+      'Cache-Control': 'no-store',
+    });
+  });
+
+  // Readiness, for a load balancer: 503 while this instance cannot take a payment — every
+  // admission place taken and none given back for `admission.notReadyAfterMs` (5 s), the
+  // database not answering, or shutting down (docs/guides/several-instances.md).
+  app.get('/readyz', async function readyz(c) {
+    const r = await checkout.ready();
+    return c.json({ready: r.ready, reasons: r.reasons, state: r.state}, r.ready ? 200 : 503, {
       'Cache-Control': 'no-store',
     });
   });
@@ -266,6 +287,22 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 }
 
 /**
+ * The answer to a request no route took: under the companion, its own (`405` with `Allow`
+ * for one of its routes asked with another method, else a JSON `404`); elsewhere a plain
+ * 404. The door puts the headers on either.
+ */
+function unrouted(checkout: CheckoutApp) {
+  return function unrouted(c: Context): Response {
+    const p = c.req.path;
+    if (p !== CHECKOUT_BASE && !p.startsWith(`${CHECKOUT_BASE}/`)) return c.text('Not Found', 404);
+    const e = checkout.unrouted(c.req.method, p.slice(CHECKOUT_BASE.length));
+    const headers: Record<string, string> = {'Cache-Control': 'no-store'};
+    if (e instanceof CheckoutMethodNotAllowedError) headers['Allow'] = e.allow.join(', ');
+    return c.json(e.toBody(), e.status as 404, headers);
+  };
+}
+
+/**
  * The shop's answer to an error of its own routes (the companion answers its own): a
  * database that cannot be reached, or busy past the pool's deadline, is a 503 with
  * `Retry-After` (JSON for the APIs, text for a page); anything else is logged and
@@ -274,6 +311,15 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
 function shopErrors(logger: CheckoutLogger) {
   const json = (c: Context) => c.req.path.startsWith('/api/') || c.req.path.startsWith('/admin/');
   return function shopError(error: Error, c: Context): Response {
+    // The door's refusals (body-limits.ts): too large, too slow (both close the connection),
+    // or the client gone — an abort, not a fault.
+    if (error instanceof CheckoutError) {
+      const line = {method: c.req.method, path: c.req.path, status: error.status};
+      if (error instanceof CheckoutClientAbortedError) logger.info(line, 'client aborted');
+      else logger.warn({...line, code: error.code, message: error.message}, 'request refused');
+      const close = error.status === 408 || error.status === 413;
+      return c.json(error.toBody(), error.status as 400, close ? {Connection: 'close'} : {});
+    }
     // Hono's own refusals (a cross-site form post to the back office's sign-in) as Hono answers them.
     if (error instanceof HTTPException) return error.getResponse();
     // Every connection of the pool was busy past the deadline: the database is up.

@@ -36,6 +36,11 @@ export interface ExampleConfig {
   sweep?: CheckoutAppOptions['sweep'];
   /** The companion's backpressure: requests at once, queued, and how long one may wait. */
   admission?: CheckoutAppOptions['admission'];
+  /**
+   * The longest a request's whole body may take to arrive, in ms (default 10000): then
+   * `408` and the connection is closed, before the request holds anything (every route).
+   */
+  bodyTimeoutMs?: number;
   gateway: GatewayClientOptions;
   /**
    * Signs the visitors' session cookies (HMAC-SHA256, `visitor.ts`): a cookie it did not

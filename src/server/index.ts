@@ -18,6 +18,16 @@ export {
   type CheckoutCloseOptions,
   type CheckoutCloseResult,
 } from './checkout/app.js';
+export type {CheckoutReadiness} from './checkout/checkout-app.js';
+// The companion's door, for a merchant app that mounts it: the same headers and body read.
+export {
+  CheckoutClientAbortedError,
+  CheckoutMethodNotAllowedError,
+  CheckoutRequestTimeoutError,
+  boundedBody,
+  checkoutHeaders,
+  type BoundedBodyOptions,
+} from './checkout/ingress.js';
 export {StoreBusyError} from './checkout/backpressure.js';
 export type {CheckoutAppOptions} from './checkout/options.js';
 export type {

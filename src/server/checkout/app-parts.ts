@@ -1,7 +1,8 @@
 /**
- * What the companion app (`app.ts`) is made of beside its routes: the headers of every
- * answer, how a thrown error becomes an answer, how the app closes, and the guard store
- * it makes beside a payment store.
+ * What the companion app (`app.ts`) is made of beside its routes and its door
+ * (`ingress.ts`): how a body is parsed, how a thrown error becomes an answer, whether the
+ * instance is ready, how the app closes, and the guard store it makes beside a payment
+ * store.
  */
 import type {HonoRequest} from 'hono';
 import {HTTPException} from 'hono/http-exception';
@@ -9,7 +10,7 @@ import type * as z from 'zod';
 import {formatIssues} from '../gateway/schemas.js';
 import type {Admission} from './backpressure.js';
 import {StoreBusyError} from './backpressure.js';
-import type {CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
+import type {CheckoutCloseOptions, CheckoutCloseResult, CheckoutReadiness} from './checkout-app.js';
 import {
   CheckoutInvalidRequestError,
   CheckoutBusyError,
@@ -160,6 +161,23 @@ export function closer(parts: {
       if (options.closeStore) await parts.store.close();
       return {drained, flushed};
     })());
+}
+
+/**
+ * `CheckoutApp.ready`: not ready while closing, while every admission place has been taken
+ * and none given back for `notReadyAfterMs`, or while the store does not answer.
+ */
+export async function readiness(
+  admission: Admission,
+  service: PaymentService,
+): Promise<CheckoutReadiness> {
+  const health = await service.health();
+  const fullForMs = Math.round(admission.fullFor());
+  const reasons: CheckoutReadiness['reasons'] = [];
+  if (admission.closed) reasons.push('closing');
+  if (fullForMs >= admission.options.notReadyAfterMs) reasons.push('saturated');
+  if (!health.store) reasons.push('store_unavailable');
+  return {ready: reasons.length === 0, reasons, ...health, fullForMs};
 }
 
 /**

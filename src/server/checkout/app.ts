@@ -8,7 +8,9 @@
  * posting `order`) that creates a hosted payment and sends the customer to the gateway's
  * page with a 303, and `POST /security-report` where browsers send the payment page's CSP
  * violation reports (security-report-route.ts). Errors are typed and turned into the
- * protocol's `CheckoutErrorBody` in one `onError`.
+ * protocol's `CheckoutErrorBody` in one `onError`. Every request first passes one door
+ * (ingress.ts): the answer's headers, its log line, the whole body within its limit and
+ * deadline, admission; only then its route.
  */
 import {Hono, type Context} from 'hono';
 import type * as z from 'zod';
@@ -20,22 +22,31 @@ import {
   PayRequestSchema,
   RemoveSavedCardRequestSchema,
 } from '../../protocol/schemas.js';
-import {NO_STORE, checkoutErrorOf, closer, guardStoreBeside, readJsonBody} from './app-parts.js';
+import {
+  NO_STORE,
+  checkoutErrorOf,
+  closer,
+  guardStoreBeside,
+  readJsonBody,
+  readiness,
+} from './app-parts.js';
 import {Admission} from './backpressure.js';
 import {CardTestingBreaker} from './card-testing.js';
 import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
-import {
-  CheckoutError,
-  CheckoutInternalError,
-  CheckoutInvalidRequestError,
-  CheckoutNotFoundError,
-} from './errors.js';
+import {CheckoutError, CheckoutInternalError, CheckoutInvalidRequestError} from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
 import type {OperationRequest} from './operation-types.js';
 import {
+  CheckoutMethodNotAllowedError,
+  HOSTED_ROUTE,
+  boundedBody,
+  checkoutHeaders,
+  requestLog,
+  unroutedError,
+} from './ingress.js';
+import {
   checkoutCors,
-  limitBody,
   readBodyText,
   resolveClientIp,
   sameOriginForms,
@@ -46,9 +57,7 @@ import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-rout
 import {AttemptVelocity} from './velocity.js';
 
 export type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
-
-/** The hosted-payment route, relative to where the companion is mounted. */
-export const HOSTED_ROUTE = '/hosted';
+export {HOSTED_ROUTE} from './ingress.js';
 
 /**
  * Creates the companion app. Throws `CheckoutConfigError` naming every bad option.
@@ -132,39 +141,31 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return ip;
   };
 
-  const admission = new Admission(o.admission);
+  const admission = new Admission(o.admission, o.clock ? {now: o.clock} : {});
   const app = new Hono<Env>();
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 
-  // One line per request: info when served, warn when refused (4xx: a bad request, a
-  // customer field the gateway requires, a limit; with the code, the field and the rule,
-  // never a value — error messages carry none), error on a 5xx.
-  app.use('*', async function requestLog(c, next) {
-    const started = performance.now();
-    await next();
-    const status = c.res.status;
-    const line = {
-      method: c.req.method,
-      path: c.req.path,
-      status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    };
-    const refused = answeredWith.get(c);
-    if (status >= 500 && refused?.code !== 'busy') {
-      logger.error(line, 'request failed');
-    } else if (status >= 400) {
-      const e = refused;
-      const refusal = e && {
-        code: e.code,
-        ...(e.field === undefined ? {} : {field: e.field}),
-        message: e.message,
-      };
-      logger.warn({...line, ...refusal}, 'request refused');
-    } else {
-      logger.info(line, 'request');
-    }
-  });
+  // The door (ingress.ts), in this order. First, around everything: the security headers
+  // of every answer that leaves — a 404, 405, 408, 413 or 503 as much as a 200.
+  app.use('*', checkoutHeaders());
+
+  // One line per request (ingress.ts): info when served, warn when refused, error on a 5xx.
+  app.use('*', requestLog(logger, answeredWith));
+
+  // The whole body, within the route's limit and `bodyTimeoutMs`, before admission: a
+  // request takes no place while its body is still arriving (a slow sender is answered 408
+  // and its connection closed; one that leaves is logged as an abort).
+  app.use(
+    '*',
+    boundedBody({
+      limitBytes: (c) =>
+        c.req.path.endsWith(SECURITY_REPORT_ROUTE)
+          ? o.securityReports.bodyLimitBytes
+          : o.bodyLimitBytes,
+      timeoutMs: o.bodyTimeoutMs,
+    }),
+  );
 
   // Backpressure: a place among the requests in flight, or `503 busy` at once (see
   // backpressure.ts). Held until the answer is made.
@@ -184,7 +185,6 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.use(CHECKOUT_ROUTES.order, cors);
   app.use(CHECKOUT_ROUTES.removeSavedCard, cors);
   const sameOrigin = sameOriginJson(o.allowedOriginList);
-  const limit = limitBody(o.bodyLimitBytes);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
   const jsonBody = <T>(
@@ -200,7 +200,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     await service.velocity.reserve({ip, ...(ref.success ? {orderRef: ref.data} : {})});
   };
 
-  app.post(CHECKOUT_ROUTES.pay, sameOrigin, limit, async function payRoute(c) {
+  app.post(CHECKOUT_ROUTES.pay, sameOrigin, async function payRoute(c) {
     const ip = requireIp(c);
     const body = await jsonBody(c, PayRequestSchema, (json, card) =>
       card ? countInvalid(ip, json) : Promise.resolve(),
@@ -221,7 +221,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     }
   });
 
-  app.post(CHECKOUT_ROUTES.abandon, sameOrigin, limit, async function abandonRoute(c) {
+  app.post(CHECKOUT_ROUTES.abandon, sameOrigin, async function abandonRoute(c) {
     const body = await jsonBody(c, AbandonRequestSchema);
     return c.json(await service.abandon(body.orderRef, body.attemptId), 200, NO_STORE);
   });
@@ -230,13 +230,13 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // (same-origin JSON, like the pay route: the customer is the one resolveOrder names).
   // Every look-up is counted per client address before the order is resolved (a 429 with
   // Retry-After past the limit), so order references cannot be enumerated at speed.
-  app.post(CHECKOUT_ROUTES.order, sameOrigin, limit, async function orderRoute(c) {
+  app.post(CHECKOUT_ROUTES.order, sameOrigin, async function orderRoute(c) {
     await service.velocity.reserveLookup(requireIp(c));
     const body = await jsonBody(c, OrderRequestSchema);
     return c.json(await service.savedCards.orderInfo(body, c.req.raw), 200, NO_STORE);
   });
 
-  app.post(CHECKOUT_ROUTES.removeSavedCard, sameOrigin, limit, async function removeCardRoute(c) {
+  app.post(CHECKOUT_ROUTES.removeSavedCard, sameOrigin, async function removeCardRoute(c) {
     await service.velocity.reserveLookup(requireIp(c));
     const body = await jsonBody(c, RemoveSavedCardRequestSchema);
     return c.json(
@@ -280,7 +280,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     return toReturnPage(c, orderRef);
   });
 
-  app.post(CHECKOUT_ROUTES.webhook, limit, async function webhookRoute(c) {
+  app.post(CHECKOUT_ROUTES.webhook, async function webhookRoute(c) {
     const ip = clientIp(c);
     const text = await readBodyText(c.req, o.bodyLimitBytes);
     if (!service.webhookSourceAllowed(ip)) {
@@ -295,7 +295,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   // creates the hosted payment and sends the browser to the gateway's page. Same-origin
   // only, like the pay route, but a form cannot send the protocol header: `hono/csrf`.
   const forms = sameOriginForms(o.allowedOriginList);
-  app.post(HOSTED_ROUTE, forms, limit, async function hostedRoute(c) {
+  app.post(HOSTED_ROUTE, forms, async function hostedRoute(c) {
     const ip = requireIp(c);
     const text = await readBodyText(c.req, o.bodyLimitBytes);
     const type = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
@@ -333,20 +333,22 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     answeredWith.set(c, e);
     const headers: Record<string, string> = {...NO_STORE};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
-    // A body refused for its size is not read (the Node adapter discards the rest, then
-    // closes the connection): the answer says so, rather than keep-alive.
-    if (e.status === 413) headers['Connection'] = 'close';
+    if (e instanceof CheckoutMethodNotAllowedError) headers['Allow'] = e.allow.join(', ');
     return c.json(e.toBody(), e.status as 400, headers);
   };
 
   // Answered here rather than thrown: a throw would skip the request log's line.
   app.post(
     SECURITY_REPORT_ROUTE,
-    limitBody(o.securityReports.bodyLimitBytes),
     securityReportRoute(o.securityReports, {logger, now, clientIp, guard}),
   );
 
-  app.notFound((c) => answer(c, new CheckoutNotFoundError('no such route')));
+  // No route took it: 405 (with `Allow`) for a route of ours asked with another method.
+  const mountedAt = new URL(o.base).pathname.replace(/\/+$/, '');
+  app.notFound((c) => {
+    const path = c.req.path.startsWith(mountedAt) ? c.req.path.slice(mountedAt.length) : c.req.path;
+    return answer(c, unroutedError(c.req.method, path));
+  });
 
   app.onError((error, c) =>
     answer(
@@ -370,6 +372,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   return Object.assign(app, {
     start: () => service.start(),
     health: () => service.health(),
+    ready: () => readiness(admission, service),
+    unrouted: (method: string, path: string) => unroutedError(method, path),
     recover: () => service.recover(),
     sweep: (opts?: {force?: boolean}) => service.sweep(opts),
     reconcile: (orderRef: string) => service.reconcile(orderRef),

@@ -32,6 +32,11 @@ export interface AdmissionOptions {
   retryAfterSeconds: number;
   /** The longest `Retry-After` when many are refused, in seconds (default 10). */
   retryAfterMaxSeconds: number;
+  /**
+   * Readiness (`app.ready()`): once every place has been taken, and none given back, for
+   * this long (ms, default 5000), the instance is not ready — it cannot take a payment.
+   */
+  notReadyAfterMs: number;
 }
 
 export const ADMISSION_DEFAULTS: AdmissionOptions = {
@@ -40,6 +45,7 @@ export const ADMISSION_DEFAULTS: AdmissionOptions = {
   queueTimeoutMs: 5000,
   retryAfterSeconds: 2,
   retryAfterMaxSeconds: 10,
+  notReadyAfterMs: 5000,
 };
 
 interface Waiter {
@@ -62,6 +68,8 @@ export class Admission {
   #second = 0;
   #counts = {refused: 0, left: 0};
   #last = {refused: 0, left: 0};
+  /** Since when every place is taken and none was given back (`now()` ms), while so. */
+  #fullSince: number | undefined;
 
   /** `now` (ms) and `random` ([0, 1)) are for tests. */
   constructor(
@@ -114,6 +122,20 @@ export class Admission {
     return this.#queue.length;
   }
 
+  /**
+   * How long (ms) every place has been taken without one given back: 0 while a place is
+   * free. Past `notReadyAfterMs` the instance is not ready (`app.ready()`).
+   */
+  fullFor(): number {
+    return this.#fullSince === undefined ? 0 : this.#now() - this.#fullSince;
+  }
+
+  /** A place was taken: when that took the last one, the instance is full from now. */
+  #took(): void {
+    this.#active++;
+    if (this.#active >= this.options.maxInFlight) this.#fullSince ??= this.#now();
+  }
+
   /** True once {@link close} was called. */
   get closed(): boolean {
     return this.#closed;
@@ -136,7 +158,7 @@ export class Admission {
       return Promise.reject(this.#busy('this server is shutting down: try again in a moment'));
     }
     if (this.#active < this.options.maxInFlight && this.#queue.length === 0) {
-      this.#active++;
+      this.#took();
       return Promise.resolve(this.#leave());
     }
     if (this.#queue.length >= this.options.queue) {
@@ -146,7 +168,7 @@ export class Admission {
       const waiter: Waiter = {
         admit: () => {
           clearTimeout(timer);
-          this.#active++;
+          this.#took();
           resolve(this.#leave());
         },
         refuse: (error) => {
@@ -170,6 +192,8 @@ export class Admission {
       if (left) return;
       left = true;
       this.#active--;
+      // A place given back: the instance is making progress (full again only from now).
+      this.#fullSince = undefined;
       this.#tick().left++;
       const next = this.#queue.shift();
       if (next) next.admit();

@@ -5,6 +5,7 @@
 import type {Hono} from 'hono';
 import type {StatusResponse} from '../../protocol/checkout.js';
 import type {CardTestingState} from './card-testing.js';
+import type {CheckoutError} from './errors.js';
 import type {CheckoutLogger} from './logger.js';
 import type {OperationRequest, OperationResult} from './operation-types.js';
 import type {SavedCardSummary} from './saved-cards.js';
@@ -30,8 +31,26 @@ export type CheckoutApp = Hono<Env> & {
    * (the app serves meanwhile, `health()` says `recovering`), then the periodic sweep.
    */
   start(): void;
-  /** `ready`, or `recovering` while start-up recovery runs; and whether the store answers. */
+  /**
+   * Liveness: `ready`, or `recovering` while start-up recovery runs; and whether the store
+   * answers. For `/healthz`.
+   */
   health(): Promise<{state: 'ready' | 'recovering'; store: boolean}>;
+  /**
+   * Readiness, for a load balancer's check (`/readyz`): `ready` is false — with the
+   * `reasons` — while the instance cannot take a payment: it is closing, every admission
+   * place has been taken and none given back for `admission.notReadyAfterMs` (default
+   * 5 s), or the store does not answer. Answer 503 then, so the balancer sends customers
+   * elsewhere; it comes back once the instance is ready again.
+   */
+  ready(): Promise<CheckoutReadiness>;
+  /**
+   * The refusal of a request no route took, `path` relative to where the companion is
+   * mounted: a `405` naming the route's methods (`allow`) when it is a route of the
+   * companion, else `404`. For a merchant app that mounts the companion and answers the
+   * paths under it that none of its routes takes (the example does).
+   */
+  unrouted(method: string, path: string): CheckoutError;
   /** Recovery, awaited (what `start()` runs in the background). */
   recover(): Promise<{checked: number; unknown: number}>;
   /** One sweep of open attempts now (with backoff and bounded concurrency; never two at once). */
@@ -75,6 +94,20 @@ export type CheckoutApp = Hono<Env> & {
   readonly logger: CheckoutLogger;
   readonly service: PaymentService;
 };
+
+/** What {@link CheckoutApp.ready} answers. */
+export interface CheckoutReadiness {
+  /** True when the instance can take a payment now. */
+  ready: boolean;
+  /** Why not: `closing`, `saturated` (admission full too long), `store_unavailable`. */
+  reasons: ('closing' | 'saturated' | 'store_unavailable')[];
+  /** As `health()`: `recovering` while start-up recovery runs (the instance still serves). */
+  state: 'ready' | 'recovering';
+  /** The store answered its ping. */
+  store: boolean;
+  /** How long (ms) every admission place has been taken without one given back. */
+  fullForMs: number;
+}
 
 /** Options of {@link CheckoutApp.close}. */
 export interface CheckoutCloseOptions {

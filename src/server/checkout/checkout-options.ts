@@ -115,6 +115,12 @@ export interface CheckoutAppOptions {
   /** Largest request body accepted, in bytes. Default 32768. */
   bodyLimitBytes?: number;
   /**
+   * The longest a request's whole body may take to arrive, in ms (default 10000, at most
+   * 300000). It is read before the request takes an admission place; a body still arriving
+   * then is answered `408` and its connection closed, so slow senders hold no place.
+   */
+  bodyTimeoutMs?: number;
+  /**
    * The CSP report endpoint (`POST /security-report`): where its reports are kept, the hook
    * that hears them, and its limits. The route is always there; without a store, reports
    * are logged and handed to the hook only.
@@ -145,7 +151,9 @@ export interface CheckoutAppOptions {
    * `retryAfterSeconds` (default 2) while few are refused, spread at random up to
    * `retryAfterMaxSeconds` (default 10; never below `retryAfterSeconds`) as more are
    * refused per request answered. Size `maxInFlight` to the store's pool and `queue` to
-   * what one instance answers within `queueTimeoutMs` (docs: several instances).
+   * what one instance answers within `queueTimeoutMs` (docs: several instances). Once every
+   * place has been taken, and none given back, for `notReadyAfterMs` (default 5000),
+   * `app.ready()` says the instance is not ready.
    */
   admission?: {
     maxInFlight?: number;
@@ -153,6 +161,7 @@ export interface CheckoutAppOptions {
     queueTimeoutMs?: number;
     retryAfterSeconds?: number;
     retryAfterMaxSeconds?: number;
+    notReadyAfterMs?: number;
   };
   /** Time source in epoch ms (tests). Default `Date.now`. */
   clock?: () => number;

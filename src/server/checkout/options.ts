@@ -9,6 +9,7 @@ import * as z from 'zod';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
 import {ADMISSION_DEFAULTS} from './backpressure.js';
+import {BODY_TIMEOUT_MS} from './ingress.js';
 import {CheckoutConfigError} from './errors.js';
 import {isCheckoutLogger, type CheckoutLogger} from './logger.js';
 import {
@@ -177,6 +178,9 @@ const OptionsSchema = z.strictObject({
     )
     .optional(),
   bodyLimitBytes: positiveInt('bytes').default(32 * 1024),
+  bodyTimeoutMs: positiveInt('milliseconds')
+    .max(300_000, {message: "must be at most 300000 (Node's own request timeout)"})
+    .default(BODY_TIMEOUT_MS),
   securityReports: SecurityReportOptionsSchema,
   hosted: z
     .strictObject({
@@ -211,6 +215,7 @@ const OptionsSchema = z.strictObject({
       retryAfterMaxSeconds: positiveInt('seconds')
         .max(3600, {message: 'must be at most 3600'})
         .default(ADMISSION_DEFAULTS.retryAfterMaxSeconds),
+      notReadyAfterMs: positiveInt('milliseconds').default(ADMISSION_DEFAULTS.notReadyAfterMs),
     })
     .prefault({}),
   clock: fn<() => number>('() → epoch milliseconds').optional(),

@@ -1,7 +1,7 @@
 /**
  * The request-level defences of the checkout routes, on Hono's own middleware where it
- * fits: `hono/cors` for the browser routes, `hono/csrf` for the hosted payment's HTML form,
- * `hono/body-limit` for every body. Written here are only what those cannot do, each with
+ * fits: `hono/cors` for the browser routes, `hono/csrf` for the hosted payment's HTML form
+ * (every body's limit and deadline are the door's, `ingress.ts`). Written here are only what those cannot do, each with
  * its reason: the pay protocol's same-origin rule for JSON bodies, the refusal of a
  * preflight from an origin not allowed, the client address behind a known number of
  * proxies (and the group a rate limit counts it in), and the strict UTF-8 reading of a body.
@@ -10,7 +10,6 @@
  */
 import {isIP, isIPv6} from 'node:net';
 import type {MiddlewareHandler} from 'hono';
-import {bodyLimit} from 'hono/body-limit';
 import {cors} from 'hono/cors';
 import {csrf} from 'hono/csrf';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../protocol/checkout.js';
@@ -112,44 +111,6 @@ export function sameOriginForms(allowedOrigins: readonly string[]): MiddlewareHa
 }
 
 /**
- * Refuses (413, `CheckoutPayloadTooLargeError`) a body larger than `limit` bytes: by its
- * `Content-Length` before reading (a body within it is left for the route to read in one
- * go, which the Node adapter does straight from the socket), or, without one, with
- * `hono/body-limit`, which counts it as it streams.
- *
- * The declared length is checked here, before `hono/body-limit`, because that one first
- * asks the request for its `body`: the Node adapter then builds a whole web `Request` with
- * a `ReadableStream` and an `AbortSignal`, and the route's read goes through the stream
- * instead of straight from the socket. In a CPU profile of the example's app under the
- * pay-route benchmark, that (`newRequestFromIncoming`, the stream's `pull`,
- * `Readable.toWeb`) was 7 % of the app's busy time; with the declared length checked here,
- * under 1 %. The rule is `hono/body-limit`'s own.
- */
-export function limitBody(limit: number): MiddlewareHandler {
-  const streaming = bodyLimit({
-    maxSize: limit,
-    onError: () => {
-      throw new CheckoutPayloadTooLargeError(limit);
-    },
-  });
-  return function limitBody(c, next) {
-    const method = c.req.raw.method;
-    // No body to limit (`hono/body-limit` finds none either).
-    if (method === 'GET' || method === 'HEAD') return next();
-    const length = declaredLength(c.req.raw);
-    if (length === undefined) {
-      // Read already, through `c.req`, by a merchant's middleware before the route (the
-      // example's webhook log): there is no stream left to count, and `readBodyText`
-      // checks the size of the bytes it gets from `c.req` all the same.
-      if (Object.keys(c.req.bodyCache).length > 0) return next();
-      return streaming(c, next);
-    }
-    if (length > limit) throw new CheckoutPayloadTooLargeError(limit);
-    return next();
-  };
-}
-
-/**
  * The body length a request declares, when the HTTP framing holds the body to it (a
  * `Content-Length` without `Transfer-Encoding`); `undefined` otherwise.
  */
@@ -231,7 +192,7 @@ export function addressGroup(ip: string): string {
 const UTF8 = new TextDecoder('utf-8', {fatal: true});
 
 /**
- * Reads a request body that `limitBody` let through as text. Its size is checked again all
+ * Reads a request body that the door (`boundedBody`) let through as text. Its size is checked again all
  * the same (the limit trusts a declared length that the HTTP framing enforces, which an
  * in-process `Request` does not have), and malformed UTF-8 is a 400. The routes pass Hono's
  * request (`c.req`), which keeps the bytes it read: a middleware of the merchant's that
