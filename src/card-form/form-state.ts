@@ -59,7 +59,11 @@ export type FormState =
    * was still at it when last asked; else `code` says what went wrong.
    */
   | {kind: 'unconfirmed'; processing: boolean; code: PgErrorCode}
-  | {kind: 'succeeded'}
+  /**
+   * Paid. `alreadyPaid`: by an earlier payment, nothing charged now (`cardNotSaved`: the
+   * customer asked to save the card, and it was not saved).
+   */
+  | {kind: 'succeeded'; alreadyPaid?: boolean; cardNotSaved?: boolean}
   /** The payment failed for `reason` (`not_confirmed`: unknown, paying again is safe). */
   | ({kind: 'declined'; reason: string | undefined} & Dismissible)
   /** The customer cancelled the 3-D Secure challenge. */
@@ -117,7 +121,10 @@ function facts(
             : errorText(t, state.code),
       ];
     case 'succeeded':
-      return ['success', t.success];
+      return [
+        'success',
+        !state.alreadyPaid ? t.success : state.cardNotSaved ? t.alreadyPaidNotSaved : t.alreadyPaid,
+      ];
     case 'declined':
       return ['failure', failureText(t, state.reason), state.reason === 'not_confirmed'];
     case 'cancelled':

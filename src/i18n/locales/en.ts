@@ -42,6 +42,8 @@ export const en: CheckoutMessages = {
   phoneTooLong: 'This phone number is too long.',
   fixFields: '{n, plural, one {Please correct # field.} other {Please correct # fields.}}',
   success: 'Payment successful.',
+  alreadyPaid: 'This order was already paid. Nothing was charged now.',
+  alreadyPaidNotSaved: 'This order was already paid. Nothing was charged and the card was not saved.',
   failure: 'Payment declined.',
   networkError: 'Could not reach the server. Check your connection and try again.',
   serverError: 'Something went wrong. Please try again.',

@@ -41,6 +41,8 @@ export const tr: CheckoutMessages = {
   phoneTooLong: 'Numara çok uzun.',
   fixFields: 'Lütfen {n} alanı düzeltin.',
   success: 'Ödeme başarılı.',
+  alreadyPaid: 'Bu sipariş zaten ödenmişti. Şimdi hiçbir ücret alınmadı.',
+  alreadyPaidNotSaved: 'Bu sipariş zaten ödenmişti. Hiçbir ücret alınmadı ve kart kaydedilmedi.',
   failure: 'Ödeme reddedildi.',
   networkError: 'Sunucuya ulaşılamadı. Bağlantınızı kontrol edip tekrar deneyin.',
   serverError: 'Bir şeyler ters gitti. Lütfen tekrar deneyin.',
