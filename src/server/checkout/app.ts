@@ -187,7 +187,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.use(CHECKOUT_ROUTES.abandon, cors);
   app.use(CHECKOUT_ROUTES.order, cors);
   app.use(CHECKOUT_ROUTES.removeSavedCard, cors);
-  const sameOrigin = sameOriginJson(o.allowedOriginList);
+  const sameOrigin = sameOriginJson(o.allowedOriginList, o.development);
   const limit = limitBody(o.bodyLimitBytes);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
