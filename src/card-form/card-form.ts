@@ -17,7 +17,7 @@
  */
 import {LitElement, html, nothing, type PropertyValues} from 'lit';
 import {defineElement} from '../internal/define-element.js';
-import {CHECKOUT_ROUTES, type PayResponse, type PaySuccess} from '../protocol/checkout.js';
+import {CHECKOUT_ROUTES, type PayResponse} from '../protocol/checkout.js';
 import {
   CARD_FIELDS,
   PgBrandChangeEvent,
@@ -519,14 +519,13 @@ export class PgCardForm extends LitElement {
   private handleResponse(response: PayResponse): void {
     switch (response.outcome) {
       case 'success':
-        this.succeed(response);
+        this.succeed(response.alreadyPaid);
         this.dispatchEvent(
           new PgSuccessEvent({
             orderRef: response.orderRef,
             code: response.code,
             message: response.message,
             ...(response.cardMask ? {cardMask: response.cardMask} : {}),
-            ...(response.alreadyPaid ? {alreadyPaid: true} : {}),
           }),
         );
         break;
@@ -571,12 +570,9 @@ export class PgCardForm extends LitElement {
     void this.handOver((redirect) => void redirect.check(this.checkedOrderRef));
   }
 
-  /** Paid; `answer`: the pay route's, which may say the order was paid before it. */
-  private succeed(answer?: PaySuccess): void {
-    this.go({
-      kind: 'succeeded',
-      ...(answer?.alreadyPaid ? {alreadyPaid: true, cardNotSaved: answer.cardSaved === false} : {}),
-    });
+  /** Paid; `before`: by an earlier payment, nothing charged now (the answer's `alreadyPaid`). */
+  private succeed(before?: boolean): void {
+    this.go({kind: 'succeeded', before});
     this.clearCard();
   }
 

@@ -102,11 +102,6 @@ export interface PgSuccessDetail {
   readonly message: string;
   /** Masked card number as the server reports it, e.g. `424242******4242`. */
   readonly cardMask?: string;
-  /**
-   * The order had been paid before (an earlier visit, another tab): nothing was charged
-   * now, and the form says "already paid".
-   */
-  readonly alreadyPaid?: boolean;
 }
 
 /** `pg-success`: the payment went through. */

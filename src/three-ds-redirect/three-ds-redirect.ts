@@ -178,8 +178,6 @@ export class PgThreeDSRedirect extends LitElement {
 
   private frameUrl = '';
   private errorMessage = '';
-  /** The return page's address says the order was paid before (`already_paid=1`). */
-  private paidBefore = false;
   private canRetry = false;
 
   // Getters rather than Lit's `@query`, whose module the CDN file would carry for these two.
@@ -273,9 +271,6 @@ export class PgThreeDSRedirect extends LitElement {
       this.fail('missing_order', this.text().missingOrder, false);
       return Promise.resolve(undefined);
     }
-    // The hosted route sent the customer here for an order paid before (`already_paid=1`):
-    // a success is told as "already paid". Only the wording: the status route decides.
-    this.paidBefore = new URL(location.href).searchParams.get(ALREADY_PAID_QUERY_PARAM) === '1';
     return this.check(ref);
   }
 
@@ -311,9 +306,7 @@ export class PgThreeDSRedirect extends LitElement {
       const detail = {orderRef, code: status.code ?? '', message: status.message ?? ''};
       if (status.state === 'success') {
         this.state = 'success';
-        this.dispatchEvent(
-          new PgSuccessEvent(this.paidBefore ? {...detail, alreadyPaid: true} : detail),
-        );
+        this.dispatchEvent(new PgSuccessEvent(detail));
       } else {
         this.state = 'failure';
         this.dispatchEvent(new PgFailureEvent(detail));
@@ -399,7 +392,9 @@ export class PgThreeDSRedirect extends LitElement {
       case 'checking':
         return t.checking;
       case 'success':
-        return this.paidBefore ? t.alreadyPaid : t.success;
+        // The hosted route sent the customer here for an order paid before: "already paid".
+        // Only the wording; the status route decides the outcome.
+        return location.search.includes(ALREADY_PAID_QUERY_PARAM) ? t.alreadyPaid : t.success;
       case 'failure':
         return failureText(t, this.lastStatus?.reason);
       case 'error':

@@ -1,7 +1,7 @@
 // <pg-card-form> and <pg-3ds-redirect> on an order paid before: the pay route's `success`
-// marked `alreadyPaid` reads "already paid" (and, with `cardSaved: false`, that the card
-// was not saved) in the customer's language, never "Payment successful"; `pg-success` says
-// `alreadyPaid`. The return page the hosted route sends to with `already_paid=1` says the same.
+// marked `alreadyPaid` reads "already paid: nothing was charged, no card was saved" in the
+// customer's language, never "Payment successful"; `pg-success` carries the server's code
+// and message. The return page the hosted route sends to with `already_paid=1` says the same.
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
@@ -43,22 +43,22 @@ async function payOnce(lang: string, answer: unknown) {
 }
 
 describe('pg-card-form: an order paid before', () => {
-  it('says "already paid", not "Payment successful", and pg-success says alreadyPaid', async () => {
+  it('says "already paid", not "Payment successful"; pg-success has the server\'s message', async () => {
     const {el, events} = await payOnce('en', PAID_BEFORE);
     expect(statusOf(el)).to.equal(en.alreadyPaid);
     expect(statusOf(el)).to.not.equal(en.success);
-    expect(events[0]!.detail.alreadyPaid).to.equal(true);
+    expect(events[0]!.detail.message).to.equal(PAID_BEFORE.message);
   });
 
-  it('says the card was not saved, in the customer language', async () => {
+  it('says it, the card not saved, in the customer language', async () => {
     const {el} = await payOnce('uk', {...PAID_BEFORE, cardSaved: false});
-    expect(statusOf(el)).to.equal(uk.alreadyPaidNotSaved);
+    expect(statusOf(el)).to.equal(uk.alreadyPaid);
+    expect(uk.alreadyPaid).to.match(/картку не збережено/);
   });
 
   it('a payment made now still reads "Payment successful"', async () => {
-    const {el, events} = await payOnce('en', {...PAID_BEFORE, alreadyPaid: undefined});
+    const {el} = await payOnce('en', {...PAID_BEFORE, alreadyPaid: undefined});
     expect(statusOf(el)).to.equal(en.success);
-    expect(events[0]!.detail.alreadyPaid).to.equal(undefined);
   });
 });
 
@@ -69,12 +69,20 @@ describe('pg-3ds-redirect: the return page after the hosted route found the orde
     const el = await fixture<PgThreeDSRedirect>(
       html`<pg-3ds-redirect lang="en" status-endpoint="/checkout/status"></pg-3ds-redirect>`,
     );
-    const events: PgSuccessEvent[] = [];
-    el.addEventListener('pg-success', (e) => events.push(e));
     await el.resolveReturn();
     await el.updateComplete;
     expect(el.state).to.equal('success');
     expect(statusOf(el)).to.equal(en.alreadyPaid);
-    expect(events[0]!.detail.alreadyPaid).to.equal(true);
+  });
+
+  it('without already_paid, a success reads "Payment successful"', async () => {
+    history.replaceState(null, '', `${location.pathname}?order=order-9`);
+    stub = stubFetch(() => json({orderRef: 'order-9', state: 'success', final: true}));
+    const el = await fixture<PgThreeDSRedirect>(
+      html`<pg-3ds-redirect lang="en" status-endpoint="/checkout/status"></pg-3ds-redirect>`,
+    );
+    await el.resolveReturn();
+    await el.updateComplete;
+    expect(statusOf(el)).to.equal(en.success);
   });
 });

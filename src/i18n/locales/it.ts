@@ -42,8 +42,8 @@ export const it: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Correggi # campo.} many {Correggi # di campi.} other {Correggi # campi.}}',
   success: 'Pagamento riuscito.',
-  alreadyPaid: 'Questo ordine era già pagato. Ora non è stato addebitato nulla.',
-  alreadyPaidNotSaved: 'Questo ordine era già pagato. Non è stato addebitato nulla e la carta non è stata salvata.',
+  alreadyPaid:
+    'Questo ordine era già pagato: non è stato addebitato nulla né salvata alcuna carta.',
   failure: 'Pagamento rifiutato.',
   networkError: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
   serverError: 'Si è verificato un errore. Riprova.',

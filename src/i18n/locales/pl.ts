@@ -42,8 +42,7 @@ export const pl: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Popraw # pole.} few {Popraw # pola.} many {Popraw # pól.} other {Popraw # pola.}}',
   success: 'Płatność zakończona powodzeniem.',
-  alreadyPaid: 'To zamówienie zostało już opłacone. Teraz nic nie pobrano.',
-  alreadyPaidNotSaved: 'To zamówienie zostało już opłacone. Nic nie pobrano, a karta nie została zapisana.',
+  alreadyPaid: 'To zamówienie zostało już opłacone: teraz nic nie pobrano, karty nie zapisano.',
   failure: 'Płatność odrzucona.',
   networkError: 'Brak połączenia z serwerem. Sprawdź połączenie i spróbuj ponownie.',
   serverError: 'Coś poszło nie tak. Spróbuj ponownie.',

@@ -76,7 +76,7 @@ export type CheckoutApp = Hono<Env> & {
   readonly service: PaymentService;
 };
 
-/** Options of {@link CheckoutApp.close}. */
+/** Options of a {@link CheckoutApp}'s `close`. */
 export interface CheckoutCloseOptions {
   /** Deliver the payment updates still in the outbox before closing (default false). */
   flush?: boolean;
@@ -86,7 +86,7 @@ export interface CheckoutCloseOptions {
   timeoutMs?: number;
 }
 
-/** What {@link CheckoutApp.close} managed before its deadline. */
+/** What a {@link CheckoutApp}'s `close` managed before its deadline. */
 export interface CheckoutCloseResult {
   /** Every request admitted before the close was answered. */
   drained: boolean;
