@@ -2,7 +2,7 @@
  * `require()` of a browser entry (`pg-checkout`, `/react`, `/fingerprint`, `/validation`,
  * `/hydrate`) from CommonJS, from the packed tarball: instead of Node's
  * `ERR_PACKAGE_PATH_NOT_EXPORTED`, an error that says the entry is an ES module only and
- * shows the `import()` that loads it (the "require" condition's generated `.cjs`). Without
+ * shows the `import()` that loads it (the "require" condition's generated module). Without
  * it a newcomer's `npm init -y` project (`"type": "commonjs"`) learns nothing.
  */
 import {describe, it} from 'node:test';
