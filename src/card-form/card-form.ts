@@ -518,17 +518,13 @@ export class PgCardForm extends LitElement {
 
   private handleResponse(response: PayResponse): void {
     switch (response.outcome) {
-      case 'success':
+      case 'success': {
         this.succeed(response.alreadyPaid);
-        this.dispatchEvent(
-          new PgSuccessEvent({
-            orderRef: response.orderRef,
-            code: response.code,
-            message: response.message,
-            ...(response.cardMask ? {cardMask: response.cardMask} : {}),
-          }),
-        );
+        // The answer as the event's detail: orderRef, code, message, cardMask, alreadyPaid.
+        const {outcome: _outcome, cardSaved: _saved, ...detail} = response;
+        this.dispatchEvent(new PgSuccessEvent(detail));
         break;
+      }
       case 'failure':
         this.fail(response.reason);
         this.dispatchEvent(

@@ -1,7 +1,8 @@
 // <pg-card-form> and <pg-3ds-redirect> on an order paid before: the pay route's `success`
 // marked `alreadyPaid` reads "already paid: nothing was charged, no card was saved" in the
-// customer's language, never "Payment successful"; `pg-success` carries the server's code
-// and message. The return page the hosted route sends to with `already_paid=1` says the same.
+// customer's language, never "Payment successful"; `pg-success` says `alreadyPaid`, so a
+// page that goes on to a result page can say it there too. The return page the hosted
+// route sends to with `already_paid=1` says the same.
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
@@ -43,11 +44,16 @@ async function payOnce(lang: string, answer: unknown) {
 }
 
 describe('pg-card-form: an order paid before', () => {
-  it('says "already paid", not "Payment successful"; pg-success has the server\'s message', async () => {
+  it('says "already paid", not "Payment successful", and pg-success says alreadyPaid', async () => {
     const {el, events} = await payOnce('en', PAID_BEFORE);
     expect(statusOf(el)).to.equal(en.alreadyPaid);
     expect(statusOf(el)).to.not.equal(en.success);
-    expect(events[0]!.detail.message).to.equal(PAID_BEFORE.message);
+    expect(events[0]!.detail).to.deep.equal({
+      orderRef: 'order-9',
+      code: '1000',
+      message: PAID_BEFORE.message,
+      alreadyPaid: true,
+    });
   });
 
   it('says it, the card not saved, in the customer language', async () => {
@@ -57,8 +63,10 @@ describe('pg-card-form: an order paid before', () => {
   });
 
   it('a payment made now still reads "Payment successful"', async () => {
-    const {el} = await payOnce('en', {...PAID_BEFORE, alreadyPaid: undefined});
+    const {alreadyPaid: _, ...now} = PAID_BEFORE;
+    const {el, events} = await payOnce('en', now);
     expect(statusOf(el)).to.equal(en.success);
+    expect(events[0]!.detail.alreadyPaid).to.equal(undefined);
   });
 });
 
