@@ -12,11 +12,8 @@
  */
 import {Hono, type Context} from 'hono';
 import type * as z from 'zod';
-import {
-  ALREADY_PAID_QUERY_PARAM,
-  CHECKOUT_ROUTES,
-  ORDER_QUERY_PARAM,
-} from '../../protocol/checkout.js';
+import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
+import {ALREADY_PAID_QUERY_PARAM} from '../../protocol/checkout.js';
 import {
   AbandonRequestSchema,
   OrderRefSchema,
@@ -331,8 +328,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     });
     if (result.kind === 'redirect') return c.body(null, 303, {Location: result.url, ...NO_STORE});
     // Paid before this request: the return page says so (`already_paid=1`), not "success".
-    const paidBefore = result.response.outcome === 'success' && result.response.alreadyPaid;
-    return toReturnPage(c, parsed.data, paidBefore === true);
+    return toReturnPage(c, parsed.data, 'alreadyPaid' in result.response);
   });
 
   /** Answers `e` as a `CheckoutErrorBody`, and keeps it for the request's log line. */

@@ -53,9 +53,11 @@ after(async () => {
 
 /** Log lines (parsed) whose message mentions `words`. */
 const logged = (words: string) =>
-  c.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => {
-    return typeof l['msg'] === 'string' && l['msg'].includes(words);
-  });
+  c.lines
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => {
+      return typeof l['msg'] === 'string' && l['msg'].includes(words);
+    });
 
 describe('an order paid before', () => {
   test('a second payment with save-card is answered "already paid, card not saved", with no gateway call', async () => {
@@ -121,5 +123,4 @@ describe('an order paid before', () => {
     const line = logged('already paid').find((l) => l['orderRef'] === orderRef);
     assert.equal(line?.['mode'], 'hosted');
   });
-
 });

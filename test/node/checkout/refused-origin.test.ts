@@ -22,9 +22,7 @@ async function refused(publicUrl: string) {
     Origin: 'http://localhost:5220',
   });
   const body = (await res.json()) as {error: {code: string; message: string}};
-  const line = lines
-    .map((l) => JSON.parse(l) as LogLine)
-    .find((l) => l.msg === 'request refused');
+  const line = lines.map((l) => JSON.parse(l) as LogLine).find((l) => l.msg === 'request refused');
   return {status: res.status, body, line};
 }
 
