@@ -228,7 +228,13 @@ export type ResolvedCheckoutOptions = z.output<typeof OptionsSchema> & {
  * their cause for the developer too (a refused origin and `allowedOrigins`), not only
  * the log. Nobody's customer pays on a loopback address.
  */
-export function isDevelopment(publicUrl: string, nodeEnv = process.env['NODE_ENV']): boolean {
+export function isDevelopment(
+  publicUrl: string,
+  // Read through globalThis: a worker without Node's compatibility has no `process`.
+  nodeEnv = (globalThis as {process?: {env?: Record<string, string | undefined>}}).process?.env?.[
+    'NODE_ENV'
+  ],
+): boolean {
   if (nodeEnv === 'development') return true;
   if (nodeEnv === 'production') return false;
   const host = new URL(publicUrl).hostname;
