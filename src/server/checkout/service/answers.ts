@@ -78,9 +78,7 @@ export function alreadyPaidAnswer(paid: AttemptRecord, saveCard: boolean): PaySu
     outcome: 'success',
     orderRef: paid.orderRef,
     code: paid.statusCode ?? '1000',
-    message: saveCard
-      ? `${ALREADY_PAID_MESSAGE} The card was not saved.`
-      : ALREADY_PAID_MESSAGE,
+    message: saveCard ? `${ALREADY_PAID_MESSAGE} The card was not saved.` : ALREADY_PAID_MESSAGE,
     ...(paid.cardMask ? {cardMask: paid.cardMask} : {}),
     alreadyPaid: true,
     ...(saveCard ? {cardSaved: false as const} : {}),
