@@ -1,1 +1,1 @@
-npx esbuild checkout-page.ts --bundle --format=esm --minify --outfile=public/checkout-page.js
+npx esbuild checkout-page.ts --bundle --splitting --format=esm --minify --outdir=public

@@ -1,1 +1,1 @@
-npx esbuild checkout-page.tsx --bundle --format=esm --minify --outfile=public/checkout-page.js
+npx esbuild checkout-page.tsx --bundle --splitting --format=esm --minify --outdir=public

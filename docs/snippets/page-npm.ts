@@ -6,5 +6,8 @@ const form = document.querySelector('pg-card-form');
 const order = new URLSearchParams(location.search).get('order');
 if (form && order) form.orderRef = order;
 form?.addEventListener('pg-success', (event) => {
-  location.assign(`/order/result?order=${encodeURIComponent(event.detail.orderRef)}`);
+  const {orderRef, alreadyPaid} = event.detail;
+  // Paid before (another visit, another tab): the result page says "already paid" too.
+  const before = alreadyPaid ? '&already_paid=1' : '';
+  location.assign(`/order/result?order=${encodeURIComponent(orderRef)}${before}`);
 });

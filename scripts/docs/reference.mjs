@@ -34,13 +34,18 @@ export async function writeServerReference(out = REFERENCE_DIR) {
     hideBreadcrumbs: true,
     useCodeBlocks: true,
     logLevel: 'Warn',
+    // A warning (a link that resolves to nothing, a type referenced but not exported) is a
+    // page that reads wrong: it fails the reference, and test/node/build/reference.test.ts.
+    treatWarningsAsErrors: true,
     gitRevision: 'main',
   });
   const project = await app.convert();
-  if (!project || app.logger.hasErrors())
-    throw new Error('TypeDoc could not read the declarations');
+  if (!project || app.logger.hasErrors() || app.logger.hasWarnings())
+    throw new Error('TypeDoc could not read the declarations, or warned (see above)');
   await app.generateOutputs(project);
-  if (app.logger.hasErrors()) throw new Error('TypeDoc could not write the reference');
+  // Link resolution warns while the pages are written, so look again after it.
+  if (app.logger.hasErrors() || app.logger.hasWarnings())
+    throw new Error('TypeDoc could not write the reference, or warned (see above)');
   return out;
 }
 

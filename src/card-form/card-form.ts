@@ -518,17 +518,13 @@ export class PgCardForm extends LitElement {
 
   private handleResponse(response: PayResponse): void {
     switch (response.outcome) {
-      case 'success':
-        this.succeed();
-        this.dispatchEvent(
-          new PgSuccessEvent({
-            orderRef: response.orderRef,
-            code: response.code,
-            message: response.message,
-            ...(response.cardMask ? {cardMask: response.cardMask} : {}),
-          }),
-        );
+      case 'success': {
+        this.succeed(response.alreadyPaid);
+        // The answer as the event's detail: orderRef, code, message, cardMask, alreadyPaid.
+        const {outcome: _outcome, cardSaved: _saved, ...detail} = response;
+        this.dispatchEvent(new PgSuccessEvent(detail));
         break;
+      }
       case 'failure':
         this.fail(response.reason);
         this.dispatchEvent(
@@ -570,8 +566,9 @@ export class PgCardForm extends LitElement {
     void this.handOver((redirect) => void redirect.check(this.checkedOrderRef));
   }
 
-  private succeed(): void {
-    this.go({kind: 'succeeded'});
+  /** Paid; `before`: by an earlier payment, nothing charged now (the answer's `alreadyPaid`). */
+  private succeed(before?: boolean): void {
+    this.go({kind: 'succeeded', before});
     this.clearCard();
   }
 

@@ -59,7 +59,8 @@ export type FormState =
    * was still at it when last asked; else `code` says what went wrong.
    */
   | {kind: 'unconfirmed'; processing: boolean; code: PgErrorCode}
-  | {kind: 'succeeded'}
+  /** Paid. `before`: by an earlier payment; nothing was charged now, no card was saved. */
+  | {kind: 'succeeded'; before?: boolean | undefined}
   /** The payment failed for `reason` (`not_confirmed`: unknown, paying again is safe). */
   | ({kind: 'declined'; reason: string | undefined} & Dismissible)
   /** The customer cancelled the 3-D Secure challenge. */
@@ -117,7 +118,7 @@ function facts(
             : errorText(t, state.code),
       ];
     case 'succeeded':
-      return ['success', t.success];
+      return ['success', state.before ? t.alreadyPaid : t.success];
     case 'declined':
       return ['failure', failureText(t, state.reason), state.reason === 'not_confirmed'];
     case 'cancelled':

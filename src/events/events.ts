@@ -102,6 +102,12 @@ export interface PgSuccessDetail {
   readonly message: string;
   /** Masked card number as the server reports it, e.g. `424242******4242`. */
   readonly cardMask?: string;
+  /**
+   * The order had been paid before (an earlier visit, another tab): nothing was charged
+   * now, and the form says "already paid". A page that goes on to a result page says so
+   * there too (`already_paid=1` in its address, which `<pg-3ds-redirect>` reads).
+   */
+  readonly alreadyPaid?: true;
 }
 
 /** `pg-success`: the payment went through. */

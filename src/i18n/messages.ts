@@ -113,6 +113,11 @@ export interface CheckoutMessages {
    */
   fixFields: string;
   success: string;
+  /**
+   * The order had been paid before this payment (another visit, another tab): nothing was
+   * charged now, and no card was saved (one the customer asked to save was not).
+   */
+  alreadyPaid: string;
   /** Prefix before the gateway's own message. */
   failure: string;
   networkError: string;

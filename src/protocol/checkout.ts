@@ -45,6 +45,12 @@ export const CHECKOUT_ROUTES = {
 export const PENDING_ORDER_KEY = 'pg-checkout:pending-order';
 /** Query parameter naming the order on the return page. */
 export const ORDER_QUERY_PARAM = 'order';
+/**
+ * Query parameter (value `1`) the hosted route adds to the return page's address when the
+ * order had been paid before that request: the return page says "already paid", not
+ * "Payment successful". Only the wording depends on it; the status route still decides.
+ */
+export const ALREADY_PAID_QUERY_PARAM = 'already_paid';
 
 /**
  * The part of the gateway's `browser_fingerprint` the browser can know. The merchant's
@@ -179,6 +185,16 @@ export interface PaySuccess {
   message: string;
   /** Masked card number, e.g. `424242******4242`. */
   cardMask?: string;
+  /**
+   * The order had been paid before this request (an earlier visit, another tab): nothing
+   * was charged now, and the form says "already paid", not "Payment successful".
+   */
+  alreadyPaid?: true;
+  /**
+   * `false` when the request asked to save the card (`saveCard`) and it was not saved:
+   * with {@link alreadyPaid}, no payment was made with it, so there is no token to keep.
+   */
+  cardSaved?: false;
 }
 
 /**

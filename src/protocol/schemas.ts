@@ -264,6 +264,8 @@ export const PayResponseSchema = z.discriminatedUnion('outcome', [
     code: z.string(),
     message: z.string(),
     cardMask: z.string().optional(),
+    alreadyPaid: z.literal(true).optional(),
+    cardSaved: z.literal(false).optional(),
   }),
   z.strictObject({
     outcome: z.literal('failure'),

@@ -7,7 +7,11 @@
  */
 import {LitElement, adoptStyles, html, nothing, unsafeCSS} from 'lit';
 import {defineElement} from '../internal/define-element.js';
-import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
+import {
+  ALREADY_PAID_QUERY_PARAM,
+  ORDER_QUERY_PARAM,
+  type StatusResponse,
+} from '../protocol/checkout.js';
 import {
   PgErrorEvent,
   PgFailureEvent,
@@ -388,7 +392,9 @@ export class PgThreeDSRedirect extends LitElement {
       case 'checking':
         return t.checking;
       case 'success':
-        return t.success;
+        // The hosted route sent the customer here for an order paid before: "already paid".
+        // Only the wording; the status route decides the outcome.
+        return location.search.includes(ALREADY_PAID_QUERY_PARAM) ? t.alreadyPaid : t.success;
       case 'failure':
         return failureText(t, this.lastStatus?.reason);
       case 'error':

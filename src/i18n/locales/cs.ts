@@ -42,6 +42,8 @@ export const cs: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Opravte # pole.} few {Opravte # pole.} many {Opravte # pole.} other {Opravte # polí.}}',
   success: 'Platba proběhla úspěšně.',
+  alreadyPaid:
+    'Tato objednávka už byla zaplacena: nyní nebylo nic strženo a žádná karta nebyla uložena.',
   failure: 'Platba byla zamítnuta.',
   networkError: 'Nepodařilo se spojit se serverem. Zkontrolujte připojení a zkuste to znovu.',
   serverError: 'Něco se pokazilo. Zkuste to znovu.',

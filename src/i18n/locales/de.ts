@@ -41,6 +41,8 @@ export const de: CheckoutMessages = {
   phoneTooLong: 'Diese Telefonnummer ist zu lang.',
   fixFields: '{n, plural, one {Bitte # Feld korrigieren.} other {Bitte # Felder korrigieren.}}',
   success: 'Zahlung erfolgreich.',
+  alreadyPaid:
+    'Diese Bestellung ist bereits bezahlt: Jetzt wurde nichts belastet und keine Karte gespeichert.',
   failure: 'Zahlung abgelehnt.',
   networkError:
     'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',

@@ -42,6 +42,7 @@ export const en: CheckoutMessages = {
   phoneTooLong: 'This phone number is too long.',
   fixFields: '{n, plural, one {Please correct # field.} other {Please correct # fields.}}',
   success: 'Payment successful.',
+  alreadyPaid: 'Already paid. Nothing was charged; no card was saved.',
   failure: 'Payment declined.',
   networkError: 'Could not reach the server. Check your connection and try again.',
   serverError: 'Something went wrong. Please try again.',

@@ -42,6 +42,8 @@ export const es: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Corrige # campo.} many {Corrige # de campos.} other {Corrige # campos.}}',
   success: 'Pago realizado correctamente.',
+  alreadyPaid:
+    'Este pedido ya estaba pagado: no se ha cobrado nada ni se ha guardado ninguna tarjeta.',
   failure: 'Pago rechazado.',
   networkError: 'No se pudo conectar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
   serverError: 'Algo salió mal. Inténtalo de nuevo.',

@@ -42,6 +42,8 @@ export const fr: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Veuillez corriger # champ.} many {Veuillez corriger # de champs.} other {Veuillez corriger # champs.}}',
   success: 'Paiement réussi.',
+  alreadyPaid:
+    'Cette commande est déjà payée : rien n’a été débité, aucune carte n’a été enregistrée.',
   failure: 'Paiement refusé.',
   networkError: 'Impossible de joindre le serveur. Vérifiez votre connexion et réessayez.',
   serverError: "Une erreur s'est produite. Veuillez réessayer.",

@@ -42,6 +42,8 @@ export const it: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Correggi # campo.} many {Correggi # di campi.} other {Correggi # campi.}}',
   success: 'Pagamento riuscito.',
+  alreadyPaid:
+    'Questo ordine era già pagato: non è stato addebitato nulla né salvata alcuna carta.',
   failure: 'Pagamento rifiutato.',
   networkError: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
   serverError: 'Si è verificato un errore. Riprova.',

@@ -42,6 +42,7 @@ export const pl: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Popraw # pole.} few {Popraw # pola.} many {Popraw # pól.} other {Popraw # pola.}}',
   success: 'Płatność zakończona powodzeniem.',
+  alreadyPaid: 'To zamówienie zostało już opłacone: teraz nic nie pobrano, karty nie zapisano.',
   failure: 'Płatność odrzucona.',
   networkError: 'Brak połączenia z serwerem. Sprawdź połączenie i spróbuj ponownie.',
   serverError: 'Coś poszło nie tak. Spróbuj ponownie.',

@@ -42,6 +42,7 @@ export const pt: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Corrija # campo.} many {Corrija # de campos.} other {Corrija # campos.}}',
   success: 'Pagamento aprovado.',
+  alreadyPaid: 'Este pedido já estava pago: nada foi cobrado agora e nenhum cartão foi guardado.',
   failure: 'Pagamento recusado.',
   networkError: 'Não foi possível conectar ao servidor. Verifique sua conexão e tente novamente.',
   serverError: 'Algo deu errado. Tente novamente.',

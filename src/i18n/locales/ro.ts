@@ -42,6 +42,8 @@ export const ro: CheckoutMessages = {
   fixFields:
     '{n, plural, one {Corectați # câmp.} few {Corectați # câmpuri.} other {Corectați # de câmpuri.}}',
   success: 'Plata a fost efectuată cu succes.',
+  alreadyPaid:
+    'Această comandă era deja plătită: nu s-a debitat nimic și nu s-a salvat niciun card.',
   failure: 'Plata a fost refuzată.',
   networkError: 'Serverul nu poate fi contactat. Verificați conexiunea și încercați din nou.',
   serverError: 'A apărut o eroare. Încercați din nou.',

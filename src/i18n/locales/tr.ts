@@ -41,6 +41,7 @@ export const tr: CheckoutMessages = {
   phoneTooLong: 'Numara çok uzun.',
   fixFields: 'Lütfen {n} alanı düzeltin.',
   success: 'Ödeme başarılı.',
+  alreadyPaid: 'Bu sipariş zaten ödenmişti: şimdi hiçbir ücret alınmadı, kart kaydedilmedi.',
   failure: 'Ödeme reddedildi.',
   networkError: 'Sunucuya ulaşılamadı. Bağlantınızı kontrol edip tekrar deneyin.',
   serverError: 'Bir şeyler ters gitti. Lütfen tekrar deneyin.',

@@ -15,6 +15,7 @@
 import {Hono, type Context} from 'hono';
 import type * as z from 'zod';
 import {CHECKOUT_ROUTES, ORDER_QUERY_PARAM} from '../../protocol/checkout.js';
+import {ALREADY_PAID_QUERY_PARAM} from '../../protocol/checkout.js';
 import {
   AbandonRequestSchema,
   OrderRefSchema,
@@ -184,7 +185,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   app.use(CHECKOUT_ROUTES.abandon, cors);
   app.use(CHECKOUT_ROUTES.order, cors);
   app.use(CHECKOUT_ROUTES.removeSavedCard, cors);
-  const sameOrigin = sameOriginJson(o.allowedOriginList);
+  const sameOrigin = sameOriginJson(o.allowedOriginList, o.development);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
   const jsonBody = <T>(
@@ -247,9 +248,10 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   });
 
   /** A 303 to the return page for `orderRef` (relative when `returnPage` is a path). */
-  const toReturnPage = (c: Context<Env>, orderRef: string): Response => {
+  const toReturnPage = (c: Context<Env>, orderRef: string, alreadyPaid = false): Response => {
     const target = new URL(returnPage);
     target.searchParams.set(ORDER_QUERY_PARAM, orderRef);
+    if (alreadyPaid) target.searchParams.set(ALREADY_PAID_QUERY_PARAM, '1');
     const location = o.returnPage.startsWith('/') ? target.pathname + target.search : target.href;
     return c.body(null, 303, {Location: location, ...NO_STORE});
   };
@@ -325,7 +327,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
       language: o.hosted.language,
     });
     if (result.kind === 'redirect') return c.body(null, 303, {Location: result.url, ...NO_STORE});
-    return toReturnPage(c, parsed.data);
+    // Paid before this request: the return page says so (`already_paid=1`), not "success".
+    return toReturnPage(c, parsed.data, 'alreadyPaid' in result.response);
   });
 
   /** Answers `e` as a `CheckoutErrorBody`, and keeps it for the request's log line. */

@@ -109,7 +109,7 @@ export interface CheckoutReadiness {
   fullForMs: number;
 }
 
-/** Options of {@link CheckoutApp.close}. */
+/** Options of a {@link CheckoutApp}'s `close`. */
 export interface CheckoutCloseOptions {
   /** Deliver the payment updates still in the outbox before closing (default false). */
   flush?: boolean;
@@ -119,7 +119,7 @@ export interface CheckoutCloseOptions {
   timeoutMs?: number;
 }
 
-/** What {@link CheckoutApp.close} managed before its deadline. */
+/** What a {@link CheckoutApp}'s `close` managed before its deadline. */
 export interface CheckoutCloseResult {
   /** Every request admitted before the close was answered. */
   drained: boolean;

@@ -14,24 +14,41 @@ export class CheckoutError extends Error {
   readonly field: string | undefined;
   /** Seconds to wait before trying again (sent as `Retry-After` too). */
   readonly retryAfter: number | undefined;
+  /**
+   * For the developer: the cause and the fix (the origin refused and the option that
+   * allows it). Part of `message`, so of the request's log line; in the answer's message
+   * only in development (`shownHint`), never for the customer.
+   */
+  readonly hint: string | undefined;
+  /** The answer's message: without the hint unless it is shown (development). */
+  readonly #answerMessage: string;
 
   constructor(
     code: CheckoutErrorCode,
     status: number,
     message: string,
-    opts: {field?: string; retryAfter?: number; cause?: unknown} = {},
+    opts: {
+      field?: string;
+      retryAfter?: number;
+      cause?: unknown;
+      hint?: string | undefined;
+      shownHint?: boolean;
+    } = {},
   ) {
-    super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
+    const full = opts.hint ? `${message}: ${opts.hint}` : message;
+    super(full, opts.cause === undefined ? undefined : {cause: opts.cause});
     this.name = new.target.name;
     this.code = code;
     this.status = status;
     this.field = opts.field;
     this.retryAfter = opts.retryAfter;
+    this.hint = opts.hint;
+    this.#answerMessage = opts.shownHint ? full : message;
   }
 
   /** The protocol's error body for this error. */
   toBody(): CheckoutErrorBody {
-    const error: CheckoutErrorBody['error'] = {code: this.code, message: this.message};
+    const error: CheckoutErrorBody['error'] = {code: this.code, message: this.#answerMessage};
     if (this.field !== undefined) error.field = this.field;
     if (this.retryAfter !== undefined) error.retryAfter = this.retryAfter;
     return {error};
@@ -56,8 +73,9 @@ export class CheckoutPayloadTooLargeError extends CheckoutError {
 
 /** 403: refused by the same-origin checks, the webhook allow-list or a bad webhook signature. */
 export class CheckoutForbiddenError extends CheckoutError {
-  constructor(message: string) {
-    super('forbidden', 403, message);
+  /** `hint`: the cause and the fix, for the log (and the answer with `shownHint`). */
+  constructor(message: string, opts: {hint?: string; shownHint?: boolean} = {}) {
+    super('forbidden', 403, message, opts);
   }
 }
 

@@ -227,7 +227,28 @@ export type ResolvedCheckoutOptions = z.output<typeof OptionsSchema> & {
   allowedOriginList: string[];
   /** `publicUrl` without a trailing slash. */
   base: string;
+  /** Development: see {@link isDevelopment}. */
+  development: boolean;
 };
+
+/**
+ * True in development: `NODE_ENV=development`, or a `publicUrl` on a loopback host
+ * (`localhost`, `127.x.x.x`, `[::1]`) unless `NODE_ENV=production`. Then answers name
+ * their cause for the developer too (a refused origin and `allowedOrigins`), not only
+ * the log. Nobody's customer pays on a loopback address.
+ */
+export function isDevelopment(
+  publicUrl: string,
+  // Read through globalThis: a worker without Node's compatibility has no `process`.
+  nodeEnv = (globalThis as {process?: {env?: Record<string, string | undefined>}}).process?.env?.[
+    'NODE_ENV'
+  ],
+): boolean {
+  if (nodeEnv === 'development') return true;
+  if (nodeEnv === 'production') return false;
+  const host = new URL(publicUrl).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 /** Validates the options and fills in defaults. Throws {@link CheckoutConfigError}. */
 export function resolveCheckoutOptions(options: CheckoutAppOptions): ResolvedCheckoutOptions {
@@ -276,6 +297,7 @@ export function resolveCheckoutOptions(options: CheckoutAppOptions): ResolvedChe
     webhookSecretValue: secret,
     allowedOriginList: o.allowedOrigins ?? [new URL(base).origin],
     base,
+    development: isDevelopment(base),
   };
 }
 

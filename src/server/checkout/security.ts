@@ -70,7 +70,11 @@ export function checkoutCors(allowedOrigins: readonly string[]): MiddlewareHandl
  * protocol refuses a JSON request from another origin with its own `forbidden` body (tests:
  * "pay route security", "abandon is refused ... from another origin").
  */
-export function checkSameOrigin(headers: Headers, allowedOrigins: readonly string[]): void {
+export function checkSameOrigin(
+  headers: Headers,
+  allowedOrigins: readonly string[],
+  development = false,
+): void {
   const type = (headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new CheckoutForbiddenError('the pay route accepts only application/json bodies');
@@ -83,7 +87,10 @@ export function checkSameOrigin(headers: Headers, allowedOrigins: readonly strin
   const origin = headers.get('origin');
   if (origin !== null) {
     if (!allowedOrigins.includes(origin)) {
-      throw new CheckoutForbiddenError('requests from this origin are not allowed');
+      throw new CheckoutForbiddenError('requests from this origin are not allowed', {
+        hint: refusedOriginHint(origin, allowedOrigins),
+        shownHint: development,
+      });
     }
     return;
   }
@@ -92,10 +99,29 @@ export function checkSameOrigin(headers: Headers, allowedOrigins: readonly strin
   }
 }
 
-/** `checkSameOrigin` as route middleware. */
-export function sameOriginJson(allowedOrigins: readonly string[]): MiddlewareHandler {
+/**
+ * What the developer needs of a refused origin: which one, and the option that allows it
+ * (a page on a Vite dev server at another port than `publicUrl`'s is the usual case).
+ */
+export function refusedOriginHint(origin: string, allowedOrigins: readonly string[]): string {
+  const shown = origin.length > 200 ? `${origin.slice(0, 200)}…` : origin;
+  return (
+    `the Origin ${JSON.stringify(shown)} is not in allowedOrigins ` +
+    `(${allowedOrigins.map((o) => JSON.stringify(o)).join(', ') || 'none'}); ` +
+    `if your page is served from there, add it to createCheckoutApp's allowedOrigins`
+  );
+}
+
+/**
+ * `checkSameOrigin` as route middleware. `development`: a refused origin's hint (the
+ * origin and `allowedOrigins`) is in the answer too, not only in the log.
+ */
+export function sameOriginJson(
+  allowedOrigins: readonly string[],
+  development = false,
+): MiddlewareHandler {
   return async function sameOriginJson(c, next) {
-    checkSameOrigin(c.req.raw.headers, allowedOrigins);
+    checkSameOrigin(c.req.raw.headers, allowedOrigins, development);
     await next();
   };
 }

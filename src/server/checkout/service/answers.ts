@@ -3,7 +3,7 @@
  * and the wording of every answer the service gives. Pure functions; the order-level
  * answer (the status route's) is derived in `order-state.ts` from these.
  */
-import type {PayFailure, PayResponse} from '../../../protocol/checkout.js';
+import type {PayFailure, PayResponse, PaySuccess} from '../../../protocol/checkout.js';
 import type {AttemptRecord} from '../store.js';
 import {NOT_CONFIRMED, isFinal} from '../transition.js';
 import {reasonOf} from '../reasons.js';
@@ -63,6 +63,26 @@ export function answerFor(a: AttemptRecord): PayResponse {
     default:
       return {outcome: 'processing', orderRef: a.orderRef, message: PROCESSING_UNKNOWN};
   }
+}
+
+/** The message of an answer to a request that found its order paid before it. */
+export const ALREADY_PAID_MESSAGE = 'The order was already paid: nothing was charged now.';
+
+/**
+ * The answer to a pay request that found its order paid by an earlier attempt (`paid`):
+ * the order is paid, so the outcome is `success`, but marked `alreadyPaid`, with its own
+ * message; a request that asked to save the card (`saveCard`) is told it was not saved.
+ */
+export function alreadyPaidAnswer(paid: AttemptRecord, saveCard: boolean): PaySuccess {
+  return {
+    outcome: 'success',
+    orderRef: paid.orderRef,
+    code: paid.statusCode ?? '1000',
+    message: saveCard ? `${ALREADY_PAID_MESSAGE} The card was not saved.` : ALREADY_PAID_MESSAGE,
+    ...(paid.cardMask ? {cardMask: paid.cardMask} : {}),
+    alreadyPaid: true,
+    ...(saveCard ? {cardSaved: false as const} : {}),
+  };
 }
 
 /** An open attempt that no longer blocks its order: the customer may pay again. */

@@ -98,6 +98,11 @@ export interface AttemptSpec {
 export type AttemptOutcome =
   /** The order's attempt as it stands, or as the gateway just answered its create. */
   | {kind: 'current'; attempt: AttemptRecord}
+  /**
+   * The order was paid before this request, by `attempt` (another attempt id): nothing
+   * was sent to the gateway, and the answer must say so, not "Payment successful".
+   */
+  | {kind: 'paid'; attempt: AttemptRecord}
   /** No create was answered (outcome unknown, or the order changed): its stored state. */
   | {kind: 'settled'; attempt: AttemptRecord}
   /** The gateway refused the request's data: nothing was charged. */
@@ -111,6 +116,9 @@ export class Attempts extends ServicePart<AttemptsDeps> {
     const {orderRef, mode} = spec;
     const {attempts: previous, state} = await this.d.reconciler.settledOrder(orderRef);
     const live = state.current;
+    // Paid already: this request pays nothing (its attempt id is not the paid one's: the
+    // callers answer a known attempt id before they get here).
+    if (live?.state === 'success') return {kind: 'paid', attempt: live};
     // An unknown outcome is retried with the same order id; anything else live answers.
     if (live && live.state !== 'unknown') return {kind: 'current', attempt: live};
 
@@ -176,7 +184,9 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);
       // Another process won the race for this order or this attempt id.
       if (inserted.existing.orderRef !== orderRef) throw attemptOfAnotherOrder();
-      return {kind: 'current', attempt: await this.d.reconciler.settle(inserted.existing)};
+      const existing = await this.d.reconciler.settle(inserted.existing);
+      const paidBefore = existing.state === 'success' && existing.attemptId !== attempt.attemptId;
+      return {kind: paidBefore ? 'paid' : 'current', attempt: existing};
     }
     this.log.info(
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},

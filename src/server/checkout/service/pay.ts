@@ -24,7 +24,7 @@ import {
 import type {SavedCardRecord} from '../saved-cards.js';
 import type {AttemptRecord} from '../store.js';
 import {statusInfoFromRecord} from '../transition.js';
-import {answerFor, hostedAnswer} from './answers.js';
+import {alreadyPaidAnswer, answerFor, hostedAnswer} from './answers.js';
 import {attemptOfAnotherOrder, type Attempts} from './attempt.js';
 import {ServicePart, type HostedResult, type PayContext, type ServiceConfig} from './config.js';
 import {SingleFlight, type OrderLocks} from './locks.js';
@@ -133,6 +133,10 @@ export class Payments extends ServicePart<PaymentsDeps> {
         },
       });
       if (outcome.kind === 'refused') return {kind: 'settled', response: outcome.response};
+      if (outcome.kind === 'paid') {
+        this.#logPaidBefore(outcome.attempt, {mode: 'hosted'});
+        return {kind: 'settled', response: alreadyPaidAnswer(outcome.attempt, false)};
+      }
       if (outcome.kind === 'settled')
         return {kind: 'settled', response: answerFor(outcome.attempt)};
       return hostedAnswer(outcome.attempt);
@@ -233,6 +237,11 @@ export class Payments extends ServicePart<PaymentsDeps> {
       statusInfo: (result) =>
         result.kind === 'direct' ? statusInfoFromRecord(result.record) : undefined,
     });
+    if (outcome.kind === 'paid') {
+      const saveCard = body.saveCard === true;
+      this.#logPaidBefore(outcome.attempt, {mode: 'direct', attemptId: body.attemptId, saveCard});
+      return alreadyPaidAnswer(outcome.attempt, saveCard);
+    }
     return outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt);
   }
 
@@ -244,6 +253,29 @@ export class Payments extends ServicePart<PaymentsDeps> {
    */
   #admit(order: ResolvedOrder): Promise<CardTestingAdmission> {
     return this.cfg.cardTesting.admit({customerId: order.customer?.id});
+  }
+
+  /**
+   * Tells the merchant's log that a pay request found its order paid by an earlier attempt
+   * (`paid`): nothing was charged, and a card the customer asked to save was not saved.
+   */
+  #logPaidBefore(
+    paid: AttemptRecord,
+    request: {mode: 'direct' | 'hosted'; attemptId?: string; saveCard?: boolean},
+  ): void {
+    const {saveCard, ...fields} = request;
+    this.log.warn(
+      {
+        orderRef: paid.orderRef,
+        ...fields,
+        paidAttemptId: paid.attemptId,
+        paidGatewayOrderId: paid.gatewayOrderId,
+        ...(saveCard ? {cardSaved: false} : {}),
+      },
+      saveCard
+        ? 'the order was already paid: nothing was charged, and the card was not saved'
+        : 'the order was already paid: nothing was charged',
+    );
   }
 
   /** What both modes take from the app for a create. */
