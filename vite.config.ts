@@ -65,9 +65,11 @@ const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as PackageJson;
  * Gzip budget of the CDN file, in bytes: 28 kB with the English texts, card-validator and
  * everything every page runs (#26, #27). Every other locale loads as data, and the
  * saved-card view, which few pages show, as a pinned file of its own: both outside the
- * budget, both checked against hashes the file carries.
+ * budget, both checked against hashes the file carries. 64 bytes over 28 KiB since #35 and
+ * #39: the form's "already paid" answer and a refused language leaving the whole form in
+ * English cost 93 B gzip, of which the budget gave up 64 rather than the behaviour.
  */
-const CDN_BUDGET_GZIP = 28 * 1024;
+const CDN_BUDGET_GZIP = 28 * 1024 + 64;
 
 /**
  * Gzip budget of dist/cdn/pg-checkout-hydrate.js: the CDN file's 28 kB plus what only it

@@ -15,7 +15,8 @@
 import {render} from '@lit-labs/ssr';
 import {collectResult} from '@lit-labs/ssr/lib/render-result.js';
 import {html, nothing} from 'lit';
-import {loadMessages, messagesFor} from './i18n/catalogue.js';
+import {loadMessages} from './i18n/catalogue.js';
+import {unavailableText} from './i18n/unavailable.js';
 import './card-form/card-form.js';
 import {THREE_DS_MODES, CHALLENGE_WINDOW_SIZES} from './three-ds-redirect/three-ds-redirect.js';
 import type {ChallengeWindowSize, ThreeDSMode} from './three-ds-redirect/three-ds-redirect.js';
@@ -124,7 +125,7 @@ export async function renderCardForm(options: CardFormHtmlOptions): Promise<stri
   const o = options;
   // What the after-paint loader shows in the form when the module cannot be had
   // (src/hydrate-after-paint.ts): in the language of the rest of the form.
-  const unavailable = messagesFor(o.lang ?? 'en').unavailable;
+  const unavailable = unavailableText(o.lang ?? 'en');
   const template = html`<pg-card-form
     id=${attr(o.id)}
     endpoint=${o.endpoint}

@@ -62,7 +62,7 @@ const failures = new Map<string, string>();
 const listeners = new Set<() => void>();
 
 /** The tags to look a language up under, most specific first: `pt-BR` → `pt-br`, `pt`. */
-function tagsOf(lang: string): string[] {
+export function tagsOf(lang: string): string[] {
   const tag = lang.trim().toLowerCase().replaceAll('_', '-');
   const primary = tag.split('-')[0] ?? '';
   return tag === primary ? [tag] : [tag, primary];

@@ -122,12 +122,6 @@ export interface CheckoutMessages {
   failure: string;
   networkError: string;
   serverError: string;
-  /**
-   * A server-rendered form whose module could not be had (refused by its integrity hash,
-   * missing, offline): it cannot pay. Shown in the form's status line by the after-paint
-   * loader, in the language the server rendered (`renderCardForm` writes it into the page).
-   */
-  unavailable: string;
   threeDSRedirecting: string;
   threeDSTitle: string;
   cancel: string;

@@ -27,6 +27,7 @@ import type {Inventory} from '../../scripts/vite/script-inventory.js';
 import {sriHash} from '../../scripts/vite/subresource-integrity.js';
 import {en} from '../../src/i18n/locales/en.js';
 import {uk} from '../../src/i18n/locales/uk.js';
+import {UNAVAILABLE_TEXTS} from '../../src/i18n/unavailable.js';
 import {
   SqlitePaymentStore,
   SqliteSecurityReportStore,
@@ -232,7 +233,7 @@ for (const engine of testedEngines()) {
           retryable: false,
         });
         const form = await shown(page);
-        assert.equal(form.status, uk.unavailable);
+        assert.equal(form.status, UNAVAILABLE_TEXTS['uk']);
         assert.equal(form.statusClass, 'status status--error');
         assert.equal(form.buttonDisabled, true, 'Pay is left on, doing nothing');
         assert.deepEqual(form.inputsDisabled, [true, true, true]);

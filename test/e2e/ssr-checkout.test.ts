@@ -12,7 +12,7 @@
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {en} from '../../src/i18n/locales/en.js';
+import {UNAVAILABLE_TEXTS} from '../../src/i18n/unavailable.js';
 import {
   ADMIN_TOKEN,
   BASE,
@@ -154,7 +154,7 @@ test('checkout whose hydrating bundle arrives changed: the customer is told, the
 
   // The customer reads why Pay is off, in the form's language.
   const status = page.locator('pg-card-form [part~="status"]');
-  await status.filter({hasText: en.unavailable}).waitFor();
+  await status.filter({hasText: UNAVAILABLE_TEXTS['en']!}).waitFor();
   assert.equal(await payButton(page).isDisabled(), true);
   assert.equal(await page.locator('pg-card-form input[name="cc-number"]').isDisabled(), true);
   assert.equal(await page.evaluate(() => customElements.get('pg-card-form')), undefined);

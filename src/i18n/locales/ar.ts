@@ -46,7 +46,6 @@ export const ar: CheckoutMessages = {
   failure: 'تم رفض الدفع.',
   networkError: 'تعذّر الوصول إلى الخادم. تحقق من اتصالك وحاول مرة أخرى.',
   serverError: 'حدث خطأ ما. يرجى المحاولة مرة أخرى.',
-  unavailable: 'الدفع بالبطاقة غير متاح الآن. لم يُخصم أي مبلغ. أعد تحميل الصفحة أو حاول لاحقًا.',
   threeDSRedirecting: 'جارٍ تحويلك إلى البنك للتأكيد…',
   threeDSTitle: 'أكّد الدفع لدى البنك',
   cancel: 'إلغاء',

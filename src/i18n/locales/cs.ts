@@ -47,8 +47,6 @@ export const cs: CheckoutMessages = {
   failure: 'Platba byla zamítnuta.',
   networkError: 'Nepodařilo se spojit se serverem. Zkontrolujte připojení a zkuste to znovu.',
   serverError: 'Něco se pokazilo. Zkuste to znovu.',
-  unavailable:
-    'Platba kartou teď není k dispozici. Nic nebylo strženo. Načtěte stránku znovu nebo to zkuste později.',
   threeDSRedirecting: 'Přesměrováváme vás do banky k potvrzení…',
   threeDSTitle: 'Potvrďte platbu ve své bance',
   cancel: 'Zrušit',

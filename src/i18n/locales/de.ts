@@ -47,8 +47,6 @@ export const de: CheckoutMessages = {
   networkError:
     'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
   serverError: 'Etwas ist schiefgelaufen. Bitte versuchen Sie es erneut.',
-  unavailable:
-    'Die Kartenzahlung ist gerade nicht verfügbar. Es wurde nichts abgebucht. Laden Sie die Seite neu oder versuchen Sie es später erneut.',
   threeDSRedirecting: 'Weiterleitung zu Ihrer Bank zur Bestätigung…',
   threeDSTitle: 'Bestätigen Sie die Zahlung bei Ihrer Bank',
   cancel: 'Abbrechen',

@@ -46,8 +46,6 @@ export const en: CheckoutMessages = {
   failure: 'Payment declined.',
   networkError: 'Could not reach the server. Check your connection and try again.',
   serverError: 'Something went wrong. Please try again.',
-  unavailable:
-    'Card payment is not available right now. Nothing was charged. Reload the page or try again later.',
   threeDSRedirecting: 'Redirecting to your bank for confirmation…',
   threeDSTitle: 'Confirm the payment with your bank',
   cancel: 'Cancel',

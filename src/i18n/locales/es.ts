@@ -47,8 +47,6 @@ export const es: CheckoutMessages = {
   failure: 'Pago rechazado.',
   networkError: 'No se pudo conectar con el servidor. Comprueba tu conexión e inténtalo de nuevo.',
   serverError: 'Algo salió mal. Inténtalo de nuevo.',
-  unavailable:
-    'El pago con tarjeta no está disponible en este momento. No se ha cobrado nada. Recarga la página o inténtalo más tarde.',
   threeDSRedirecting: 'Redirigiendo a tu banco para confirmar…',
   threeDSTitle: 'Confirma el pago con tu banco',
   cancel: 'Cancelar',

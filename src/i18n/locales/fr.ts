@@ -47,8 +47,6 @@ export const fr: CheckoutMessages = {
   failure: 'Paiement refusé.',
   networkError: 'Impossible de joindre le serveur. Vérifiez votre connexion et réessayez.',
   serverError: "Une erreur s'est produite. Veuillez réessayer.",
-  unavailable:
-    'Le paiement par carte est indisponible pour le moment. Rien n’a été débité. Rechargez la page ou réessayez plus tard.',
   threeDSRedirecting: 'Redirection vers votre banque pour confirmation…',
   threeDSTitle: 'Confirmez le paiement auprès de votre banque',
   cancel: 'Annuler',

@@ -47,8 +47,6 @@ export const it: CheckoutMessages = {
   failure: 'Pagamento rifiutato.',
   networkError: 'Impossibile raggiungere il server. Controlla la connessione e riprova.',
   serverError: 'Si è verificato un errore. Riprova.',
-  unavailable:
-    'Il pagamento con carta non è disponibile al momento. Non è stato addebitato nulla. Ricarica la pagina o riprova più tardi.',
   threeDSRedirecting: 'Reindirizzamento alla tua banca per la conferma…',
   threeDSTitle: 'Conferma il pagamento con la tua banca',
   cancel: 'Annulla',

@@ -46,8 +46,6 @@ export const pl: CheckoutMessages = {
   failure: 'Płatność odrzucona.',
   networkError: 'Brak połączenia z serwerem. Sprawdź połączenie i spróbuj ponownie.',
   serverError: 'Coś poszło nie tak. Spróbuj ponownie.',
-  unavailable:
-    'Płatność kartą jest teraz niedostępna. Nic nie pobrano. Odśwież stronę lub spróbuj później.',
   threeDSRedirecting: 'Przekierowujemy do Twojego banku w celu potwierdzenia…',
   threeDSTitle: 'Potwierdź płatność w swoim banku',
   cancel: 'Anuluj',

@@ -46,8 +46,6 @@ export const pt: CheckoutMessages = {
   failure: 'Pagamento recusado.',
   networkError: 'Não foi possível conectar ao servidor. Verifique sua conexão e tente novamente.',
   serverError: 'Algo deu errado. Tente novamente.',
-  unavailable:
-    'O pagamento com cartão não está disponível no momento. Nada foi cobrado. Recarregue a página ou tente de novo mais tarde.',
   threeDSRedirecting: 'Redirecionando para o seu banco para confirmação…',
   threeDSTitle: 'Confirme o pagamento com o seu banco',
   cancel: 'Cancelar',

@@ -47,8 +47,6 @@ export const ro: CheckoutMessages = {
   failure: 'Plata a fost refuzată.',
   networkError: 'Serverul nu poate fi contactat. Verificați conexiunea și încercați din nou.',
   serverError: 'A apărut o eroare. Încercați din nou.',
-  unavailable:
-    'Plata cu cardul nu este disponibilă acum. Nu s-a debitat nimic. Reîncărcați pagina sau încercați mai târziu.',
   threeDSRedirecting: 'Vă redirecționăm către banca dvs. pentru confirmare…',
   threeDSTitle: 'Confirmați plata la banca dvs.',
   cancel: 'Anulați',

@@ -45,8 +45,6 @@ export const tr: CheckoutMessages = {
   failure: 'Ödeme reddedildi.',
   networkError: 'Sunucuya ulaşılamadı. Bağlantınızı kontrol edip tekrar deneyin.',
   serverError: 'Bir şeyler ters gitti. Lütfen tekrar deneyin.',
-  unavailable:
-    'Kartla ödeme şu anda kullanılamıyor. Hiçbir ücret alınmadı. Sayfayı yenileyin veya daha sonra tekrar deneyin.',
   threeDSRedirecting: 'Onay için bankanıza yönlendiriliyorsunuz…',
   threeDSTitle: 'Ödemeyi bankanızla onaylayın',
   cancel: 'İptal',

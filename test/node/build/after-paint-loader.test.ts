@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import {readFileSync} from 'node:fs';
 import {gzipSync} from 'node:zlib';
 import {sriHash} from '../../../scripts/vite/subresource-integrity.js';
-import {en} from '../../../src/i18n/locales/en.js';
+import {UNAVAILABLE_TEXTS} from '../../../src/i18n/unavailable.js';
 
 const cdn = (file: string) => readFileSync(`dist/cdn/${file}`);
 const LOADER = 'pg-checkout-hydrate-after-paint.js';
@@ -37,5 +37,5 @@ test('its .sri and .integrity.json describe its own bytes; it is within its 1.25
 
 test("its word to the customer of a form rendered without renderCardForm's text is English's", () => {
   // A refused module leaves the form saying `data-pg-unavailable`, else this text.
-  assert.ok(cdn(LOADER).toString().includes(`\`${en.unavailable}\``));
+  assert.ok(cdn(LOADER).toString().includes(`\`${UNAVAILABLE_TEXTS['en']}\``));
 });
