@@ -180,11 +180,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
   });
 
   const cors = checkoutCors(o.allowedOriginList);
-  app.use(CHECKOUT_ROUTES.pay, cors);
-  app.use(CHECKOUT_ROUTES.status, cors);
-  app.use(CHECKOUT_ROUTES.abandon, cors);
-  app.use(CHECKOUT_ROUTES.order, cors);
-  app.use(CHECKOUT_ROUTES.removeSavedCard, cors);
+  for (const route of ['pay', 'status', 'abandon', 'order', 'removeSavedCard'] as const) {
+    app.use(CHECKOUT_ROUTES[route], cors);
+  }
   const sameOrigin = sameOriginJson(o.allowedOriginList, o.development);
 
   /** A same-origin JSON body, parsed and checked against `schema`. */
