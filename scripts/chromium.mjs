@@ -53,3 +53,29 @@ export async function launchChromium(extra = {}) {
   const {chromium} = await import('playwright');
   return chromium.launch(await chromiumLaunchOptions(extra));
 }
+
+/** The variable that names a running Chromium server (`ws://…`) for the tests to share. */
+export const SHARED_CHROMIUM_ENV = 'PG_CHROMIUM_WS';
+
+/**
+ * Starts a Chromium server with the tests' launch options (`chromium.launchServer`): one
+ * browser for a whole run, whose files connect to it with sharedChromium() when its address
+ * is in PG_CHROMIUM_WS (scripts/run-pack-tests.mjs does this). Close it when the run ends.
+ */
+export async function launchChromiumServer(extra = {}) {
+  const {chromium} = await import('playwright');
+  return chromium.launchServer(await chromiumLaunchOptions(extra));
+}
+
+/**
+ * The Chromium a test file uses: a connection to the run's browser when PG_CHROMIUM_WS
+ * names one (its `close()` closes this file's contexts and disconnects, leaving the browser
+ * to the others), else a browser of its own, launched here, as launchChromium() does. Each
+ * test opens its own context, so what one file leaves in the browser does not reach another.
+ */
+export async function sharedChromium() {
+  const endpoint = process.env[SHARED_CHROMIUM_ENV];
+  if (!endpoint) return launchChromium();
+  const {chromium} = await import('playwright');
+  return chromium.connect(endpoint);
+}

@@ -3,9 +3,11 @@
 // builds it there, packs it with `npm pack`, installs the tarball into two fresh apps
 // outside the repo - a browser-only one (`npm i <tarball>`, timed and measured: the
 // figures go to install.json and are printed) and a server one (with the optional peers
-// the server, the sandbox and pg-checkout/ssr need) - then runs test/pack/*.test.ts against them with
-// PG_PACK_DIR set. The apps resolve pg-checkout, Lit and the peers from their own
-// node_modules, never from the repo's; the bundlers and Playwright come from the repo.
+// the server, the sandbox and pg-checkout/ssr need) - makes first-payment.md's project (steps
+// 1-4) once when a guide that starts from it is to run - then runs test/pack/*.test.ts
+// against them with PG_PACK_DIR set. The apps resolve pg-checkout, Lit and the peers from their own
+// node_modules, never from the repo's; the bundlers and Playwright come from the repo, and
+// the files that drive Chromium share one, started here (PG_CHROMIUM_WS).
 // Arguments narrow the run to test files whose name contains one of them. The folder is
 // removed when everything passes and kept (and named) when something fails.
 import {execFileSync, spawn} from 'node:child_process';
@@ -24,6 +26,7 @@ import {
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {launchChromiumServer, SHARED_CHROMIUM_ENV} from './chromium.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2);
@@ -118,7 +121,35 @@ const serverPeers = ['hono', 'pino', 'zod', '@hono/node-server', '@lit-labs/ssr'
 );
 install(server, [tarball, ...serverPeers]);
 
-const info = {tarball, tree, browser, server, browserInstall};
+// 4. first-payment.md's project as far as its step 4, made once for the guides that start
+// from it (each takes a copy); newcomer-first-payment.test.ts does the guide itself.
+const startsFromFirstPayment = files.some(
+  (f) => /newcomer-.*\.test\.ts$/.test(f) && !f.endsWith('newcomer-first-payment.test.ts'),
+);
+let firstPayment;
+/** Each file under `dir` with its size and time of change: what a write in place changes. */
+const filesOf = (dir) =>
+  readdirSync(dir, {recursive: true})
+    .map((f) => [String(f), lstatSync(path.join(dir, String(f)))])
+    .filter(([, s]) => s.isFile())
+    .map(([f, s]) => `${f} ${s.size} ${s.mtimeMs}`)
+    .sort();
+let sharedBefore = [];
+if (startsFromFirstPayment) {
+  const t0 = Date.now();
+  const printed = quiet(
+    process.execPath,
+    ['--import', 'tsx', 'test/pack/prepare-first-payment.ts', tarball],
+    root,
+  );
+  firstPayment = JSON.parse(printed.trim().split('\n').at(-1));
+  sharedBefore = filesOf(path.join(firstPayment.dir, 'node_modules'));
+  console.log(
+    `run-pack-tests: first-payment.md's project (steps 1-4) made once in ${seconds(Date.now() - t0)}`,
+  );
+}
+
+const info = {tarball, tree, browser, server, browserInstall, firstPayment};
 writeFileSync(path.join(work, 'install.json'), `${JSON.stringify(info, null, 2)}\n`);
 console.log(
   `run-pack-tests: packed ${packed[0].filename} (${packed[0].entryCount} files, ${(packed[0].size / 1024).toFixed(0)} kB); ` +
@@ -127,17 +158,52 @@ console.log(
     `(${browserInstall.packages.join(', ')}); ready in ${seconds(Date.now() - started)}`,
 );
 
-// 4. The tests.
-const code = await new Promise((resolve) => {
+// 5. The tests, with one Chromium for the run: the files that drive a browser connect to it
+// (sharedChromium() in scripts/chromium.mjs) rather than each launching its own.
+const usesChromium = files.some((f) =>
+  readFileSync(path.join(root, f), 'utf8').includes('sharedChromium('),
+);
+const chromiumServer = usesChromium ? await launchChromiumServer() : undefined;
+const testsCode = await new Promise((resolve) => {
   const child = spawn(
     process.execPath,
     // Nothing waits forever (the timeout covers a whole file, too).
     ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=180000', ...files],
-    {cwd: root, stdio: 'inherit', env: {...process.env, PG_PACK_DIR: work}},
+    {
+      cwd: root,
+      stdio: 'inherit',
+      env: {
+        ...process.env,
+        PG_PACK_DIR: work,
+        ...(chromiumServer ? {[SHARED_CHROMIUM_ENV]: chromiumServer.wsEndpoint()} : {}),
+      },
+    },
   );
   child.on('exit', (c, signal) => resolve(signal ? 1 : (c ?? 1)));
 });
+await chromiumServer?.close();
+// The guides' copies hard-link the prepared project's node_modules (newcomer.ts): a step
+// that wrote into a file there in place would have changed it under every other guide.
+let code = testsCode;
+if (firstPayment) {
+  const now = new Set(filesOf(path.join(firstPayment.dir, 'node_modules')));
+  const changed = sharedBefore.filter((line) => !now.has(line));
+  if (changed.length > 0 || now.size !== sharedBefore.length) {
+    console.error(
+      `run-pack-tests: the shared first-payment project's node_modules changed during the run ` +
+        `(a guide's step wrote into a hard-linked file): ${changed.slice(0, 10).join(', ')}`,
+    );
+    code = 1;
+  }
+}
 console.log(`run-pack-tests: ${files.length} files in ${seconds(Date.now() - started)}`);
-if (code === 0) rmSync(work, {recursive: true, force: true});
-else console.error(`run-pack-tests: kept ${work} (the tree, the tarball and the apps)`);
+// The prepared project sits beside the newcomers' folders, as deep (see newcomer.ts).
+const prepared = firstPayment && path.dirname(firstPayment.dir);
+if (code === 0) {
+  rmSync(work, {recursive: true, force: true});
+  if (prepared) rmSync(prepared, {recursive: true, force: true});
+} else {
+  console.error(`run-pack-tests: kept ${work} (the tree, the tarball and the apps)`);
+  if (prepared) console.error(`run-pack-tests: kept ${prepared} (first-payment.md's project)`);
+}
 process.exit(code);

@@ -4,7 +4,8 @@
 import {expect, fixture, html} from '@open-wc/testing';
 import {sendKeys} from '@web/test-runner-commands';
 import '../../src/index.js';
-import type {PgCardForm} from '../../src/card-form/card-form.js';
+import {PgCardForm} from '../../src/card-form/card-form.js';
+import {elementBaseTests} from './element-base-tests.js';
 import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
 import {CHECKOUT_HEADER, PENDING_ORDER_KEY, type PayRequest} from '../../src/protocol/checkout.js';
 import type {
@@ -88,7 +89,7 @@ describe('pg-card-form structure', () => {
     }
     expect(root.querySelector('[role="status"][aria-live="polite"]')).to.not.equal(null);
     expect(root.querySelector('#holder')).to.equal(null);
-    await expect(el).to.be.accessible();
+    // Accessible as first rendered: the shared suite (elementBaseTests, below).
   });
 
   it('adds the holder name (cc-name, no numeric keyboard) and customer fields on request', async () => {
@@ -378,19 +379,10 @@ describe('pg-card-form keyboard and locale', () => {
 });
 
 describe('pg-card-form events and card data', () => {
-  it('emits brand and validity changes from typing, but nothing when properties are set', async () => {
+  // That setting its properties emits nothing: the shared suite (elementBaseTests, below).
+  it('emits brand and validity changes from typing', async () => {
     const el = await form();
     const rec = recordEvents(ALL_EVENTS);
-    el.orderRef = 'other';
-    el.messages = {pay: 'x'};
-    el.holderName = true;
-    el.lang = 'uk';
-    await el.updateComplete;
-    await tick();
-    expect(rec.events).to.have.length(0);
-    el.holderName = false;
-    el.lang = '';
-    await el.updateComplete;
     await fillCard(el);
     rec.stop();
     const brands = rec.events.filter((e) => e.type === 'pg-brand-change') as PgBrandChangeEvent[];
@@ -838,4 +830,12 @@ describe('pg-card-form in a merchant form', () => {
     expect(input.value).to.equal('');
     expect(inputOf(el, 'cvv').value).to.equal('');
   });
+});
+
+elementBaseTests<PgCardForm>({
+  tag: 'pg-card-form',
+  element: PgCardForm,
+  create: form,
+  properties: {orderRef: 'other', messages: {pay: 'x'}, holderName: true, lang: 'uk'},
+  reflected: {theme: {attribute: 'theme', values: ['dark', 'light']}},
 });

@@ -6,7 +6,8 @@ import {
   toEmvColorDepth,
   toEmvLanguage,
 } from '../../src/fingerprint/collect.js';
-import type {PgFingerprint} from '../../src/fingerprint/fingerprint.js';
+import {PgFingerprint} from '../../src/fingerprint/fingerprint.js';
+import {elementBaseTests} from './element-base-tests.js';
 
 describe('collectBrowserFingerprint', () => {
   it('returns every field as a string, read from this browser', () => {
@@ -105,4 +106,19 @@ describe('pg-fingerprint', () => {
     expect(el.form).to.equal(form);
     expect(getComputedStyle(el).display).to.equal('none');
   });
+});
+
+elementBaseTests<PgFingerprint>({
+  tag: 'pg-fingerprint',
+  element: PgFingerprint,
+  create: async () => {
+    const form = await fixture<HTMLFormElement>(
+      html`<form><pg-fingerprint name="fp"></pg-fingerprint></form>`,
+    );
+    const el = form.querySelector<PgFingerprint>('pg-fingerprint')!;
+    await el.updateComplete;
+    return el;
+  },
+  properties: {name: 'other', lang: 'uk'},
+  reflected: {name: {attribute: 'name', values: ['card_fp', 'fingerprint']}},
 });

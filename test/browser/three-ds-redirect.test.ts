@@ -3,7 +3,8 @@
 // never trusting the query string.
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
-import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
+import {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
+import {elementBaseTests} from './element-base-tests.js';
 import {PENDING_ORDER_KEY} from '../../src/protocol/checkout.js';
 import type {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../../src/events/events.js';
 import {json, once, stubFetch, until} from './helpers.js';
@@ -334,4 +335,22 @@ describe('pg-3ds-redirect return page', () => {
     await el.updateComplete;
     expect(statusText(el)).to.equal('Оплата пройшла успішно.');
   });
+});
+
+elementBaseTests<PgThreeDSRedirect>({
+  tag: 'pg-3ds-redirect',
+  element: PgThreeDSRedirect,
+  create: () => fixture<PgThreeDSRedirect>(html`<pg-3ds-redirect></pg-3ds-redirect>`),
+  // `resolve` is left out: it starts resolving an order, which is an action, not a setting.
+  properties: {
+    mode: 'iframe',
+    windowSize: '02',
+    statusEndpoint: '/other/status',
+    timeout: 1000,
+    pollInterval: 50,
+    noStatus: true,
+    messages: {threeDSRedirecting: 'x'},
+    lang: 'uk',
+  },
+  reflected: {},
 });

@@ -27,7 +27,7 @@ import type {Browser, Page} from 'playwright';
 import {rollup} from 'rollup';
 import {build as viteBuild} from 'vite';
 import webpack from 'webpack';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
 import {importFrom, installedPackage, packed, serve} from './packed.js';
@@ -343,7 +343,7 @@ before(async () => {
     },
   });
   const [launched] = await Promise.all([
-    launchChromium(),
+    sharedChromium(),
     (async () => {
       for (const [bundler, entry, development] of MATRIX) {
         const app = await buildApp(bundler, entry, development);

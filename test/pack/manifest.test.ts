@@ -14,7 +14,7 @@ import {createRequire} from 'node:module';
 import path from 'node:path';
 import {build} from 'esbuild';
 import type {Browser, Page} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 
 /**
  * The text of `module` and of every module of its own folder it imports, directly or
@@ -100,7 +100,7 @@ before(async () => {
     () => undefined,
   );
   server = served.server;
-  browser = await launchChromium();
+  browser = await sharedChromium();
   page = await browser.newPage();
   // tsx compiles this file with esbuild's keepNames: functions passed to page.evaluate may
   // call its __name helper, which the page does not have.

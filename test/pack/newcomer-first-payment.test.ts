@@ -12,7 +12,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {
   doSteps as doGuideSteps,
@@ -127,7 +127,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
   });
 
   it('step 5: paying 4242 4242 4242 4242 on the page ends on the result page, paid', async (t) => {
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

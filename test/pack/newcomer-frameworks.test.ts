@@ -9,7 +9,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {
   doSteps,
@@ -45,7 +45,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project; React's page, bundled, type-checks with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(shop, stepsBefore(steps, 'npx tsc --noEmit'));
     assert.deepEqual(
       steps.filter((s) => s.kind === 'file').map((s) => s.name),
@@ -59,7 +59,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
   it('step 3: React renders the form, which pays; the page shows what onPgSuccess received', async () => {
     running = await startShop(shop, steps, await freePort());
     const {origin, server} = running;
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

@@ -8,7 +8,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {
   doSteps,
@@ -43,7 +43,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project; its page, type-checked with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(
       shop,
       steps.filter((s) => s.kind === 'file'),
@@ -58,7 +58,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
   it("step 2: the button opens the gateway's page; paid there, the customer is back on the result page", async () => {
     running = await startShop(shop, steps, await freePort());
     const {origin, server, sandboxUrl} = running;
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

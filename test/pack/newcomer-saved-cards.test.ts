@@ -10,7 +10,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {
   doSteps,
@@ -47,7 +47,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project, and says so", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     const files = steps.filter((s) => s.kind === 'file').map((s) => s.name);
     assert.deepEqual(files, [
       'public/index.html',
@@ -67,7 +67,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
   it('step 6: save a card paying ORDER-1001, pay ORDER-1002 with it in one click, remove it', async () => {
     running = await startShop(shop, steps, await freePort());
     const {origin, server} = running;
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

@@ -10,7 +10,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {uk} from '../../src/i18n/locales/uk.js';
 import {freePort} from '../node/checkout/helpers.js';
 import {
@@ -47,7 +47,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project; its steps type-check with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(shop, stepsBefore(steps, 'npx tsc --noEmit'));
     assert.deepEqual(
       steps.filter((s) => s.kind === 'file').map((s) => s.name),
@@ -70,7 +70,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
     assert.ok(html.includes(uk.cardNumber), 'the texts in Ukrainian, before any script');
     assert.equal((await fetch(`${origin}/pay?order=ORDER-9999`)).status, 404);
 
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

@@ -12,7 +12,7 @@ import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {PG_SKIP, PG_TEST_URL, pgQuery} from '../node/checkout/postgres.js';
 import {
@@ -67,7 +67,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, {skip: PG_SKIP}, () => {
   it("starts from the first payment's project; installs pg; its files type-check with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(shop, stepsBefore(steps, 'npx tsc --noEmit'));
     const files = steps.filter((s) => s.kind === 'file').map((s) => s.name);
     assert.deepEqual(files, ['store.ts', 'checkout.ts']);
@@ -110,7 +110,7 @@ describe(`${GUIDE}, from an empty folder`, {skip: PG_SKIP}, () => {
     }
     assert.equal(new Set(names).size, 2, 'two names');
 
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

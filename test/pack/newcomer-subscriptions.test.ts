@@ -9,7 +9,7 @@
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {freePort} from '../node/checkout/helpers.js';
 import {
   doSteps,
@@ -46,7 +46,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project; its checkout.ts type-checks with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(shop, stepsBefore(steps, 'npx tsc --noEmit'));
     assert.deepEqual(
       steps.filter((s) => s.kind === 'file').map((s) => s.name),
@@ -58,7 +58,7 @@ describe(`${GUIDE}, from an empty folder`, () => {
   it('step 2: the first payment starts the subscription; a month on, the charge reaches onPaymentUpdate', async () => {
     running = await startShop(shop, steps, await freePort());
     const {origin, server, sandboxUrl} = running;
-    browser = await launchChromium();
+    browser = await sharedChromium();
     const context = await browser.newContext();
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

@@ -34,7 +34,7 @@ after(async () => {
 
 describe(`${GUIDE}, from an empty folder`, () => {
   it("starts from the first payment's project; the receiver and its test type-check with tsc --init's settings", () => {
-    firstPaymentProject(shop);
+    firstPaymentProject(shop, packed.firstPayment);
     doSteps(shop, stepsBefore(steps, 'npx tsc --noEmit'));
     assert.deepEqual(
       steps.filter((s) => s.kind === 'file').map((s) => s.name),

@@ -14,7 +14,17 @@
  * the test waits for. Every step is timed.
  */
 import {execFileSync, spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
+import {createHash} from 'node:crypto';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -120,7 +130,7 @@ export class Newcomer {
   private readonly running = new Set<ChildProcess>();
 
   /** `tarball`: the packed pg-checkout that `npm install pg-checkout` installs. */
-  constructor(private readonly tarball: string) {
+  constructor(readonly tarball: string) {
     this.work = mkdtempSync(path.join(tmpdir(), 'pg-newcomer-'));
     this.dir = path.join(this.work, 'shop');
     mkdirSync(this.dir);
@@ -229,6 +239,32 @@ export class Newcomer {
     this.timings.push({step: `write ${name}`, ms: Date.now() - t0, extra});
   }
 
+  /**
+   * Makes the (empty) project folder a copy of `from`, timed as `label`: its own files
+   * copied (`cp -a`), node_modules hard-linked (`cp -al`, a tenth of a copy's time) but for
+   * npm's record of it, node_modules/.package-lock.json, which npm rewrites in place. npm
+   * replaces the packages it installs or removes, never writes into them, and nothing else
+   * the guides run writes there; scripts/run-pack-tests.mjs checks that `from`'s node_modules
+   * is unchanged after the run. `from` must sit as deep below the temporary folder as this
+   * project does: npm wrote the tarball's place in package.json relative to it.
+   */
+  copyFrom(from: string, label: string): void {
+    const t0 = Date.now();
+    if (path.dirname(path.dirname(from)) !== path.dirname(this.work)) {
+      throw new Error(`${from} is not a project folder beside ${this.dir}`);
+    }
+    for (const entry of readdirSync(from)) {
+      const flags = entry === 'node_modules' ? '-al' : '-a';
+      execFileSync('cp', [flags, path.join(from, entry), path.join(this.dir, entry)]);
+    }
+    const record = path.join(this.dir, 'node_modules/.package-lock.json');
+    if (existsSync(record)) {
+      rmSync(record);
+      copyFileSync(path.join(from, 'node_modules/.package-lock.json'), record);
+    }
+    this.timings.push({step: label, ms: Date.now() - t0});
+  }
+
   read(name: string): string {
     return readFileSync(path.join(this.dir, name), 'utf8');
   }
@@ -262,12 +298,48 @@ export function stepsBefore(steps: readonly GuideStep[], command: string): Guide
   return steps.slice(0, at === -1 ? steps.length : at);
 }
 
+/** first-payment.md's steps 1 to 4: the packages, the files, the bundled page. */
+export const firstPaymentSteps = (): GuideStep[] =>
+  stepsBefore(guideSteps('first-payment.md'), 'npx tsc --noEmit');
+
+/** The SHA-256 of a file (the tarball a prepared project was installed from), hex. */
+export const sha256Of = (file: string): string =>
+  createHash('sha256').update(readFileSync(file)).digest('hex');
+
+/**
+ * A first-payment project made once per run (scripts/run-pack-tests.mjs makes it with
+ * test/pack/prepare-first-payment.ts, and names it in install.json): its folder, and the
+ * hash of the tarball it installed.
+ */
+export interface PreparedProject {
+  dir: string;
+  tarballSha256: string;
+}
+
 /**
  * The project of first-payment.md, as far as its step 4 (the packages, the files, the bundled
- * page): where the guides that say they start from it start.
+ * page): where the guides that say they start from it start. With `prepared` (made once per
+ * run from the same tarball: its hash must match), a copy of it (Newcomer.copyFrom: each
+ * guide's own steps change only its copy); without, the steps done here. The whole guide is done
+ * from `npm init -y` by newcomer-first-payment.test.ts.
  */
-export function firstPaymentProject(shop: Newcomer): void {
-  doSteps(shop, stepsBefore(guideSteps('first-payment.md'), 'npx tsc --noEmit'));
+export function firstPaymentProject(shop: Newcomer, prepared?: PreparedProject): void {
+  if (!prepared) {
+    doSteps(shop, firstPaymentSteps());
+    return;
+  }
+  if (prepared.tarballSha256 !== sha256Of(shop.tarball)) {
+    throw new Error(`${prepared.dir} was installed from another tarball than ${shop.tarball}`);
+  }
+  shop.copyFrom(prepared.dir, "copy of first-payment.md's project, steps 1-4 (made once)");
+  // npm wrote the tarball's place relative to the project (`file:../../…`): it must still
+  // resolve from the copy, for the guides' own npm installs.
+  const spec = (JSON.parse(shop.read('package.json')) as {dependencies: Record<string, string>})
+    .dependencies['pg-checkout'];
+  const file = spec?.startsWith('file:') ? path.resolve(shop.dir, spec.slice(5)) : undefined;
+  if (!file || sha256Of(file) !== prepared.tarballSha256) {
+    throw new Error(`the copy's pg-checkout (${spec}) is not the packed tarball`);
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import {createServer, type IncomingMessage, type Server, type ServerResponse} fr
 import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import {pathToFileURL} from 'node:url';
+import type {PreparedProject} from './newcomer.js';
 
 export interface Packed {
   tarball: string;
@@ -22,6 +23,11 @@ export interface Packed {
   /** An app with the tarball and hono, pino, zod, @hono/node-server. */
   server: string;
   browserInstall: {ms: number; bytes: number; packages: string[]};
+  /**
+   * first-payment.md's project as far as its step 4, made once for this run when a guide
+   * that starts from it is among the tests (test/pack/prepare-first-payment.ts).
+   */
+  firstPayment?: PreparedProject;
 }
 
 const dir = process.env['PG_PACK_DIR'];

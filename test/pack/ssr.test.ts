@@ -12,7 +12,7 @@ import {createServer, type Server} from 'node:http';
 import type {AddressInfo} from 'node:net';
 import path from 'node:path';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../scripts/chromium.mjs';
+import {sharedChromium} from '../../scripts/chromium.mjs';
 import {installedPackage, packed, runNode} from './packed.js';
 
 const app = packed.server;
@@ -53,7 +53,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 
 after(async () => {

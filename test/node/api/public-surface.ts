@@ -21,9 +21,15 @@ export const ENTRIES = {
 
 export type Entry = keyof typeof ENTRIES;
 
-/** `value:name` or `type:name` for every export of every entry, sorted. */
-export function publicSurface(root: string): Record<Entry, string[]> {
-  const files = Object.values(ENTRIES).map((f) => path.join(root, f));
+/**
+ * `value:name` or `type:name` for every export of every entry (or of the entries `only`
+ * names: a program of fewer files), sorted.
+ */
+export function publicSurface<E extends Entry = Entry>(
+  root: string,
+  only: readonly E[] = Object.keys(ENTRIES) as E[],
+): Record<E, string[]> {
+  const files = only.map((entry) => path.join(root, ENTRIES[entry]));
   const program = ts.createProgram(files, {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -34,8 +40,9 @@ export function publicSurface(root: string): Record<Entry, string[]> {
     types: ['node'],
   });
   const checker = program.getTypeChecker();
-  const surface = {} as Record<Entry, string[]>;
-  for (const [entry, file] of Object.entries(ENTRIES) as [Entry, string][]) {
+  const surface = {} as Record<E, string[]>;
+  for (const entry of only) {
+    const file = ENTRIES[entry];
     const source = program.getSourceFile(path.join(root, file));
     const module = source && checker.getSymbolAtLocation(source);
     if (!module) throw new Error(`${file}: not a module`);
