@@ -29,8 +29,9 @@
 // the suites fail instead.
 import {spawn} from 'node:child_process';
 import {readdirSync} from 'node:fs';
+import {devNull} from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -187,6 +188,14 @@ async function main(args) {
       ...(tier === 'unit' ? ['--import', './test/node/unit-guard.mjs'] : []),
       '--test',
       '--test-reporter=spec',
+      // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
+      ...(process.env.PG_TEST_TIMES
+        ? [
+            '--test-reporter-destination=stdout',
+            `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs'))}`,
+            `--test-reporter-destination=${devNull}`,
+          ]
+        : []),
       // The unit tier's files wait on loopback more than they compute: two at a time.
       ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
       ...files,
