@@ -112,8 +112,11 @@ export function tierBreaches({
         if (rule.test.test(source) && !(halved && rule.halvesMay))
           breaches.push(`${rel}: ${rule.what}, in ${chain.join(' → ')}`);
       }
-      // Product code (src/, sandbox/, server-example/) is followed only for child processes.
+      // Product code (src/, sandbox/, server-example/) is read only for child processes. The
+      // repository's own tools (scripts/) are not followed: a test may read their lists and
+      // functions, and the run-time guard refuses a process one of them would start.
       for (const next of localImports(file, source)) {
+        if (path.relative(baseDir, next).startsWith(`scripts${path.sep}`)) continue;
         const nextRel = path.relative(baseDir, next).split(path.sep).join('/');
         if (seen.has(next) || CONSTANTS_ONLY[`${relFile} → ${nextRel}`]) continue;
         seen.set(next, [...chain, nextRel]);
