@@ -129,11 +129,15 @@ describe('a late create is charged once', () => {
     test(`held past the client timeout, then ${fault ?? 'answered'}: one charge, paying again during and after`, async (t) => {
       let skew = 0;
       const held = keepingFirstCreate();
+      // The first pay goes to an instance whose client gives up after 300 ms (the create is
+      // held until released: it always does); the customer's next pays reach another
+      // instance on the same store, whose client waits as long as a loaded machine needs.
       const c = await companion('late', {
         timeoutMs: 300,
         clock: () => Date.now() + skew,
         gatewayFetch: held.gatewayFetch,
       });
+      const next = await companion('late', {clock: () => Date.now() + skew}, c.store);
       const ref = `late-${fault ?? 'ok'}`;
       sandbox.clearFaults();
       // Held until released (faultDelay above): past the client's 300 ms, however long.
@@ -143,16 +147,16 @@ describe('a late create is charged once', () => {
         const first = await payHttp(c.url, payBody(ref, `${ref}-1`));
         assert.equal(first.json['code'], 'not_confirmed', 'the client gave up: unknown');
         // The customer pays again while the gateway still holds the first create.
-        const during = await payHttp(c.url, payBody(ref, `${ref}-2`));
+        const during = await payHttp(next.url, payBody(ref, `${ref}-2`));
         assert.equal(during.json['code'], 'not_confirmed', 'P-409, not found yet: still unknown');
         // The gateway finishes the held create (and its fault) now.
         releaseHeld();
         await held.answered();
         // Hours later — longer than any window — the customer pays once more.
         skew += 3 * 3600_000;
-        const later = await payHttp(c.url, payBody(ref, `${ref}-3`));
+        const later = await payHttp(next.url, payBody(ref, `${ref}-3`));
         assert.equal(later.json['outcome'], 'success');
-        const status = await statusHttp(c.url, ref);
+        const status = await statusHttp(next.url, ref);
         assert.equal(status.json['state'], 'success');
         const seen = sandboxCharges(sandbox, ref);
         t.diagnostic(
