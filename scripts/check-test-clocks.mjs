@@ -2,8 +2,9 @@
 // on a clock it moves itself (the sandbox's, the elements' ManualClock, node:test's mock
 // timers), and asserts nothing on elapsed wall time — timing goals belong to `npm run bench`.
 // This finds, in every test file (test/), what breaks that: a wait on time (`setTimeout(`,
-// `setInterval(`, `sleep(`, `delay(`) and a reading of the wall clock (`Date.now()`,
-// `performance.now()`, the start of an elapsed-time bound). Comment lines are not read.
+// `setInterval(`, `sleep(`, `delay(`, the sandbox's `delay=<ms>` fault) and a reading of the
+// wall clock (`Date.now()`, `performance.now()`, the start of an elapsed-time bound).
+// Comment lines are not read.
 //
 // The uses there are today are listed below, per file, each with its reason: LEGITIMATE
 // (the fake clocks themselves, a timestamp that is data, a watchdog that only ends a hung
@@ -26,6 +27,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const CLOCK_PATTERNS = [
   {what: 'a wait on time', test: /\b(?:setTimeout|setInterval|sleep|delay)\(/},
   {what: 'a wall-clock reading', test: /\b(?:Date|performance)\.now\(\)/},
+  // The sandbox waits out a `delay=<ms>` fault in real time unless it was given a faultDelay.
+  {what: "a sandbox 'delay' fault", test: /['"`]delay=/},
 ];
 
 /** The uses of `CLOCK_PATTERNS` in `source`: `{line, what, text}` each. */
@@ -89,7 +92,23 @@ export function clockBreaches(allowed, baseDir = root) {
 
 /** Uses that are right where they are, each with why. */
 export const LEGITIMATE = {
-  'test/node/tiers/checks.test.ts': {uses: 8, why: "this check's own cases, as strings"},
+  'test/node/sandbox/faults.test.ts': {
+    uses: 4,
+    why: "the sandbox's delay fault is what these tests test",
+  },
+  'test/node/sandbox/order-ids.test.ts': {
+    uses: 3,
+    why: 'holds released by the test (faultDelay); delays that only spread arrivals out, the answers not depending on them',
+  },
+  'test/node/checkout/sandbox.test.ts': {
+    uses: 1,
+    why: 'a delay fault held until the test releases it (faultDelay)',
+  },
+  'test/node/checkout/crash-unconfirmed.test.ts': {
+    uses: 1,
+    why: 'a delay fault held until the test releases it (faultDelay)',
+  },
+  'test/node/tiers/checks.test.ts': {uses: 9, why: "this check's own cases, as strings"},
   'test/browser/fixtures/acs.js': {
     uses: 1,
     why: "the stand-in bank page's own pause before it returns, as a bank's page does",
@@ -137,8 +156,8 @@ export const LEGITIMATE = {
     why: "the run's schema names made unique with the time",
   },
   'test/node/checkout/reliability.test.ts': {
-    uses: 3,
-    why: 'injected clocks: the wall time plus a skew the test moves (the client timeout they sit beside is real)',
+    uses: 4,
+    why: 'injected clocks: the wall time plus a skew the test moves (the client timeout they sit beside is real); a delay fault held until the test releases it (faultDelay)',
   },
   'test/node/checkout/saved-cards.test.ts': {uses: 1, why: 'an injected clock four years ahead'},
   'test/node/checkout/backpressure.test.ts': {
@@ -189,12 +208,12 @@ export const PENDING = {
   'test/e2e/harness.ts': {uses: 3, why: 'a poll every 250 ms with a deadline'},
   'test/node/bench/children.test.ts': {uses: 1, why: 'a poll every 50 ms for a process to end'},
   'test/node/checkout/backends.ts': {
-    uses: 1,
-    why: "the stub gateway's 'slow' fault: 30 ms to make requests overlap (a gate would make it certain)",
+    uses: 2,
+    why: "the 'slow' fault: 30 ms (stub gateway, sandbox delay) to make requests overlap (a gate would make it certain)",
   },
   'test/node/checkout/graceful-close.test.ts': {
-    uses: 7,
-    why: "a 30 s start watchdog, waits between a rush's requests, polls",
+    uses: 8,
+    why: "a 30 s start watchdog, waits between a rush's requests, polls, a 300 ms delay fault",
   },
   'test/node/checkout/guard-details.test.ts': {
     uses: 4,
@@ -205,12 +224,12 @@ export const PENDING = {
     why: "eventually(): a poll with a deadline; a flood's elapsed seconds for its diagnostic",
   },
   'test/node/checkout/multi-instance.ts': {
-    uses: 16,
-    why: 'start deadlines and polls, kill timers, waits between steps, timings for diagnostics',
+    uses: 17,
+    why: 'start deadlines and polls, kill timers, waits between steps, timings for diagnostics, a 1.5 s delay fault',
   },
   'test/node/checkout/multiprocess.test.ts': {
-    uses: 3,
-    why: 'a 20 s listen watchdog, a kill timer, a 500 ms wait',
+    uses: 4,
+    why: 'a 20 s listen watchdog, a kill timer, a 500 ms wait, a 2.5 s delay fault',
   },
   'test/node/checkout/pgbouncer.ts': {
     uses: 4,

@@ -111,6 +111,7 @@ describe('the clock check', () => {
         'const started = performance.now(); // and a trailing sleep( comment',
         'assert.ok(Date.now() - t0 < 250);',
         'await once(socket, "close");',
+        "sandbox.addFault({match, fault: 'delay=1500', times: 1});",
       ].join('\n'),
     );
     assert.deepEqual(
@@ -120,6 +121,7 @@ describe('the clock check', () => {
         [7, 'a wait on time'],
         [8, 'a wall-clock reading'],
         [9, 'a wall-clock reading'],
+        [11, "a sandbox 'delay' fault"],
       ],
     );
   });
