@@ -2,30 +2,44 @@
 // tsx. Node 20 does not expand globs for --test, so the files are found here. Arguments
 // narrow the run to files whose path contains one of them (`npm run test:node -- webhook`).
 //
-//   node scripts/run-node-tests.mjs [--unit] [--watch] [filter…]
+//   node scripts/run-node-tests.mjs [--unit | --integration | --rest] [--watch] [filter…]
 //
-// `--unit` (`npm run test:unit`) leaves out the slow tiers named in SLOW_TIERS below — the
-// type-check, packaging, documentation and end-to-end suites — and runs what is left two
-// files at a time: the loop a contributor runs after each change, in under two minutes.
+// The tiers, by what a test needs (the files' tiers are named in SLOW_TIERS below; a file
+// named nowhere is a unit test):
+// - `--unit` (`npm run test:unit`): in-process only — no child process, no PostgreSQL server,
+//   no network beyond loopback inside the test's own process — two files at a time: the loop
+//   a contributor runs after each change. `npm run lint` checks that its files reach neither
+//   a child process nor PostgreSQL (scripts/check-test-tiers.mjs), and the run refuses to
+//   start a child process (test/node/unit-guard.mjs). A file with a PostgreSQL half besides
+//   its SQLite one (POSTGRES_HALVES) runs here with that half skipped (TEST_TIER=unit).
+// - `--integration` (`npm run test:integration`): several processes, PostgreSQL, PgBouncer,
+//   the example as a process; and the PostgreSQL halves of POSTGRES_HALVES (their in-process
+//   halves skipped: the unit tier ran them). One file at a time: they share the database
+//   server and start processes whose deadlines a second file's load would stretch.
+// - `--rest`: the other slow tiers — type-checks, packaging, documentation, and the Node
+//   tests that drive Chromium.
+// - no tier flag (`npm run test:node`): every file, each whole.
 // `--watch` (`npm run test:watch`: the unit tier) keeps running and, when a file changes,
 // runs again the test files that import it (Node's --watch follows each file's imports,
-// through tsx); a new test file needs a restart. One file alone, the fastest loop:
-// `node --import tsx --test test/node/checkout/app.test.ts`. `npm test` runs every tier.
+// through tsx); a new test file needs a restart. One file alone, the fastest loop, runs all
+// of it: `node --import tsx --test test/node/checkout/app.test.ts`. `npm test` runs every tier.
 //
 // The PostgreSQL suites need a server at PG_TEST_URL (default the local one): without
 // one they are skipped, said here in one line — unless PG_TEST_REQUIRED=1 (.ci/run), where
 // the suites fail instead.
 import {spawn} from 'node:child_process';
 import {readdirSync} from 'node:fs';
+import {devNull} from 'node:os';
 import path from 'node:path';
-import {fileURLToPath} from 'node:url';
+import {fileURLToPath, pathToFileURL} from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * The files `--unit` leaves out, each a path or a folder under test/node/ with its tier.
- * What is left is the unit tier: the modules in-process, over loopback HTTP, on SQLite files
- * and PostgreSQL, against the in-process sandbox.
+ * The files `--unit` leaves out, each a path or a folder under test/node/ with its tier:
+ * 'integration' (`--integration`), or another slow tier (`--rest`). What is left is the unit
+ * tier: the modules in-process, over loopback HTTP inside the test's process, on SQLite
+ * files, against the in-process sandbox.
  */
 export const SLOW_TIERS = {
   // Documentation: builds the site with VitePress and drives it in Chromium; type-checks
@@ -41,32 +55,80 @@ export const SLOW_TIERS = {
   'frameworks/types.test.ts': 'type-check',
   'frameworks/example.test.ts': 'end-to-end',
   'frameworks/ssr.test.ts': 'end-to-end',
-  // End to end: Chromium on the sandbox's 3-D Secure page; the example, the companion and the
-  // benchmarks' children as real processes, started, killed, restarted and shut down; a
-  // flood of 10,000 webhooks, at the example and at the companion.
+  // End to end: Chromium on the sandbox's 3-D Secure page.
   'sandbox/browser.test.ts': 'end-to-end',
-  'checkout/multi-instance.test.ts': 'end-to-end',
-  'checkout/multi-instance-pgbouncer.test.ts': 'end-to-end',
-  'checkout/multiprocess.test.ts': 'end-to-end',
-  'checkout/rejected-webhooks-flood.test.ts': 'end-to-end',
-  'checkout/security-reports-flood.test.ts': 'end-to-end',
-  'example/two-machines.test.ts': 'end-to-end',
-  'example/shutdown.test.ts': 'end-to-end',
-  'example/shutdown-accept.test.ts': 'end-to-end',
-  'example/server-timeouts.test.ts': 'end-to-end',
-  'example/connections.test.ts': 'end-to-end',
-  'example/webhook-flood.test.ts': 'end-to-end',
-  'example/database-env.test.ts': 'end-to-end',
-  'example/main-log.test.ts': 'end-to-end',
-  'bench/children.test.ts': 'end-to-end',
+  // Integration: the example, the companion and the benchmarks' children as real processes,
+  // started, killed, restarted and shut down; a flood of 10,000 webhooks, at the example and
+  // at the companion; several instances on one PostgreSQL database, through PgBouncer.
+  'checkout/multi-instance.test.ts': 'integration',
+  'checkout/multi-instance-pgbouncer.test.ts': 'integration',
+  'checkout/multiprocess.test.ts': 'integration',
+  'checkout/rejected-webhooks-flood.test.ts': 'integration',
+  'checkout/security-reports-flood.test.ts': 'integration',
+  'example/two-machines.test.ts': 'integration',
+  'example/shutdown.test.ts': 'integration',
+  'example/shutdown-accept.test.ts': 'integration',
+  'example/server-timeouts.test.ts': 'integration',
+  'example/webhook-flood.test.ts': 'integration',
+  'example/database-env.test.ts': 'integration',
+  'example/main-log.test.ts': 'integration',
+  'bench/children.test.ts': 'integration',
+  // Integration: a companion killed mid-payment and restarted (crash-unconfirmed), two
+  // instances sent SIGTERM mid-rush (graceful-close), the migrations run from a second
+  // process (postgres-store), the example as a process (connections), the sandbox's command
+  // line (cli); PostgreSQL alone: a pool held across the gateway, the database going away,
+  // PgBouncer in transaction mode.
+  'checkout/crash-unconfirmed.test.ts': 'integration',
+  'checkout/graceful-close.test.ts': 'integration',
+  'checkout/postgres-store.test.ts': 'integration',
+  'checkout/pool-across-gateway.test.ts': 'integration',
+  'checkout/store-unavailable.test.ts': 'integration',
+  'checkout/pgbouncer.test.ts': 'integration',
+  'example/connections.test.ts': 'integration',
+  'sandbox/cli.test.ts': 'integration',
 };
 
-/** The test files of a run: all, or the unit tier's; narrowed by `filters` (parts of paths). */
-export function testFiles({unit = false, filters = []} = {}) {
+/**
+ * Unit-tier files with a PostgreSQL half beside their in-process one, reached only through
+ * test/node/checkout/postgres.ts: the unit tier runs them with that half skipped, and the
+ * integration tier runs them again with only that half (`PG_TIER_SKIP`, `IN_PROCESS_SKIP` in
+ * postgres.ts). scripts/check-test-tiers.mjs keeps this list exact.
+ */
+export const POSTGRES_HALVES = [
+  'checkout/card-testing.test.ts',
+  'checkout/migrations.test.ts',
+  'checkout/never-double.test.ts',
+  'checkout/saved-card-limits.test.ts',
+  'checkout/saved-cards-store.test.ts',
+  'checkout/security-reports.test.ts',
+  'checkout/store-drift.test.ts',
+  'checkout/store.test.ts',
+  'checkout/stored-tokens.test.ts',
+  'checkout/token-migration.test.ts',
+];
+
+/** The tier of a file under test/node/: 'unit', 'integration', or another slow tier's name. */
+export function tierOf(file) {
+  const slow = Object.keys(SLOW_TIERS).find((prefix) => file.startsWith(prefix));
+  return slow ? SLOW_TIERS[slow] : 'unit';
+}
+
+/**
+ * The test files of a run: all (`tier` undefined), one tier's ('unit', 'integration' — with
+ * the POSTGRES_HALVES — or 'rest'); narrowed by `filters` (parts of paths).
+ */
+export function testFiles({tier, unit = false, filters = []} = {}) {
+  const wanted = tier ?? (unit ? 'unit' : undefined);
   return readdirSync(path.join(root, 'test/node'), {recursive: true})
     .map((f) => String(f).split(path.sep).join('/'))
     .filter((f) => f.endsWith('.test.ts'))
-    .filter((f) => !unit || !Object.keys(SLOW_TIERS).some((slow) => f.startsWith(slow)))
+    .filter((f) => {
+      const t = tierOf(f);
+      if (wanted === undefined) return true;
+      if (wanted === 'integration') return t === 'integration' || POSTGRES_HALVES.includes(f);
+      if (wanted === 'rest') return t !== 'unit' && t !== 'integration';
+      return t === wanted;
+    })
     .map((f) => path.join('test/node', f))
     .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
     .sort();
@@ -77,10 +139,10 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 }
 
 async function main(args) {
-  const unit = args.includes('--unit');
+  const tier = ['unit', 'integration', 'rest'].find((t) => args.includes(`--${t}`));
   const watch = args.includes('--watch');
-  const filters = args.filter((a) => a !== '--unit' && a !== '--watch');
-  const files = testFiles({unit, filters});
+  const filters = args.filter((a) => !/^--(?:unit|integration|rest|watch)$/.test(a));
+  const files = testFiles({tier, filters});
 
   if (files.length === 0) {
     console.error('run-node-tests: no test files found under test/node');
@@ -104,8 +166,14 @@ async function main(args) {
     }
   }
 
-  const env = {...process.env};
-  const missing = await postgresMissing();
+  // postgres.ts reads the tier: the unit tier skips the PostgreSQL halves without asking the
+  // server; the integration tier skips the in-process halves the unit tier ran.
+  const env = {...process.env, TEST_TIER: tier ?? 'all'};
+  if (tier === 'unit') {
+    // No PostgreSQL in the unit tier: a test that connects anyway meets no server.
+    env.PG_TEST_URL = 'postgres://unit-tier-has-no-postgresql.invalid/test';
+  }
+  const missing = tier === 'unit' ? undefined : await postgresMissing();
   if (missing) {
     env.PG_TEST_SKIP = `no PostgreSQL at ${PG_TEST_URL} (${missing})`;
     console.log(
@@ -119,10 +187,20 @@ async function main(args) {
       ...(watch ? ['--watch'] : []),
       '--import',
       'tsx',
+      // The unit tier refuses a child process in a test file's process.
+      ...(tier === 'unit' ? ['--import', './test/node/unit-guard.mjs'] : []),
       '--test',
       '--test-reporter=spec',
+      // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
+      ...(process.env.PG_TEST_TIMES
+        ? [
+            '--test-reporter-destination=stdout',
+            `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs'))}`,
+            `--test-reporter-destination=${devNull}`,
+          ]
+        : []),
       // The unit tier's files wait on loopback more than they compute: two at a time.
-      ...(unit ? ['--test-concurrency=2'] : []),
+      ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
       ...files,
     ],
     {cwd: root, stdio: 'inherit', env},

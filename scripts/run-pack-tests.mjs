@@ -1,11 +1,12 @@
 // `npm run test:pack`: the package as merchants get it. Copies the working tree to a
 // temporary folder (so a build running in the tree meanwhile cannot pull dist/ away) and
-// builds it there, packs it with `npm pack`, installs the tarball into two fresh apps
-// outside the repo - a browser-only one (`npm i <tarball>`, timed and measured: the
-// figures go to install.json and are printed) and a server one (with the optional peers
-// the server, the sandbox and pg-checkout/ssr need) - makes first-payment.md's project (steps
-// 1-4) once when a guide that starts from it is to run - then runs test/pack/*.test.ts
-// against them with PG_PACK_DIR set. The apps resolve pg-checkout, Lit and the peers from their own
+// builds it there (under `npm test`, which has just built, it takes the tree's build),
+// packs it with `npm pack`, installs the tarball into two fresh apps outside the repo - a
+// browser-only one (`npm i <tarball>`, timed and measured: the figures go to install.json
+// and are printed) and a server one (with the optional peers the server, the sandbox and
+// pg-checkout/ssr need) - makes first-payment.md's project (steps 1-4) once when a guide
+// that starts from it is to run - then runs test/pack/*.test.ts against them with
+// PG_PACK_DIR set. The apps resolve pg-checkout, Lit and the peers from their own
 // node_modules, never from the repo's; the bundlers and Playwright come from the repo, and
 // the files that drive Chromium share one, started here (PG_CHROMIUM_WS).
 // Arguments narrow the run to test files whose name contains one of them. The folder is
@@ -13,6 +14,7 @@
 import {execFileSync, spawn} from 'node:child_process';
 import {
   copyFileSync,
+  cpSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -66,7 +68,13 @@ for (const file of listed.split('\0').filter(Boolean)) {
   copyFileSync(from, path.join(tree, file));
 }
 symlinkSync(path.join(root, 'node_modules'), path.join(tree, 'node_modules'), 'dir');
-quiet(process.execPath, ['scripts/build.mjs'], tree);
+if (process.env.PG_TEST_BUILT === '1') {
+  // `npm test` has just built the tree, and no tier builds while it runs: the copy takes it.
+  for (const built of ['dist', 'custom-elements.json'])
+    cpSync(path.join(root, built), path.join(tree, built), {recursive: true});
+} else {
+  quiet(process.execPath, ['scripts/build.mjs'], tree);
+}
 
 // 2. The tarball, as `npm publish` would make it (prepack, the build, has just run).
 const packed = JSON.parse(

@@ -1,70 +1,156 @@
-// `npm test`: every suite in turn — Node (test:node), browser (test:browser), the packed
-// package as merchants install it (test:pack), end-to-end (test:e2e) — with their output
-// passed through as it comes, then one closing line that counts the tests of all four:
-// `all suites: N passed, N failed`. Stops at the first suite that fails, as `a && b && c`
-// would, and exits with its code. On a checkout that was never built (`npm install &&
-// npm test`, as the README allows) it builds first: the documentation tests read the
-// package build (test/node/docs/site.ts), which the other suites make for themselves.
-import {execFileSync, spawn} from 'node:child_process';
-import {existsSync} from 'node:fs';
-import {stripVTControlCharacters} from 'node:util';
-import {PACKAGE_BUILD_FILES} from './package-build.mjs';
+// `npm test`: every tier — unit (test:unit), integration (test:integration), the other Node
+// tiers (type-checks, packaging, documentation, the Node tests that drive Chromium), browser
+// (test:browser), the packed package as merchants install it (test:pack), end-to-end
+// (test:e2e) — after ONE build of the package, which every tier then reads (PG_TEST_BUILT=1
+// tells the runners not to build again). The tiers run in waves (WAVES below): the tiers of
+// a wave side by side, as they share no resource, each wave after the last. A tier that
+// fails does not stop the others: they all run, and the run exits non-zero.
+//
+// At the end: each tier's time and counts, the ten slowest Node test files, and one closing
+// line that counts the tests of all tiers, `all suites: N passed, N failed` (then `, N
+// skipped` when some were; CI reads that shape). Cancelled tests (cut short: a timeout, a
+// parent that failed) count as failed; todo tests count as skipped. A tier that failed
+// without a count of failed tests still adds one.
+//
+// `PG_TEST_SERIAL=1` runs the tiers one after another, their output passed through as it
+// comes. `PG_TEST_BUILT=1` (the build has just run) skips the build here too.
+import {spawn, spawnSync} from 'node:child_process';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
+import {tmpdir} from 'node:os';
+import path from 'node:path';
+import {closingLine, counter, newTally, slowestFiles} from './test-summary.mjs';
 
-const SUITES = ['test:node', 'test:browser', 'test:pack', 'test:e2e'];
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-let passed = 0;
-let failed = 0;
 
-/** Runs one suite, echoing its output and adding up the counts its runners print. */
-function runSuite(name) {
+/** The tiers, each with the command that runs it. */
+const TIERS = {
+  unit: [npm, ['run', '--silent', 'test:unit']],
+  integration: [npm, ['run', '--silent', 'test:integration']],
+  'node-rest': [process.execPath, ['scripts/run-node-tests.mjs', '--rest']],
+  browser: [npm, ['run', '--silent', 'test:browser']],
+  pack: [npm, ['run', '--silent', 'test:pack']],
+  e2e: [npm, ['run', '--silent', 'test:e2e']],
+};
+
+/**
+ * The order of the run: the tiers of a wave run side by side. What each must not share:
+ * - integration runs alone: it holds the PostgreSQL test database's server busy and starts
+ *   processes (the example, companions, PgBouncer) whose start and close deadlines a second
+ *   tier's load beside it would stretch, on a two-core machine.
+ * - unit (in-process, loopback inside its own processes, temporary folders) beside pack (a
+ *   copy of the tree in a temporary folder, installs and bundles mostly waiting on the disk).
+ * - browser (its own server on a free port, three engines, WebKit in a private X display)
+ *   alone: it keeps both cores busy by itself.
+ * - node-rest (the documentation site built into a temporary folder, Chromium) beside e2e
+ *   (the demo on a free port, a temporary DATA_DIR, Chromium).
+ */
+const WAVES = [['unit', 'pack'], ['integration'], ['browser'], ['node-rest', 'e2e']];
+
+/**
+ * Runs one tier, counting what its runners print; its output goes to `out` as it comes
+ * (live) or is kept and written whole when the tier ends (beside another tier).
+ */
+function runTier(name, {live, env}) {
+  const tally = newTally(name);
+  const [command, args] = TIERS[name];
+  const started = performance.now();
+  const kept = [];
+  const write = (text) => (live ? process.stdout.write(text) : kept.push(text));
+  if (!live) console.log(`npm test: ${name} started (its output follows when it ends)`);
+  else console.log(`\n── ${name} ──`);
   return new Promise((resolve) => {
-    const child = spawn(npm, ['run', '--silent', name], {stdio: ['ignore', 'pipe', 'inherit']});
+    const child = spawn(command, args, {stdio: ['ignore', 'pipe', 'pipe'], env});
+    const count = counter(tally);
     let pending = '';
-    // web-test-runner redraws one progress line per engine: keep the last of each.
-    const browserCounts = new Map();
-    const count = (line) => {
-      const node = /^ℹ (pass|fail) (\d+)$/.exec(line);
-      if (node) {
-        if (node[1] === 'pass') passed += Number(node[2]);
-        else failed += Number(node[2]);
-        return;
-      }
-      const plain = stripVTControlCharacters(line); // without the cursor moves
-      const wtr = /(\w+): *\|[^|]*\| *\d+\/\d+ test files \| (\d+) passed, (\d+) failed/.exec(
-        plain,
-      );
-      if (wtr) browserCounts.set(wtr[1], [Number(wtr[2]), Number(wtr[3])]);
-    };
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
+      write(chunk);
       const lines = (pending + chunk.toString('utf8')).split(/\r?\n|\r/);
       pending = lines.pop() ?? '';
-      lines.forEach(count);
+      lines.forEach(count.line);
     });
+    child.stderr.on('data', (chunk) => (live ? process.stderr.write(chunk) : kept.push(chunk)));
     child.on('close', (code, signal) => {
-      count(pending);
-      for (const [pass, fail] of browserCounts.values()) {
-        passed += pass;
-        failed += fail;
+      count.line(pending);
+      count.end();
+      tally.ms = performance.now() - started;
+      tally.code = signal ? 1 : (code ?? 1);
+      if (!live) {
+        console.log(`\n── ${name} ──`);
+        for (const text of kept) process.stdout.write(text);
       }
-      resolve(signal ? 1 : (code ?? 1));
+      console.log(`npm test: ${name} ${tally.code === 0 ? 'passed' : 'FAILED'}`);
+      resolve(tally);
     });
   });
 }
 
-const missing = PACKAGE_BUILD_FILES.filter((file) => !existsSync(file));
-if (missing.length > 0) {
-  console.log(`npm test: ${missing.join(', ')} missing: building the package first`);
-  execFileSync(process.execPath, ['scripts/build.mjs'], {stdio: 'inherit'});
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+async function main() {
+  const serial = process.env.PG_TEST_SERIAL === '1';
+  const scratch = mkdtempSync(path.join(tmpdir(), 'pg-npm-test-'));
+  const timesFile = path.join(scratch, 'times.jsonl');
+  const tallies = [];
+
+  const buildStarted = performance.now();
+  if (process.env.PG_TEST_BUILT !== '1') {
+    console.log('npm test: building the package once (npm run build); every tier reads it');
+    const built = spawnSync(process.execPath, ['scripts/build.mjs'], {stdio: 'inherit'});
+    const build = newTally('build');
+    build.ms = performance.now() - buildStarted;
+    build.code = built.status ?? 1;
+    tallies.push(build);
+    if (build.code !== 0) {
+      // Every tier reads the build: without it they would only fail for that reason.
+      console.log('\nnpm test: the build failed; no tier ran');
+      console.log(`\nall suites: 0 passed, 1 failed`);
+      process.exit(1);
+    }
+  }
+  const env = {...process.env, PG_TEST_BUILT: '1', PG_TEST_TIMES: timesFile};
+
+  const started = performance.now();
+  for (const wave of serial ? WAVES.flat().map((t) => [t]) : WAVES) {
+    const results = await Promise.all(
+      wave.map((name, i) => runTier(name, {live: wave.length === 1 || (serial && i === 0), env})),
+    );
+    tallies.push(...results);
+  }
+  const total = performance.now() - started;
+
+  console.log('\nnpm test: tiers');
+  for (const t of tallies) {
+    const counts =
+      t.name === 'build'
+        ? ''
+        : `${t.passed} passed, ${t.failed} failed, ${t.cancelled} cancelled, ${t.skipped} skipped, ${t.todo} todo`;
+    console.log(
+      `  ${t.name.padEnd(12)} ${seconds(t.ms).padStart(8)}  ${t.code === 0 ? 'ok    ' : 'FAILED'}  ${counts}`,
+    );
+  }
+  console.log(
+    `  ${'all tiers'.padEnd(12)} ${seconds(total).padStart(8)}  (waves: ${WAVES.map((w) => w.join(' + ')).join(', then ')})`,
+  );
+
+  let times = '';
+  try {
+    times = readFileSync(timesFile, 'utf8');
+  } catch {
+    // no Node tier wrote a time
+  }
+  const slow = slowestFiles(times);
+  if (slow.length > 0) {
+    console.log('\nnpm test: the ten slowest Node test files (time in their tests)');
+    for (const [file, ms] of slow)
+      console.log(`  ${seconds(ms).padStart(8)}  ${path.relative(process.cwd(), file)}`);
+  }
+  rmSync(scratch, {recursive: true, force: true});
+
+  const failedTiers = tallies.filter((t) => t.code !== 0).map((t) => t.name);
+  if (failedTiers.length > 0) console.log(`\nnpm test: failed tiers: ${failedTiers.join(', ')}`);
+  const {line, failed} = closingLine(tallies.filter((t) => t.name !== 'build'));
+  console.log(`\n${line}`);
+  process.exit(failedTiers.length > 0 || failed > 0 ? 1 : 0);
 }
 
-let exitCode = 0;
-for (const suite of SUITES) {
-  exitCode = await runSuite(suite);
-  if (exitCode !== 0) {
-    failed ||= 1; // a suite that failed without a count still failed
-    break;
-  }
-}
-console.log(`\nall suites: ${passed} passed, ${failed} failed`);
-process.exit(exitCode);
+await main();

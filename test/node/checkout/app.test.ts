@@ -468,7 +468,9 @@ describe('onPaymentUpdate and the outbox', () => {
     }
   });
 
-  test('deliveries are marked with the next claim, one store call instead of two per run', async () => {
+  test('deliveries are marked with the next claim, one store call instead of two per run', async (t) => {
+    // The mark's own run waits MARK_DELAY_MS on a timer: on the test's clock.
+    t.mock.timers.enable({apis: ['setTimeout']});
     const store = new SqlitePaymentStore(':memory:');
     const calls: string[] = [];
     for (const name of [
@@ -479,14 +481,18 @@ describe('onPaymentUpdate and the outbox', () => {
       const real = (store[name] as (...a: unknown[]) => Promise<unknown>).bind(store);
       (store as unknown as Record<string, unknown>)[name] = (...args: unknown[]) => {
         calls.push(name);
-        return real(...args);
+        const done = real(...args);
+        if (calls.length === 4) void done.then(() => fourthDone());
+        return done;
       };
     }
-    const {app, updates} = inProcessApp(store, new StubGateway());
+    let fourthDone = () => {};
+    const fourth = new Promise<void>((resolve) => (fourthDone = resolve));
+    const {app, updates, delivered} = inProcessApp(store, new StubGateway());
     for (const n of [1, 2, 3]) {
       await pay(app, payBody(`mk-${n}`, `att-mk${n}`));
-      // The run the write kicked, on the next turn.
-      await new Promise((resolve) => setTimeout(resolve, 5));
+      // The run the write kicked, on the next turn, has handed it to the hook.
+      await delivered(n);
     }
     assert.deepEqual(
       updates.map((u) => u.orderRef),
@@ -499,11 +505,12 @@ describe('onPaymentUpdate and the outbox', () => {
       'claimOutboxAfterDelivery',
     ]);
     assert.equal((await store.pendingOutbox()).length, 1, 'the last delivery waits for a claim');
-    // Nothing else comes: the last one is marked a moment later, by a run of its own.
-    // (Waited for, not timed: a loaded machine may take longer than a moment.)
-    for (let waited = 0; (await store.pendingOutbox()).length > 0 && waited < 5000; waited += 25) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    // Nothing else comes: the last one is marked a moment later (MARK_DELAY_MS, 100 ms), by
+    // a run of its own: its claim is the fourth call.
+    // (After one more turn of the event loop: the last run has ended, and armed the timer.)
+    await new Promise((resolve) => setImmediate(resolve));
+    t.mock.timers.tick(100);
+    await fourth;
     assert.equal((await store.pendingOutbox()).length, 0);
     assert.equal(calls.length, 4);
     assert.deepEqual(updates.length, 3, 'nothing delivered twice');
@@ -514,7 +521,7 @@ describe('onPaymentUpdate and the outbox', () => {
     const gw = new StubGateway();
     const first = inProcessApp(store, gw);
     await pay(first.app, payBody('mc-1', 'att-mc1'));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await first.delivered(1);
     assert.deepEqual(
       first.updates.map((u) => u.orderRef),
       ['mc-1'],
@@ -532,9 +539,9 @@ describe('onPaymentUpdate and the outbox', () => {
 
   test('close marks what was delivered before it resolves', async () => {
     const store = new SqlitePaymentStore(':memory:');
-    const {app, updates} = inProcessApp(store, new StubGateway());
+    const {app, updates, delivered} = inProcessApp(store, new StubGateway());
     await pay(app, payBody('cl-1', 'att-cl1'));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await delivered(1);
     assert.equal(updates.length, 1);
     assert.equal((await store.pendingOutbox()).length, 1);
     await app.close();

@@ -44,7 +44,7 @@ import {
   tempStores,
   type Overrides,
 } from './helpers.js';
-import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
+import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 /** What the gateway does with the next create request of an order. */
 export type CreateFault =
@@ -123,6 +123,7 @@ function outcome(req: DirectPaymentRequestInput): PaymentRecord {
 export function inProcessAndStub(): Backend {
   return {
     name: "SQLite ':memory:', stub gateway",
+    skip: IN_PROCESS_SKIP,
     setup: async () => {},
     teardown: async () => {},
     async companion(overrides = {}) {
@@ -197,7 +198,11 @@ interface Stores {
 
 /** A SQLite file in a temporary folder and the real sandbox over HTTP. */
 export function sqliteAndSandbox(): Backend {
-  return sandboxBackend('SQLite store, sandbox over HTTP', () => tempStores('pg-never-double'));
+  return sandboxBackend(
+    'SQLite store, sandbox over HTTP',
+    () => tempStores('pg-never-double'),
+    IN_PROCESS_SKIP,
+  );
 }
 
 /** PostgreSQL (a schema per companion, dropped after) and the real sandbox over HTTP. */

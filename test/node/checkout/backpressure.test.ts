@@ -9,7 +9,7 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {setTimeout as sleep} from 'node:timers/promises';
+import {setImmediate} from 'node:timers/promises';
 import {CHECKOUT_ERROR_CODES} from '../../../src/protocol/checkout.js';
 import {Admission} from '../../../src/server/checkout/backpressure.js';
 import {SqlitePaymentStore, type PaymentStore} from '../../../src/server/index.js';
@@ -29,11 +29,18 @@ function gatedGateway() {
   const gw = new StubGateway();
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
+  const waiting: {n: number; resolve: () => void}[] = [];
   gw.onCreate = async (req) => {
+    for (const w of waiting.filter((w) => gw.created.length >= w.n)) w.resolve();
     await gate;
     return record(req, 'success');
   };
-  return {gw, open};
+  /** Resolves once `n` creates have reached the gateway (and wait at its gate). */
+  const arrived = (n: number) =>
+    new Promise<void>((resolve) =>
+      gw.created.length >= n ? resolve() : waiting.push({n, resolve}),
+    );
+  return {gw, open, arrived};
 }
 
 async function errorOf(res: Response) {
@@ -49,8 +56,10 @@ describe('admission: a bounded queue in front of the work', () => {
     assert.ok((CHECKOUT_ERROR_CODES as readonly string[]).includes('busy'));
   });
 
-  test('queue full: 503 busy with Retry-After at once; a wait past the deadline too; the same attempt paid after', async () => {
-    const {gw, open} = gatedGateway();
+  test('queue full: 503 busy with Retry-After at once; a wait past the deadline too; the same attempt paid after', async (t) => {
+    // The queue's deadline on the test's clock: it passes when the test says.
+    t.mock.timers.enable({apis: ['setTimeout']});
+    const {gw, open, arrived} = gatedGateway();
     const store = new SqlitePaymentStore(':memory:');
     const {app} = inProcessApp(store, gw, {
       admission: {
@@ -62,15 +71,16 @@ describe('admission: a bounded queue in front of the work', () => {
       },
     });
     const running = [pay(app, payBody('bp-1', 'bp-1-a')), pay(app, payBody('bp-2', 'bp-2-a'))];
-    while (gw.created.length < 2) await sleep(5);
+    await arrived(2);
     assert.deepEqual(app.load(), {inFlight: 2, queued: 0, refusedBusy: 0});
     const queued = pay(app, payBody('bp-3', 'bp-3-a'));
-    await sleep(10);
+    for (let turn = 0; turn < 1000 && app.load().queued < 1; turn++) await setImmediate();
     assert.equal(app.load().queued, 1);
-    const t0 = performance.now();
     const full = await errorOf(await pay(app, payBody('bp-4', 'bp-4-a')));
-    assert.ok(performance.now() - t0 < 250, 'answered at once, not after the queue deadline');
+    // At once: bp-3 still waits in the queue, its deadline not passed.
+    assert.equal(app.load().queued, 1, 'answered at once, not after the queue deadline');
     assert.deepEqual(full, {status: 503, retryAfter: '3', code: 'busy'});
+    t.mock.timers.tick(300);
     assert.deepEqual(await errorOf(await queued), {status: 503, retryAfter: '3', code: 'busy'});
     assert.equal(gw.created.length, 2, 'nothing of the refused requests reached the gateway');
     open();
@@ -142,7 +152,7 @@ describe('admission: a bounded queue in front of the work', () => {
 
 describe('close: refuse, drain, deliver, close the store', () => {
   test('in-flight pays finish; new pays and webhooks meanwhile get 503 busy; updates delivered; store closed', async () => {
-    const {gw, open} = gatedGateway();
+    const {gw, open, arrived} = gatedGateway();
     const memory = new SqlitePaymentStore(':memory:');
     let storeClosed = false;
     const store: PaymentStore = Object.assign(Object.create(memory) as PaymentStore, {
@@ -153,7 +163,7 @@ describe('close: refuse, drain, deliver, close the store', () => {
     });
     const {app, updates} = inProcessApp(store, gw);
     const running = pay(app, payBody('close-1', 'close-1-a'));
-    while (gw.created.length < 1) await sleep(5);
+    await arrived(1);
     const closing = app.close({flush: true, closeStore: true, timeoutMs: 5000});
     // While it closes: a new pay and a webhook are refused, to be sent again elsewhere.
     assert.deepEqual(await errorOf(await pay(app, payBody('close-2', 'close-2-a'))), {

@@ -143,7 +143,20 @@ export function catalogue(
 /** Records every `onPaymentUpdate` call. */
 export function updates() {
   const list: PaymentUpdate[] = [];
-  return {list, onPaymentUpdate: (u: PaymentUpdate) => void list.push(u)};
+  const waiting: {n: number; resolve: () => void}[] = [];
+  return {
+    list,
+    onPaymentUpdate: (u: PaymentUpdate) => {
+      list.push(u);
+      for (const w of waiting.filter((w) => list.length >= w.n)) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.resolve();
+      }
+    },
+    /** Resolves once `n` updates in all have reached the hook: its own call, no clock. */
+    until: (n: number): Promise<void> =>
+      list.length >= n ? Promise.resolve() : new Promise((resolve) => waiting.push({n, resolve})),
+  };
 }
 
 /** A webhook's form body (`data` and its `signature`), signed with `secret`. */
@@ -262,7 +275,7 @@ export function inProcessApp(
     rateLimit: GENEROUS_LIMITS,
     ...overrides,
   });
-  return {app, catalogue: cat, updates: upd.list, lines: log.lines};
+  return {app, catalogue: cat, updates: upd.list, delivered: upd.until, lines: log.lines};
 }
 
 /** POSTs a pay body in-process. */

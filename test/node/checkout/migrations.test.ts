@@ -21,7 +21,14 @@ import {
 import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
 import type {Dialect} from '../../../src/server/checkout/store-sql.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
-import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';
+import {
+  IN_PROCESS_SKIP,
+  PG_SKIP,
+  PG_TEST_URL,
+  dropSchemas,
+  pgQuery,
+  schemaName,
+} from './postgres.js';
 import {postgresAt, sqliteAt, versionsOf} from './schema-versions.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'pg-migrations-'));
@@ -56,7 +63,7 @@ interface Side {
 let files = 0;
 const sqlite: Side = {
   dialect: 'sqlite',
-  skip: false,
+  skip: IN_PROCESS_SKIP,
   place: (tag) => path.join(tmp, `${tag}-${files++}.db`),
   write: async (file, version, released) => sqliteAt(file, version, released, ROWS),
   open: (file) => new SqlitePaymentStore(file),

@@ -5,12 +5,23 @@
  * rows. Without a server the PostgreSQL suites are skipped (`PG_SKIP` is the reason;
  * `scripts/run-node-tests.mjs` says so in one line), unless `PG_TEST_REQUIRED=1`
  * (`.ci/run`), where a missing database fails.
+ *
+ * The tier decides too (`TEST_TIER`, set by scripts/run-node-tests.mjs): the unit tier has
+ * no PostgreSQL, so there `PG_SKIP` says the integration tier runs that half, and the server
+ * is not asked; the integration tier runs the files of POSTGRES_HALVES again for their
+ * PostgreSQL half alone, so there `IN_PROCESS_SKIP` skips the in-process half the unit tier
+ * ran. A file run alone (`node --import tsx --test <file>`) runs both halves.
  */
 import pg from 'pg';
 
 export const PG_TEST_URL = process.env['PG_TEST_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The tier this file runs in: 'unit', 'integration', or 'all' (a file run alone). */
+export const TEST_TIER = process.env['TEST_TIER'] ?? 'all';
+
 async function probe(): Promise<string | false> {
+  if (TEST_TIER === 'unit')
+    return 'PostgreSQL: the integration tier runs this (npm run test:integration)';
   if (process.env['PG_TEST_SKIP']) return process.env['PG_TEST_SKIP'];
   const client = new pg.Client({connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000});
   try {
@@ -28,6 +39,14 @@ async function probe(): Promise<string | false> {
 
 /** Why the PostgreSQL suites are skipped, or false when the server answers. */
 export const PG_SKIP: string | false = await probe();
+
+/**
+ * Why an in-process (SQLite) half of a file with a PostgreSQL half is skipped here: in the
+ * integration tier, which runs such a file for its PostgreSQL half (the unit tier ran the
+ * rest); else false.
+ */
+export const IN_PROCESS_SKIP: string | false =
+  TEST_TIER === 'integration' ? 'in-process: the unit tier runs this (npm run test:unit)' : false;
 
 const run = `${process.pid.toString(36)}${Date.now().toString(36)}`;
 let n = 0;

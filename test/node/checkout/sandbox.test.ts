@@ -40,6 +40,8 @@ function body(orderRef: string, attemptId: string, number: string = CARDS.succes
 }
 
 let sandbox: Sandbox;
+/** Lets the request a `delay=…` fault holds go on (the test decides when). */
+let releaseHeld: () => void = () => {};
 let companion: ServedCompanion;
 let store: SqlitePaymentStore;
 
@@ -55,7 +57,11 @@ async function serve(s: SqlitePaymentStore, overrides: Parameters<typeof serveCo
 const successfulCharges = (orderRef: string): number => sandboxCharges(sandbox, orderRef);
 
 before(async () => {
-  sandbox = await startSandbox({webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]}});
+  sandbox = await startSandbox({
+    webhook: {retryDelaysMs: [100, 300, 600, 1000, 2000]},
+    // A `delay` fault holds its request until the test releases it, not for a time.
+    faultDelay: () => new Promise<void>((resolve) => (releaseHeld = resolve)),
+  });
   store = newStore('main');
   companion = await serve(store);
 });
@@ -194,11 +200,14 @@ describe('faults on creation', () => {
     const c = await serve(s, {timeoutMs: 300});
     try {
       sandbox.clearFaults();
+      // Held past the client's 300 ms: until released below, however long that takes.
       sandbox.addFault({match: {card_last4: '4242'}, fault: 'delay=900', times: 1});
       const r = await payHttp(c.url, body('fault-delay', 'fd-1'));
       assert.equal(r.json['code'], 'not_confirmed');
       const blocked = await payHttp(c.url, body('fault-delay', 'fd-2'));
       assert.equal(blocked.json['code'], 'not_confirmed');
+      // The gateway makes the held payment now.
+      releaseHeld();
       // Told "not confirmed" meanwhile; the gateway's webhook (or a lookup) then settles it.
       const settled = await eventually(
         async () => {

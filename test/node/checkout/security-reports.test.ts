@@ -28,7 +28,7 @@ import {
   securityReportKey,
 } from '../../../src/server/checkout/security-reports.js';
 import {StubGateway, inProcessApp} from './helpers.js';
-import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
+import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 /** A Reporting API batch as Chromium sends it (`report-to`), one violation. */
 const reportsJson = (blocked = 'https://evil.example/steal.js?cc=4242424242424242') => [
@@ -101,7 +101,7 @@ const post = (a: ReturnType<typeof app>['app'], type: string, body: unknown) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-describe('reading the reports', () => {
+describe('reading the reports', {skip: IN_PROCESS_SKIP}, () => {
   test('a Reporting API batch: its CSP violations only, URLs without their query, digit runs masked', () => {
     const reports = parseSecurityReports('application/reports+json', reportsJson());
     assert.deepEqual(reports, [
@@ -166,7 +166,7 @@ describe('reading the reports', () => {
   });
 });
 
-describe('POST /security-report', () => {
+describe('POST /security-report', {skip: IN_PROCESS_SKIP}, () => {
   test('keeps each violation once and counts it, hands every one to the hook (204)', async () => {
     const store = sqliteStore();
     const heard: SecurityReportEvent[] = [];

@@ -27,7 +27,7 @@ import {
   type WriteOffReason,
 } from '../../../src/server/checkout/store.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
-import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
+import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'pg-drift-'));
 after(async () => {
@@ -46,6 +46,7 @@ const DIALECTS: [string, Open, (string | false)?][] = [
       const file = path.join(tmp, `d${n++}.db`);
       return [new SqlitePaymentStore(file), new SqlitePaymentStore(file)];
     },
+    IN_PROCESS_SKIP,
   ],
   [
     "SQLite ':memory:'",
@@ -53,6 +54,7 @@ const DIALECTS: [string, Open, (string | false)?][] = [
       const s = new SqlitePaymentStore(':memory:');
       return [s, s];
     },
+    IN_PROCESS_SKIP,
   ],
   [
     'PostgreSQL, two pools',

@@ -26,7 +26,7 @@ import {
   type GatewayStatusInfo,
 } from '../../../src/server/checkout/transition.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
-import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
+import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
 const info = (status: GatewayStatusInfo['status'], extra: Partial<GatewayStatusInfo> = {}) =>
   ({
@@ -48,8 +48,12 @@ process.on('exit', () => rmSync(tmp, {recursive: true, force: true}));
 let n = 0;
 
 const implementations: [string, () => PaymentStore, skip?: string | false][] = [
-  ["SqlitePaymentStore (':memory:')", () => new SqlitePaymentStore(':memory:')],
-  ['SqlitePaymentStore', () => new SqlitePaymentStore(path.join(tmp, `s${n++}.db`))],
+  ["SqlitePaymentStore (':memory:')", () => new SqlitePaymentStore(':memory:'), IN_PROCESS_SKIP],
+  [
+    'SqlitePaymentStore',
+    () => new SqlitePaymentStore(path.join(tmp, `s${n++}.db`)),
+    IN_PROCESS_SKIP,
+  ],
   [
     'PostgresPaymentStore',
     () => new PostgresPaymentStore({connectionString: PG_TEST_URL, schema: schemaName('store')}),
@@ -472,7 +476,7 @@ for (const [name, make, skip] of implementations) {
 /** Every migration's version, in order: what a new or upgraded file reports. */
 const ALL_VERSIONS = MIGRATIONS.map((m) => m.version);
 
-describe('SqlitePaymentStore specifics', () => {
+describe('SqlitePaymentStore specifics', {skip: IN_PROCESS_SKIP}, () => {
   test('runs versioned migrations once and keeps WAL mode', async () => {
     const file = path.join(tmp, 'migrations.db');
     const s = new SqlitePaymentStore(file);

@@ -6,28 +6,41 @@
  * without a payment (`drop`, a 5xx before the work, a refused request) the `order_id` is
  * free again; when it made one, the order exists as usual.
  *
- * The create is held by a one-time `delay` rule on its `order_id`; the rule is used up as
- * the request arrives, so "the rule is gone" tells the test the request is being held
- * (no guess at how long the request takes to get there).
+ * The create is held by a one-time `delay` rule on its `order_id`, for as long as the test
+ * says, not for a time: the sandbox's `faultDelay` tells the test that the request arrived
+ * and holds it until the test reads its answer (no guess at how long the request takes to
+ * get there, nor at how long the requests sent during the hold take on a loaded machine).
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {createApp} from '../../../sandbox/app.js';
+import {createApp, realDelay} from '../../../sandbox/app.js';
 import {SandboxClock} from '../../../sandbox/clock.js';
 import {SandboxEngine} from '../../../sandbox/engine/index.js';
 import {FaultRules} from '../../../sandbox/faults.js';
 import {DEFAULT_CREDENTIALS} from '../../../sandbox/index.js';
 import type {SandboxPayment} from '../../../sandbox/index.js';
 import {WebhookDispatcher} from '../../../sandbox/webhooks.js';
-import {eventually, hostedRequest, raw, startTestSandbox, wireBody} from './helpers.js';
+import {hostedRequest, raw, startTestSandbox, wireBody} from './helpers.js';
 import type {TestSandbox} from './helpers.js';
 
-/** Long enough for the requests sent during a hold to be answered well within it. */
+/** The `delay` of held creates: each its own (1500 + n), so its hold can be found. */
 const HOLD_MS = 1500;
+let holdsMade = 0;
+/** Held creates by their delay: `arrived` once the sandbox holds it, `release` ends it. */
+const holds = new Map<number, {arrived: () => void; gate: Promise<void>}>();
 
 let t: TestSandbox;
 before(async () => {
-  t = await startTestSandbox();
+  t = await startTestSandbox({
+    // A held create waits for the test; the other delay rules (spreading arrivals out) wait
+    // in real time, as they would without this.
+    faultDelay: (ms) => {
+      const hold = holds.get(ms);
+      if (!hold) return realDelay(ms);
+      hold.arrived();
+      return hold.gate;
+    },
+  });
 });
 after(() => t.close());
 
@@ -57,24 +70,29 @@ const codeOf = (a: Answer | 'dropped') =>
   (answered(a).json() as {args?: {code?: string}}).args?.code;
 
 /**
- * Sends a create held {@link HOLD_MS} by a one-time rule on its `order_id` (then given the
- * `ending` fault, if any), and returns once the sandbox has taken the request in: the
- * delay rule is used up as the request arrives.
+ * Sends a create held by a one-time rule on its `order_id` (then given the `ending` fault,
+ * if any), and returns once the sandbox holds it. Reading `answer` ends the hold: the test
+ * reads it once it is done with what it sends during the hold.
  */
 async function sendHeld(
   body: Body,
   ending?: string,
-): Promise<{answer: Promise<Answer | 'dropped'>}> {
+): Promise<{readonly answer: Promise<Answer | 'dropped'>}> {
   const match = {order_id: body.order_id};
-  const hold = t.sandbox.addFault({match, fault: `delay=${HOLD_MS}`, times: 1});
+  const ms = HOLD_MS + holdsMade++;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const arrived = new Promise<void>((resolve) => holds.set(ms, {arrived: resolve, gate}));
+  t.sandbox.addFault({match, fault: `delay=${ms}`, times: 1});
   if (ending) t.sandbox.addFault({match, fault: ending, times: 1});
   const answer = send(body);
-  await eventually(
-    () => !t.sandbox.faults().some((r) => r.id === hold),
-    HOLD_MS,
-    'the held create to arrive',
-  );
-  return {answer};
+  await arrived;
+  return {
+    get answer() {
+      release();
+      return answer;
+    },
+  };
 }
 
 /** The order's primary payments, as `GET /sandbox/payments` lists them. */
