@@ -47,6 +47,8 @@ export const SLOW_TIERS = {
   'docs/site.test.ts': 'docs',
   'docs/code-blocks.test.ts': 'type-check',
   'docs/changelog.test.ts': 'docs',
+  // Every link of the README and the docs, against the files git tracks (git ls-files).
+  'docs/links.test.ts': 'docs',
   'readme/snippets.test.ts': 'type-check',
   // Packaging: reads the package build (dist/), which `npm run build` writes.
   'build/': 'packaging',
