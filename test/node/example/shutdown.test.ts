@@ -138,7 +138,9 @@ before(
           DATABASE_URL: PG_TEST_URL,
           DATABASE_SCHEMA: schema,
           INSTANCE_ID: name,
-          LEASE_MS: '2000',
+          // Well above what one hook call takes on a loaded machine: a call that outlasts
+          // its claim is taken over and delivered again (at least once: several-instances.md).
+          LEASE_MS: '10000',
           SWEEP_INTERVAL_MS: '500',
           PAYMENT_UPDATES_URL: receiverUrl,
           SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
