@@ -44,6 +44,7 @@ import {
 import {PaymentService} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {AttemptVelocity} from './velocity.js';
+import {telemetry} from '../telemetry/telemetry.js';
 
 export type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
 
@@ -134,6 +135,8 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   const admission = new Admission(o.admission);
   const app = new Hono<Env>();
+  // A span and a duration per request (no-op without @opentelemetry/api): telemetry/.
+  app.use('*', telemetry.middleware());
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 
