@@ -18,14 +18,25 @@ export function paymentOutcomeOf(outcome: AttemptOutcome): PaymentOutcome {
   return {outcome: 'failure', reason: answer.reason, statusCode: answer.code};
 }
 
-/** Awaits a sent create's outcome and counts it (a thrown error is counted as `error`). */
-export async function countedPayment(
+/**
+ * Awaits a sent create's outcome and counts it (a thrown error is counted as `error`);
+ * without `@opentelemetry/api`, answers `sent` itself.
+ */
+export function countedPayment(
   mode: 'direct' | 'hosted',
   orderRef: string,
   sent: Promise<AttemptOutcome>,
   t: Telemetry = telemetry,
 ): Promise<AttemptOutcome> {
-  if (!t.enabled) return sent;
+  return t.enabled ? count(mode, orderRef, sent, t) : sent;
+}
+
+async function count(
+  mode: 'direct' | 'hosted',
+  orderRef: string,
+  sent: Promise<AttemptOutcome>,
+  t: Telemetry,
+): Promise<AttemptOutcome> {
   let outcome: AttemptOutcome;
   try {
     outcome = await sent;
