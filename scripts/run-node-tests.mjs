@@ -53,6 +53,8 @@ export const SLOW_TIERS = {
   'example/shutdown.test.ts': 'end-to-end',
   'example/webhook-flood.test.ts': 'end-to-end',
   'example/database-env.test.ts': 'end-to-end',
+  // A real Prometheus (Debian's package) scraping the example during payments.
+  'example/prometheus.test.ts': 'end-to-end',
   'example/main-log.test.ts': 'end-to-end',
   'bench/children.test.ts': 'end-to-end',
 };
