@@ -28,6 +28,9 @@ const DURATION_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
 ];
 
+/** Bucket bounds for store transactions, seconds: the semantic conventions' advice. */
+const STORE_BUCKETS = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10];
+
 /** One gateway request, as the transport knows it before sending. */
 export interface GatewayRequestInfo {
   /** The client's name for the endpoint: `createPayment`, `getOrder`, … */
@@ -55,6 +58,7 @@ class Instruments {
   readonly payments: Counter;
   readonly gatewayDuration: Histogram;
   readonly serverDuration: Histogram;
+  readonly storeDuration: Histogram;
 
   constructor(meter: Meter) {
     this.payments = meter.createCounter('pg_checkout.payment.count', {
@@ -70,6 +74,11 @@ class Instruments {
       description: 'Duration of the companion routes',
       unit: 's',
       advice: {explicitBucketBoundaries: DURATION_BUCKETS},
+    });
+    this.storeDuration = meter.createHistogram('db.client.operation.duration', {
+      description: 'Duration of the payment store transactions (and reads)',
+      unit: 's',
+      advice: {explicitBucketBoundaries: STORE_BUCKETS},
     });
   }
 }
@@ -162,12 +171,19 @@ export class Telemetry {
    * `http.client.request.duration`. `send` answers with the HTTP status, or throws when
    * no answer came (timeout, connection error).
    */
-  async gatewayRequest<T extends {status: number}>(
+  gatewayRequest<T extends {status: number}>(
     info: GatewayRequestInfo,
     send: () => Promise<T>,
   ): Promise<T> {
     const api = this.#api;
-    if (!api) return send();
+    return api ? this.#gatewayRequest(api, info, send) : send();
+  }
+
+  async #gatewayRequest<T extends {status: number}>(
+    api: OtelApi,
+    info: GatewayRequestInfo,
+    send: () => Promise<T>,
+  ): Promise<T> {
     const target = new URL(info.url);
     const port = Number(target.port || (target.protocol === 'https:' ? 443 : 80));
     const attributes: Attributes = {
@@ -200,6 +216,44 @@ export class Telemetry {
       span.setAttributes(attributes);
       span.end();
       this.#instruments(api).gatewayDuration.record(seconds, attributes);
+    }
+  }
+
+  /**
+   * Runs one payment store transaction (or read: `mode`, see sql-store.ts's `RunMode`) in
+   * a CLIENT span and records `db.client.operation.duration`; a `busy` or
+   * `store_unavailable` answer is its `error.type`. No statement text or value is kept.
+   */
+  storeOperation<T>(
+    system: 'sqlite' | 'postgresql',
+    mode: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const api = this.#api;
+    return api ? this.#storeOperation(api, system, mode, run) : run();
+  }
+
+  async #storeOperation<T>(
+    api: OtelApi,
+    system: 'sqlite' | 'postgresql',
+    mode: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const attributes: Attributes = {'db.system.name': system, 'db.operation.name': mode};
+    const span = api.trace
+      .getTracer(SCOPE)
+      .startSpan(`${mode} ${system}`, {kind: api.SpanKind.CLIENT, attributes});
+    const started = performance.now();
+    try {
+      return await run();
+    } catch (error) {
+      attributes['error.type'] = errorType(error);
+      span.setStatus({code: api.SpanStatusCode.ERROR});
+      throw error;
+    } finally {
+      span.setAttributes(attributes);
+      span.end();
+      this.#instruments(api).storeDuration.record((performance.now() - started) / 1000, attributes);
     }
   }
 

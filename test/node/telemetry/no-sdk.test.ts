@@ -94,6 +94,22 @@ test('a Telemetry without the API runs the work and records nothing, even with a
   const sent = Promise.resolve(outcome);
   // Handed back as is: not even a promise of its own.
   assert.equal(countedPayment('direct', 'o', sent, off), sent);
+  assert.equal(
+    off.storeOperation('sqlite', 'read', () => sent),
+    sent,
+  );
+  const answered = Promise.resolve({status: 200});
+  const info = {
+    operation: 'getOrder',
+    method: 'GET',
+    urlTemplate: '/o',
+    url: 'http://127.0.0.1:9/o',
+    resendCount: 0,
+  };
+  assert.equal(
+    off.gatewayRequest(info, () => answered),
+    answered,
+  );
 
   assert.deepEqual(sdk.spans.getFinishedSpans(), []);
   assert.deepEqual([...(await sdk.metrics()).keys()], []);

@@ -79,7 +79,7 @@ describe('traces', () => {
     assert.equal(server.attributes['pg_checkout.payment.outcome'], 'success');
     assert.equal(server.attributes['pg_checkout.payment.mode'], 'direct');
 
-    const client = spans.find((s) => s.kind === SpanKind.CLIENT);
+    const client = spans.find((s) => s.kind === SpanKind.CLIENT && s.attributes['url.template']);
     assert.ok(client, 'a client span in the trace');
     assert.equal(client.name, 'POST /api/v1/payment');
     assert.equal(parentOf(client), server.spanContext().spanId);
@@ -89,6 +89,22 @@ describe('traces', () => {
     assert.equal(client.attributes['server.address'], new URL(sandbox.url).hostname);
     assert.equal(client.attributes['server.port'], Number(new URL(sandbox.url).port));
     assert.equal(client.attributes['pg_checkout.gateway.operation'], 'createPayment');
+
+    // The store's transactions of the route (the attempt's insert before the create, its
+    // answer after) are spans of the same trace, under the route's.
+    const store = spans.filter((s) => s.attributes['db.system.name'] === 'sqlite');
+    const modes = store.map((s) => s.attributes['db.operation.name']);
+    assert.ok(modes.includes('insert'), `the attempt's insert: ${modes.join(', ')}`);
+    for (const s of store) {
+      assert.equal(s.kind, SpanKind.CLIENT);
+      assert.equal(parentOf(s), server.spanContext().spanId);
+    }
+    const ms = ([sec, ns]: [number, number]) => sec * 1e3 + ns / 1e6;
+    const insert = store.find((s) => s.attributes['db.operation.name'] === 'insert')!;
+    assert.ok(
+      ms(insert.endTime) <= ms(client.startTime),
+      'the attempt is stored before the create',
+    );
   });
 
   test('a request without traceparent starts a trace of its own', async () => {
@@ -151,6 +167,13 @@ describe('metrics', () => {
     // Every payment of this file so far: two in the traces tests, three here.
     assert.equal(histogram.count, 5);
     assert.ok(histogram.sum > 0);
+
+    const store = pointsOf(m.get('db.client.operation.duration')).filter(
+      ([a]) => a['db.system.name'] === 'sqlite' && a['db.operation.name'] === 'insert',
+    );
+    assert.equal(m.get('db.client.operation.duration')?.descriptor.unit, 's');
+    assert.equal(store.length, 1);
+    assert.equal((store[0]![1] as {count: number}).count, 5);
 
     const routes = pointsOf(m.get('http.server.request.duration')).filter(
       ([a]) => a['http.route'] === '/pay',
