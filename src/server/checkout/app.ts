@@ -135,8 +135,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   const admission = new Admission(o.admission);
   const app = new Hono<Env>();
-  // A span and a duration per request (no-op without @opentelemetry/api): telemetry/.
+  // Spans, durations, admission and breaker gauges (no-ops without @opentelemetry/api).
   app.use('*', telemetry.middleware());
+  telemetry.observe(app, {load: () => admission, cardTesting: () => service.cardTestingState()});
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 

@@ -59,8 +59,9 @@ class Instruments {
   readonly gatewayDuration: Histogram;
   readonly serverDuration: Histogram;
   readonly storeDuration: Histogram;
+  readonly webhooks: Counter;
 
-  constructor(meter: Meter) {
+  constructor(meter: Meter, observed: ReadonlySet<CheckoutGauges>) {
     this.payments = meter.createCounter('pg_checkout.payment.count', {
       description: 'Payment requests by mode, outcome and failure reason',
       unit: '{payment}',
@@ -80,7 +81,69 @@ class Instruments {
       unit: 's',
       advice: {explicitBucketBoundaries: STORE_BUCKETS},
     });
+    this.webhooks = meter.createCounter('pg_checkout.webhook.count', {
+      description: 'Webhooks accepted, accepted again (duplicate) and refused',
+      unit: '{webhook}',
+    });
+    observeGauges(meter, observed);
   }
+}
+
+/** What a companion app lets the observable gauges read, each time they are collected. */
+export interface CheckoutGauges {
+  load(): {readonly inFlight: number; readonly queued: number; readonly refused: number};
+  cardTesting(): Promise<{state: 'open' | 'closed'; decided: number; declined: number}>;
+}
+
+/** The gauges read from every live app at each collection (summed over the apps). */
+function observeGauges(meter: Meter, observed: ReadonlySet<CheckoutGauges>): void {
+  const apps = () => [...observed];
+  const sum = (f: (l: ReturnType<CheckoutGauges['load']>) => number) =>
+    apps().reduce((n, a) => n + f(a.load()), 0);
+  meter
+    .createObservableUpDownCounter('pg_checkout.admission.in_flight', {
+      description: 'Requests being served (admitted, not yet answered)',
+      unit: '{request}',
+    })
+    .addCallback((r) => {
+      if (observed.size > 0) r.observe(sum((l) => l.inFlight));
+    });
+  meter
+    .createObservableUpDownCounter('pg_checkout.admission.queued', {
+      description: 'Requests waiting for a place among those in flight',
+      unit: '{request}',
+    })
+    .addCallback((r) => {
+      if (observed.size > 0) r.observe(sum((l) => l.queued));
+    });
+  meter
+    .createObservableCounter('pg_checkout.admission.refused', {
+      description: 'Requests answered 503 busy by admission, since start',
+      unit: '{request}',
+    })
+    .addCallback((r) => {
+      if (observed.size > 0) r.observe(sum((l) => l.refused));
+    });
+  const breaker = meter.createObservableGauge('pg_checkout.card_testing.breaker.state', {
+    description: 'The card-testing breaker: 1 open (unknown customers slowed), 0 closed',
+    unit: '1',
+  });
+  const declineRate = meter.createObservableGauge('pg_checkout.card_testing.decline_ratio', {
+    description: "Declined among decided payments in the breaker's window",
+    unit: '1',
+  });
+  meter.addBatchObservableCallback(
+    async (r) => {
+      const states = await Promise.all(apps().map((a) => a.cardTesting().catch(() => undefined)));
+      const known = states.filter((s) => s !== undefined);
+      if (known.length === 0) return;
+      // Several apps of one process share the guard store: its state is the shop's.
+      const s = known[0]!;
+      r.observe(breaker, s.state === 'open' ? 1 : 0);
+      if (s.decided > 0) r.observe(declineRate, s.declined / s.decided);
+    },
+    [breaker, declineRate],
+  );
 }
 
 /** `traceparent` and `tracestate` read from a request's headers. */
@@ -92,6 +155,9 @@ const headerGetter = {
 /** Instruments the companion through `api`, or does nothing when it is `undefined`. */
 export class Telemetry {
   readonly #api: OtelApi | undefined;
+  /** Each live app's gauges; an app's entry goes when the app is collected. */
+  readonly #observed = new Set<CheckoutGauges>();
+  readonly #forget = new FinalizationRegistry<CheckoutGauges>((g) => this.#observed.delete(g));
   #metrics: {provider: MeterProvider; instruments: Instruments} | undefined;
 
   constructor(api: OtelApi | undefined) {
@@ -107,9 +173,38 @@ export class Telemetry {
   #instruments(api: OtelApi): Instruments {
     const provider = api.metrics.getMeterProvider();
     if (this.#metrics?.provider !== provider) {
-      this.#metrics = {provider, instruments: new Instruments(provider.getMeter(SCOPE))};
+      this.#metrics = {
+        provider,
+        instruments: new Instruments(provider.getMeter(SCOPE), this.#observed),
+      };
     }
     return this.#metrics.instruments;
+  }
+
+  /**
+   * Lets the admission and card-testing gauges read `gauges` while `app` lives (held
+   * weakly: a closed app that is collected drops out).
+   */
+  observe(app: object, gauges: CheckoutGauges): void {
+    if (!this.#api) return;
+    this.#observed.add(gauges);
+    this.#forget.register(app, gauges);
+    // Made now, so the gauges exist for a scrape before the first request.
+    this.#instruments(this.#api);
+  }
+
+  /**
+   * Counts a webhook in `pg_checkout.webhook.count`: `accepted` (acknowledged),
+   * `duplicate` (acknowledged, already stored: also counted `accepted`) or `refused`
+   * with its reason (`bad_signature`, `address_not_allowed`).
+   */
+  countWebhook(outcome: 'accepted' | 'duplicate' | 'refused', reason?: string): void {
+    const api = this.#api;
+    if (!api) return;
+    this.#instruments(api).webhooks.add(1, {
+      'pg_checkout.webhook.outcome': outcome,
+      ...(reason === undefined ? {} : {'pg_checkout.webhook.refusal_reason': reason}),
+    });
   }
 
   /**

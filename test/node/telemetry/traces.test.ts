@@ -15,6 +15,7 @@ import {
   CARDS,
   SECRET,
   payBody,
+  signedWebhook,
   payHttp,
   serveCompanion,
   tempStores,
@@ -179,6 +180,49 @@ describe('metrics', () => {
       ([a]) => a['http.route'] === '/pay',
     );
     assert.ok(routes.length > 0);
+  });
+});
+
+describe('webhooks, admission and the card-testing breaker', () => {
+  test('webhooks are counted accepted and refused (with the reason); admission and breaker gauges read the app', async () => {
+    await sandbox.webhooksIdle();
+    const delivered = sandbox.webhookLog().length;
+    assert.ok(delivered > 0, 'the sandbox sent webhooks for the payments');
+    const forged = await fetch(`${companion.url}/webhook`, {
+      method: 'POST',
+      headers: {'Content-Type': 'application/x-www-form-urlencoded'},
+      body: signedWebhook({order_id: 'otel-forged', status: 'success'}, 'not-the-secret'),
+    });
+    assert.equal(forged.status, 403);
+
+    const m = await sdk.metrics();
+    const webhooks = pointsOf(m.get('pg_checkout.webhook.count'));
+    const count = (outcome: string) =>
+      webhooks
+        .filter(([a]) => a['pg_checkout.webhook.outcome'] === outcome)
+        .reduce((n, [, v]) => n + (v as number), 0);
+    assert.ok(count('accepted') > 0 && count('accepted') <= delivered, `${count('accepted')}`);
+    assert.deepEqual(
+      webhooks.filter(([a]) => a['pg_checkout.webhook.outcome'] === 'refused'),
+      [
+        [
+          {
+            'pg_checkout.webhook.outcome': 'refused',
+            'pg_checkout.webhook.refusal_reason': 'bad_signature',
+          },
+          1,
+        ],
+      ],
+    );
+
+    const value = (name: string) => pointsOf(m.get(name))[0]?.[1];
+    assert.equal(value('pg_checkout.admission.in_flight'), 0);
+    assert.equal(value('pg_checkout.admission.queued'), 0);
+    assert.equal(value('pg_checkout.admission.refused'), 0);
+    assert.equal(value('pg_checkout.card_testing.breaker.state'), 0);
+    const state = await companion.app.cardTesting();
+    assert.ok(state.decided > 0);
+    assert.equal(value('pg_checkout.card_testing.decline_ratio'), state.declined / state.decided);
   });
 });
 

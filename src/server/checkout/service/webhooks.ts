@@ -20,6 +20,7 @@ import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {ServicePart, type ServiceConfig} from './config.js';
 import type {Outbox} from './outbox.js';
+import {telemetry} from '../../telemetry/telemetry.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -65,6 +66,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
    * `rejected_webhooks` and `countedMinutes` rows of counts.
    */
   async reject(ip: string | undefined, reason: string, body: string): Promise<void> {
+    telemetry.countWebhook('refused', reason);
     const now = this.cfg.now();
     const limits = this.cfg.webhookRejections;
     const minute = Math.floor(now / MINUTE);
@@ -172,6 +174,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
           'webhook',
           event,
         );
+        if (r.duplicateEvent) telemetry.countWebhook('duplicate');
         if (r.duplicateEvent) this.log.info(logFields, 'duplicate webhook ignored');
         else if (!r.attempt)
           this.log.warn(logFields, 'webhook for an order this app did not create');
