@@ -370,10 +370,11 @@ export class Telemetry {
   }
 }
 
-/** A thrown error's `error.type`: its code, else its class name. */
+/** A thrown error's `error.type`: `timeout` for the transport's, its code, else its class name. */
 export function errorType(error: unknown): string {
   const e = error as {code?: unknown; name?: unknown} | null;
-  if (typeof e?.code === 'string' && /^[\w.-]{1,64}$/.test(e.code)) return e.code;
+  if (e?.name === 'TimeoutSignal') return 'timeout';
+  if (typeof e?.code === 'string' && /^[A-Za-z][\w.-]{0,63}$/.test(e.code)) return e.code;
   if (typeof e?.name === 'string' && e.name !== 'Error') return e.name;
   return '_OTHER';
 }

@@ -8,7 +8,7 @@ import {after, before, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {Hono} from 'hono';
 import {loadOtelApi, OTEL_API} from '../../../src/server/telemetry/otel-api.js';
-import {Telemetry} from '../../../src/server/telemetry/telemetry.js';
+import {Telemetry, errorType} from '../../../src/server/telemetry/telemetry.js';
 import {countedPayment} from '../../../src/server/telemetry/payments.js';
 import type {AttemptOutcome} from '../../../src/server/checkout/service/attempt.js';
 import {registerSdk} from './otel-sdk.js';
@@ -133,4 +133,17 @@ test('a Telemetry without the API runs the work and records nothing, even with a
     'http.client.request.duration',
     'pg_checkout.payment.count',
   ]);
+});
+
+test("error.type: the transport's timeout, an error's code, its class, else _OTHER", () => {
+  assert.equal(
+    errorType(Object.assign(new Error('gateway request timed out'), {name: 'TimeoutSignal'})),
+    'timeout',
+  );
+  assert.equal(errorType(Object.assign(new Error('x'), {code: 'store_busy'})), 'store_busy');
+  assert.equal(errorType(new TypeError('x')), 'TypeError');
+  assert.equal(errorType(new Error('x')), '_OTHER');
+  // A code that is not an identifier (it could hold anything) is not used.
+  assert.equal(errorType(Object.assign(new Error('x'), {code: '4242 4242 4242 4242'})), '_OTHER');
+  assert.equal(errorType(Object.assign(new Error('x'), {code: '4242424242424242'})), '_OTHER');
 });
