@@ -44,6 +44,8 @@ async function count(
     t.countPayment(mode, orderRef, {outcome: 'error', reason: errorType(error)});
     throw error;
   }
-  t.countPayment(mode, orderRef, paymentOutcomeOf(outcome));
+  const counted = paymentOutcomeOf(outcome);
+  t.countPayment(mode, orderRef, counted);
+  if (mode === 'direct' && counted.outcome === '3ds_required') t.countThreeDs('started');
   return outcome;
 }

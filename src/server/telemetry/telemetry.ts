@@ -15,6 +15,7 @@
 import type {Attributes, Counter, Histogram, Meter, MeterProvider, Span} from '@opentelemetry/api';
 import type {Context, MiddlewareHandler} from 'hono';
 import {routePath} from 'hono/route';
+import {observeGauges, type CheckoutGauges} from './gauges.js';
 import {loadOtelApi, type OtelApi} from './otel-api.js';
 
 /** The instrumentation scope: the library's name. */
@@ -60,6 +61,7 @@ class Instruments {
   readonly serverDuration: Histogram;
   readonly storeDuration: Histogram;
   readonly webhooks: Counter;
+  readonly threeDs: Counter;
 
   constructor(meter: Meter, observed: ReadonlySet<CheckoutGauges>) {
     this.payments = meter.createCounter('pg_checkout.payment.count', {
@@ -85,65 +87,12 @@ class Instruments {
       description: 'Webhooks accepted, accepted again (duplicate) and refused',
       unit: '{webhook}',
     });
+    this.threeDs = meter.createCounter('pg_checkout.three_ds.count', {
+      description: '3-D Secure challenges started, approved, failed and abandoned',
+      unit: '{challenge}',
+    });
     observeGauges(meter, observed);
   }
-}
-
-/** What a companion app lets the observable gauges read, each time they are collected. */
-export interface CheckoutGauges {
-  load(): {readonly inFlight: number; readonly queued: number; readonly refused: number};
-  cardTesting(): Promise<{state: 'open' | 'closed'; decided: number; declined: number}>;
-}
-
-/** The gauges read from every live app at each collection (summed over the apps). */
-function observeGauges(meter: Meter, observed: ReadonlySet<CheckoutGauges>): void {
-  const apps = () => [...observed];
-  const sum = (f: (l: ReturnType<CheckoutGauges['load']>) => number) =>
-    apps().reduce((n, a) => n + f(a.load()), 0);
-  meter
-    .createObservableUpDownCounter('pg_checkout.admission.in_flight', {
-      description: 'Requests being served (admitted, not yet answered)',
-      unit: '{request}',
-    })
-    .addCallback((r) => {
-      if (observed.size > 0) r.observe(sum((l) => l.inFlight));
-    });
-  meter
-    .createObservableUpDownCounter('pg_checkout.admission.queued', {
-      description: 'Requests waiting for a place among those in flight',
-      unit: '{request}',
-    })
-    .addCallback((r) => {
-      if (observed.size > 0) r.observe(sum((l) => l.queued));
-    });
-  meter
-    .createObservableCounter('pg_checkout.admission.refused', {
-      description: 'Requests answered 503 busy by admission, since start',
-      unit: '{request}',
-    })
-    .addCallback((r) => {
-      if (observed.size > 0) r.observe(sum((l) => l.refused));
-    });
-  const breaker = meter.createObservableGauge('pg_checkout.card_testing.breaker.state', {
-    description: 'The card-testing breaker: 1 open (unknown customers slowed), 0 closed',
-    unit: '1',
-  });
-  const declineRate = meter.createObservableGauge('pg_checkout.card_testing.decline_ratio', {
-    description: "Declined among decided payments in the breaker's window",
-    unit: '1',
-  });
-  meter.addBatchObservableCallback(
-    async (r) => {
-      const states = await Promise.all(apps().map((a) => a.cardTesting().catch(() => undefined)));
-      const known = states.filter((s) => s !== undefined);
-      if (known.length === 0) return;
-      // Several apps of one process share the guard store: its state is the shop's.
-      const s = known[0]!;
-      r.observe(breaker, s.state === 'open' ? 1 : 0);
-      if (s.decided > 0) r.observe(declineRate, s.declined / s.decided);
-    },
-    [breaker, declineRate],
-  );
 }
 
 /** `traceparent` and `tracestate` read from a request's headers. */
@@ -205,6 +154,17 @@ export class Telemetry {
       'pg_checkout.webhook.outcome': outcome,
       ...(reason === undefined ? {} : {'pg_checkout.webhook.refusal_reason': reason}),
     });
+  }
+
+  /**
+   * Counts a direct payment's 3-D Secure challenge in `pg_checkout.three_ds.count`:
+   * `started` (the pay answer sent the customer to it), then `approved` or `failed` (the
+   * gateway's final report of a challenged attempt), or `abandoned` (the customer cancelled).
+   */
+  countThreeDs(stage: 'started' | 'approved' | 'failed' | 'abandoned'): void {
+    const api = this.#api;
+    if (!api) return;
+    this.#instruments(api).threeDs.add(1, {'pg_checkout.three_ds.stage': stage});
   }
 
   /**
@@ -381,3 +341,19 @@ export function errorType(error: unknown): string {
 
 /** The process's telemetry: a no-op unless `@opentelemetry/api` is installed. */
 export const telemetry = new Telemetry(loadOtelApi());
+
+/**
+ * The attempt is waiting on a direct payment's 3-D Secure challenge: open, with the
+ * challenge's address (a hosted attempt's address is the gateway's payment page).
+ */
+export function isThreeDsChallenge(a: {
+  attemptId: string;
+  state: string;
+  userActionUrl?: string | undefined;
+}): boolean {
+  return (
+    (a.state === 'init' || a.state === 'pending') &&
+    a.userActionUrl !== undefined &&
+    !a.attemptId.startsWith('hosted-')
+  );
+}

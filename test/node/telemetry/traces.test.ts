@@ -13,7 +13,10 @@ import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import type {SqlitePaymentStore} from '../../../src/server/index.js';
 import {
   CARDS,
+  PAY_HEADERS,
   SECRET,
+  complete3ds,
+  finalStatus,
   payBody,
   signedWebhook,
   payHttp,
@@ -180,6 +183,46 @@ describe('metrics', () => {
       ([a]) => a['http.route'] === '/pay',
     );
     assert.ok(routes.length > 0);
+  });
+});
+
+describe('3-D Secure', () => {
+  test('challenges are counted started, then approved, failed or abandoned', async () => {
+    const stages = async () =>
+      Object.fromEntries(
+        pointsOf((await sdk.metrics()).get('pg_checkout.three_ds.count')).map(([a, v]) => [
+          a['pg_checkout.three_ds.stage'],
+          v,
+        ]),
+      ) as Record<string, number>;
+    const before = await stages();
+    const started = async (orderRef: string) => {
+      const r = await payHttp(companion.url, body(orderRef, CARDS.threeDS));
+      assert.equal(r.json['outcome'], '3ds_required');
+      return String(r.json['userActionUrl']);
+    };
+    await complete3ds(await started('otel-3ds-yes'), 'approve');
+    await complete3ds(await started('otel-3ds-no'), 'decline');
+    await started('otel-3ds-gone');
+    const abandoned = await fetch(`${companion.url}/abandon`, {
+      method: 'POST',
+      headers: {...PAY_HEADERS, Origin: companion.url},
+      body: JSON.stringify({orderRef: 'otel-3ds-gone', attemptId: 'a-otel-3ds-gone'}),
+    });
+    assert.equal(abandoned.status, 200);
+    assert.equal((await finalStatus(companion.url, 'otel-3ds-yes')).json['state'], 'success');
+    assert.equal((await finalStatus(companion.url, 'otel-3ds-no')).json['state'], 'failure');
+    const after = await stages();
+    const added = (stage: string) => (after[stage] ?? 0) - (before[stage] ?? 0);
+    assert.deepEqual(
+      {
+        started: added('started'),
+        approved: added('approved'),
+        failed: added('failed'),
+        abandoned: added('abandoned'),
+      },
+      {started: 3, approved: 1, failed: 1, abandoned: 1},
+    );
   });
 });
 
