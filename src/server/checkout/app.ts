@@ -135,9 +135,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   const admission = new Admission(o.admission);
   const app = new Hono<Env>();
-  // Spans, durations, admission and breaker gauges (no-ops without @opentelemetry/api).
+  // Spans, durations, gauges of admission, breaker, outbox (no-ops without @opentelemetry/api).
   app.use('*', telemetry.middleware());
-  telemetry.observe(app, {load: () => admission, cardTesting: () => service.cardTestingState()});
+  telemetry.observe(app, {admission, service, store: o.store, now});
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 

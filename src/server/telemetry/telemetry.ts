@@ -131,7 +131,7 @@ export class Telemetry {
   }
 
   /**
-   * Lets the admission and card-testing gauges read `gauges` while `app` lives (held
+   * Lets the admission, card-testing and outbox gauges read `gauges` while `app` lives (held
    * weakly: a closed app that is collected drops out).
    */
   observe(app: object, gauges: CheckoutGauges): void {

@@ -263,6 +263,12 @@ describe('webhooks, admission and the card-testing breaker', () => {
     assert.equal(value('pg_checkout.admission.queued'), 0);
     assert.equal(value('pg_checkout.admission.refused'), 0);
     assert.equal(value('pg_checkout.card_testing.breaker.state'), 0);
+    // The outbox as the store holds it (the updates are delivered by now: none pending).
+    await companion.app.flushOutbox();
+    const pending = await store.pendingOutbox(1000);
+    const again = await sdk.metrics();
+    assert.equal(pointsOf(again.get('pg_checkout.outbox.backlog'))[0]?.[1], pending.length);
+    assert.equal(again.get('pg_checkout.outbox.oldest_age')?.descriptor.unit, 's');
     const state = await companion.app.cardTesting();
     assert.ok(state.decided > 0);
     assert.equal(value('pg_checkout.card_testing.decline_ratio'), state.declined / state.decided);
