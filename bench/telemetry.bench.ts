@@ -45,8 +45,8 @@ export default async function telemetryBench() {
       /^pg_checkout_payment_count_total\{[^}]*pg_checkout_payment_outcome="success"[^}]*\} (\d+)/m.exec(
         exposition,
       );
-    const offMs = median(cpu.off);
-    const onMs = median(cpu.metricsSdk);
+    const offMs = round(median(cpu.off), 3);
+    const onMs = round(median(cpu.metricsSdk), 3);
     const ratio = round(onMs / offMs, 3);
     return {
       paymentsPerStep: PAYMENTS,
