@@ -11,13 +11,13 @@
 import {after, before, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {spawn, type ChildProcess} from 'node:child_process';
-import {existsSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
 import {CARDS, freePort, payBody} from '../checkout/helpers.js';
-import {startExample, startSandboxProcess, stop, type Running} from './processes.js';
+import {ROOT, startExample, startSandboxProcess, stop, type Running} from './processes.js';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const dir = mkdtempSync(path.join(tmpdir(), 'pg-prometheus-'));
@@ -196,3 +196,24 @@ test(
     assert.ok(sum[0]!.value > 0 && sum[0]!.value < 40, `seconds, not ms: ${sum[0]!.value}`);
   },
 );
+
+test("the Grafana dashboard's queries are valid PromQL and every metric they read is scraped", async () => {
+  const dashboard = JSON.parse(
+    readFileSync(path.join(ROOT, 'docs/public/monitoring/grafana-dashboard.json'), 'utf8'),
+  ) as {panels: {title: string; targets: {expr: string}[]}[]};
+  const exprs = dashboard.panels.flatMap((p) => p.targets.map((t) => t.expr));
+  assert.ok(exprs.length >= 8);
+  const names = new Set<string>();
+  for (const expr of exprs) {
+    await query(expr); // status success, else it throws with Prometheus's error
+    for (const m of expr.matchAll(
+      /\b((?:pg_checkout|http|db)_[a-z_]+?_(?:total|bucket|count|state|age))\b/g,
+    ))
+      names.add(m[1]!);
+  }
+  // Metric names only (labels end otherwise).
+  assert.ok(names.has('pg_checkout_outbox_oldest_age'), [...names].join(', '));
+  for (const name of names) {
+    await until(`count(${name})`, (r) => (r[0] && r[0].value > 0 ? true : undefined));
+  }
+});
