@@ -111,6 +111,22 @@ describe('traces', () => {
     );
   });
 
+  test('a card form on another allowed origin may send traceparent and tracestate (CORS preflight)', async () => {
+    const preflight = await fetch(`${companion.url}/pay`, {
+      method: 'OPTIONS',
+      headers: {
+        Origin: companion.url,
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'content-type,traceparent,tracestate',
+      },
+    });
+    assert.equal(preflight.status, 204);
+    const allowed = (preflight.headers.get('access-control-allow-headers') ?? '')
+      .toLowerCase()
+      .split(/\s*,\s*/);
+    assert.ok(allowed.includes('traceparent') && allowed.includes('tracestate'), allowed.join());
+  });
+
   test('a request without traceparent starts a trace of its own', async () => {
     await payHttp(companion.url, body('otel-root', CARDS.success));
     const server = sdk.spans
