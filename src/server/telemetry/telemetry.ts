@@ -313,6 +313,14 @@ export class Telemetry {
   }
 
   /**
+   * Puts the order reference on the active span (a webhook's route, say), so a tracing
+   * backend finds the webhook beside the pay request's trace by the order.
+   */
+  tagOrder(orderRef: string): void {
+    this.#api?.trace.getActiveSpan()?.setAttribute(ORDER_REF, orderRef);
+  }
+
+  /**
    * Counts one payment request's outcome in `pg_checkout.payment.count` and puts it, with
    * the order reference, on the active span (the route's).
    */

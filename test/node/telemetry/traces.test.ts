@@ -254,6 +254,17 @@ describe('webhooks, admission and the card-testing breaker', () => {
     });
     assert.equal(forged.status, 403);
 
+    // The webhook's own trace names the order, as the pay request's does.
+    const webhookSpan = sdk.spans
+      .getFinishedSpans()
+      .find(
+        (s) =>
+          s.attributes['http.route'] === '/webhook' &&
+          s.attributes['pg_checkout.order.ref'] === 'otel-trace',
+      );
+    assert.ok(webhookSpan, 'a webhook span tagged with the order');
+    assert.equal(webhookSpan.kind, SpanKind.SERVER);
+
     const m = await sdk.metrics();
     const webhooks = pointsOf(m.get('pg_checkout.webhook.count'));
     const count = (outcome: string) =>

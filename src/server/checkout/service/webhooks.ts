@@ -148,6 +148,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     };
 
     const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
+    if (attempt) telemetry.tagOrder(attempt.orderRef);
     const mismatch = attempt && this.#mismatch(payload, attempt);
     if (mismatch) {
       // Signed, so it is the gateway's, but it does not describe the payment we stored:
