@@ -9,9 +9,9 @@
  *   SDK with the Prometheus exporter (server-example/metrics.ts), which is scraped once
  *   per step as Prometheus would. Spans stay no-op (no tracer provider is registered).
  *
- * Figures: each one's median CPU ms per payment over `BENCH_TELEMETRY_ROUNDS` steps (default
- * 6: three were too few on a shared machine) of `BENCH_CLOSED_PAYMENTS` payments (default 200), and the ratio; the goal is a cost
- * within 10 % (`meetsGoal`).
+ * Figures: each one's median CPU ms per payment over `BENCH_TELEMETRY_ROUNDS` steps
+ * (default 6: three were too few on a shared machine) of `BENCH_CLOSED_PAYMENTS` payments
+ * (default 200), and the ratio; the goal is a cost within 10 % (`meetsGoal`).
  */
 import {freePort} from './server/children.js';
 import {closedLoopStep} from './server/closed-loop.js';
