@@ -73,6 +73,8 @@ export const SLOW_TIERS = {
   'example/server-timeouts.test.ts': 'integration',
   'example/webhook-flood.test.ts': 'integration',
   'example/database-env.test.ts': 'integration',
+  // A real Prometheus (Debian's package) scraping the example during payments.
+  'example/prometheus.test.ts': 'integration',
   'example/main-log.test.ts': 'integration',
   'bench/children.test.ts': 'integration',
   // Integration: a companion killed mid-payment and restarted (crash-unconfirmed), two

@@ -34,6 +34,7 @@ import {createExampleApp, type ExampleApp} from './app.js';
 import {answerClientErrors} from './client-errors.js';
 import {Drain} from './drain.js';
 import {forwardUpdates} from './update-forwarder.js';
+import {serveMetrics} from './metrics.js';
 
 /** Connections the kernel may hold for the server before it accepts them. */
 const LISTEN_BACKLOG = 4096;
@@ -98,6 +99,8 @@ const Env = z
     KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(65_000),
     HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(10_000),
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
+    METRICS_PORT: optionalInt(0, 65535),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   })
   .superRefine((env, ctx) => {
     if (env.REQUEST_TIMEOUT_MS < env.HEADERS_TIMEOUT_MS)
@@ -156,6 +159,12 @@ if (env.GATEWAY_BASE_URL) {
   });
   gateway = sandbox.clientOptions();
 }
+
+// The metrics for Prometheus, on an address of their own (metrics.ts), before any is recorded.
+const metricsEndpoint =
+  env.METRICS_PORT === undefined
+    ? undefined
+    : await serveMetrics(env.METRICS_PORT, env.METRICS_HOST);
 
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.
 const serving: {example?: ExampleApp; drain?: Drain} = {};
@@ -295,6 +304,7 @@ const lines = [
   `Demo shop: ${publicUrl}`,
   `Back office: ${publicUrl}/admin${adminToken ? (env.ADMIN_TOKEN ? ' (token: your ADMIN_TOKEN)' : ` (token: ${adminToken})`) : ' (off: set ADMIN_TOKEN)'}`,
   `Payments database: ${env.DATABASE_URL ? `PostgreSQL ${redactedUrl(env.DATABASE_URL)} (schema ${env.DATABASE_SCHEMA ?? 'public'}), instance ${instanceId}` : path.resolve(env.DATA_DIR, 'payments.db')}`,
+  `Metrics for Prometheus: ${metricsEndpoint ? metricsEndpoint.url : 'off (set METRICS_PORT)'}`,
 ];
 if (sandbox) {
   lines.push(
@@ -359,6 +369,7 @@ async function shutdown(signal: string) {
   try {
     await built.close();
     await sandbox?.close();
+    await metricsEndpoint?.close();
   } catch (error) {
     logger.error({error: (error as Error).message}, 'shutdown: closing failed');
   }

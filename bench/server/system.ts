@@ -88,7 +88,12 @@ export interface System {
  * up. `appRoot`: run the app instances from another checkout of the project (to compare
  * two versions side by side; `BENCH_COMPARE_ROOT`).
  */
-export async function startSystem(variant: Variant, appRoot?: string): Promise<System> {
+export async function startSystem(
+  variant: Variant,
+  appRoot?: string,
+  /** More settings for the app instances (`METRICS_PORT`, …). */
+  appEnv?: Record<string, string>,
+): Promise<System> {
   const dir = mkdtempSync(path.join(tmpdir(), `pg-bench-${variant}-`));
   let schema: string | undefined;
   const started: Child[] = [];
@@ -128,6 +133,7 @@ export async function startSystem(variant: Variant, appRoot?: string): Promise<S
           instanceId: `bench-${i}`,
           ...(appRoot ? {root: appRoot} : {}),
           ...(databaseUrl && schema ? {databaseUrl, schema} : {}),
+          ...(appEnv ? {env: appEnv} : {}),
         }),
       );
     }

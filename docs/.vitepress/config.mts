@@ -114,6 +114,7 @@ const guides: DefaultTheme.SidebarItem[] = [
   {text: 'Server rendering', link: '/guides/server-rendering'},
   {text: 'Never lose, never double', link: '/guides/reliability'},
   {text: 'Several instances on PostgreSQL', link: '/guides/several-instances'},
+  {text: 'Monitoring: metrics and traces', link: '/guides/monitoring'},
   {text: 'The sandbox', link: '/guides/sandbox'},
   {text: 'Going live', link: '/guides/going-live'},
   {text: 'Security and PCI DSS', link: '/guides/security'},

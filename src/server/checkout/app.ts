@@ -56,6 +56,7 @@ import {
 import {PaymentService} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {AttemptVelocity} from './velocity.js';
+import {telemetry} from '../telemetry/telemetry.js';
 
 export type {CheckoutApp, CheckoutCloseOptions, CheckoutCloseResult} from './checkout-app.js';
 export {HOSTED_ROUTE} from './ingress.js';
@@ -144,6 +145,9 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
 
   const admission = new Admission(o.admission, o.clock ? {now: o.clock} : {});
   const app = new Hono<Env>();
+  // Spans, durations, gauges of admission, breaker, outbox (no-ops without @opentelemetry/api).
+  app.use('*', telemetry.middleware());
+  telemetry.observe(app, {admission, service, store: o.store, now});
   /** The error each refused request was answered with, for its log line (set by `onError`). */
   const answeredWith = new WeakMap<Context<Env>, CheckoutError>();
 

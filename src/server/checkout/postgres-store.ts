@@ -35,6 +35,7 @@ import {SqlPaymentStore, type RunMode} from './sql-store.js';
 import {PostgresPort} from './postgres-port.js';
 import {runAsync, type Row, type Steps, type StorePort} from './store-core.js';
 import {StoreUnavailableError} from './store.js';
+import {telemetry} from '../telemetry/telemetry.js';
 
 /** Options of {@link PostgresPaymentStore}: the database, its schema and the pool's limits. */
 export interface PostgresPaymentStoreOptions {
@@ -234,7 +235,11 @@ export class PostgresPaymentStore extends SqlPaymentStore {
     }
   }
 
-  protected async run<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
+  protected run<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
+    return telemetry.storeOperation('postgresql', mode, () => this.runUntimed(mode, body));
+  }
+
+  private async runUntimed<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
     if (mode === 'read' || mode === 'steps') {
       await this.ready();
       return runAsync(body(this.pooled));

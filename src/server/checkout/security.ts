@@ -37,7 +37,8 @@ export function checkoutCors(allowedOrigins: readonly string[]): MiddlewareHandl
   const preflight = cors({
     origin: [...allowedOrigins],
     allowMethods: ['GET', 'POST'],
-    allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER],
+    // The W3C trace context a card form's page may send (telemetry/: one trace per Pay).
+    allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER, 'traceparent', 'tracestate'],
     maxAge: 600,
   });
   return async function checkoutCors(c, next) {

@@ -30,6 +30,7 @@ import {SqlPaymentStore, type RunMode} from './sql-store.js';
 import {runSync, type OutboxClaim, type Row, type Steps, type StorePort} from './store-core.js';
 import {statements} from './store-sql.js';
 import type {OutboxDelivery, VelocityKey} from './store.js';
+import {telemetry} from '../telemetry/telemetry.js';
 
 /** A write waiting for the group commit. */
 interface QueuedWrite {
@@ -229,6 +230,10 @@ export class SqlitePaymentStore extends SqlPaymentStore {
   }
 
   protected run<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
+    return telemetry.storeOperation('sqlite', mode, () => this.runUntimed(mode, body));
+  }
+
+  private runUntimed<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
     const run = () => runSync(body(this.port));
     switch (mode) {
       case 'insert':

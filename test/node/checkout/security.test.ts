@@ -79,7 +79,7 @@ describe('CORS (hono/cors for preflights)', () => {
     cors({
       origin: ALLOWED,
       allowMethods: ['GET', 'POST'],
-      allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER],
+      allowHeaders: ['Content-Type', 'Accept', CHECKOUT_HEADER, 'traceparent', 'tracestate'],
       maxAge: 600,
     }),
   );

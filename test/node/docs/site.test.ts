@@ -115,6 +115,7 @@ const GUIDES = [
   'server-rendering',
   'reliability',
   'several-instances',
+  'monitoring',
   'sandbox',
   'going-live',
   'security',

@@ -15,6 +15,7 @@ import type {
 import {applyGatewayStatus, isFinal, type GatewayStatusInfo} from '../transition.js';
 import type {Outbox} from './outbox.js';
 import {cardToKeep} from './saved-cards.js';
+import {isThreeDsChallenge, telemetry} from '../../telemetry/telemetry.js';
 
 /** A mutation as the store runs it. */
 export type Mutate = Parameters<PaymentStore['updateAttempt']>[1];
@@ -76,10 +77,12 @@ export class AttemptWrites {
     event?: WebhookEventInput,
   ): Promise<UpdateAttemptResult> {
     let before: AttemptRecord['state'] | undefined;
+    let challenged = false;
     const r = await this.write(
       key,
       (c) => {
         before = c.state;
+        challenged = isThreeDsChallenge(c);
         const now = this.#d.now();
         const m = applyGatewayStatus(c, info, now, source);
         const card = m && cardToKeep(c, m, info, now);
@@ -95,6 +98,7 @@ export class AttemptWrites {
       isFinal(r.attempt.state)
     ) {
       this.#d.finished?.(r.attempt);
+      if (challenged) telemetry.countThreeDs(r.attempt.state === 'success' ? 'approved' : 'failed');
     }
     if (r.changed && r.attempt?.state === 'success') {
       this.#d.succeeded(r.attempt.orderRef);

@@ -30,6 +30,7 @@ import {
 } from '../errors.js';
 import {newGatewayOrderId, type ResolvedOrder} from '../request.js';
 import {rateLimited} from '../velocity.js';
+import {countedPayment} from '../../telemetry/payments.js';
 import type {AttemptRecord, AttemptReservation} from '../store.js';
 import {
   markNotCreated,
@@ -157,7 +158,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         {orderRef, gatewayOrderId, mode, createCount: r.attempt.createCount},
         'paying again after an unknown outcome: the create is sent again with the same order_id',
       );
-      return this.#send(r.attempt, prepared, spec);
+      return countedPayment(mode, orderRef, this.#send(r.attempt, prepared, spec));
     }
 
     const now = this.cfg.now();
@@ -192,7 +193,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
       'payment attempt stored',
     );
-    return this.#send(attempt, prepared, spec);
+    return countedPayment(mode, orderRef, this.#send(attempt, prepared, spec));
   }
 
   /** Sends a stored (`creating`) attempt's create request and stores the answer. */

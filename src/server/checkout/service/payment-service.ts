@@ -33,6 +33,7 @@ import {Reconciler} from './reconcile.js';
 import {SavedCards} from './saved-cards.js';
 import {Sweeper} from './sweep.js';
 import {Webhooks} from './webhooks.js';
+import {telemetry} from '../../telemetry/telemetry.js';
 
 export class PaymentService {
   readonly #cfg: ServiceConfig;
@@ -205,7 +206,7 @@ export class PaymentService {
    * durably stored; throws `CheckoutForbiddenError` for a bad signature (after recording it).
    */
   webhook(rawBody: string, ip: string | undefined): Promise<void> {
-    return this.#webhooks.receive(rawBody, ip);
+    return this.#webhooks.receive(rawBody, ip).then(() => telemetry.countWebhook('accepted'));
   }
 
   // Secondary operations and double charges ---------------------------------------------

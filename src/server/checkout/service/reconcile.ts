@@ -36,6 +36,7 @@ import {
   unknownLookupDue,
   type OrderState,
 } from './order-state.js';
+import {telemetry} from '../../telemetry/telemetry.js';
 
 /**
  * How long another process's create may stay `creating` before a lookup that does not
@@ -192,6 +193,7 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
         markWrittenOff(c, now, 'abandoned'),
       );
       if (written?.writtenOff === 'abandoned' && written.writtenOffAt === now) {
+        telemetry.countThreeDs('abandoned');
         this.log.info(
           {orderRef, gatewayOrderId: a.gatewayOrderId},
           '3-D Secure abandoned by the customer: the order may be paid again',

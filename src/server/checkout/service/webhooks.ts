@@ -21,6 +21,7 @@ import {isFinal, statusInfoFromRecord} from '../transition.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {ServicePart, type ServiceConfig} from './config.js';
 import type {Outbox} from './outbox.js';
+import {telemetry} from '../../telemetry/telemetry.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -69,6 +70,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
    * `rejected_webhooks` and `countedMinutes` rows of counts.
    */
   async reject(ip: string | undefined, reason: string, body: string): Promise<void> {
+    telemetry.countWebhook('refused', reason);
     const limits = this.cfg.webhookRejections;
     const size = Buffer.byteLength(body);
     const {kept, firstCounted} = await this.#rejections.write(async () => {
@@ -143,6 +145,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
     };
 
     const attempt = await this.cfg.store.getAttemptByGatewayOrderId(payload.order_id);
+    if (attempt) telemetry.tagOrder(attempt.orderRef);
     const mismatch = attempt && this.#mismatch(payload, attempt);
     if (mismatch) {
       // Signed, so it is the gateway's, but it does not describe the payment we stored:
@@ -169,6 +172,7 @@ export class Webhooks extends ServicePart<WebhooksDeps> {
           'webhook',
           event,
         );
+        if (r.duplicateEvent) telemetry.countWebhook('duplicate');
         if (r.duplicateEvent) this.log.info(logFields, 'duplicate webhook ignored');
         else if (!r.attempt)
           this.log.warn(logFields, 'webhook for an order this app did not create');

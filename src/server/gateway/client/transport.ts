@@ -12,6 +12,7 @@ import type {Answer} from './answers.js';
 import {toGatewayError, type FailedCall} from './error-mapping.js';
 import type {ClientSettings} from './options.js';
 import {sensitiveValuesOf} from './redaction.js';
+import {telemetry} from '../../telemetry/telemetry.js';
 
 /** One call: the endpoint, its path parameters and query, and the body, if any. */
 export interface Call extends FailedCall {
@@ -78,7 +79,16 @@ export class Transport {
       const pause = () => backoff(attempt, s.retryDelayMs, s.maxRetryDelayMs);
       let answer: Answer;
       try {
-        answer = await this.#exchange(call.endpoint, method, pathAndQuery, bodyText);
+        answer = await telemetry.gatewayRequest(
+          {
+            operation: call.endpoint,
+            method,
+            urlTemplate: GATEWAY_ENDPOINTS[call.endpoint].path,
+            url: s.baseUrl + path,
+            resendCount: attempt,
+          },
+          () => this.#exchange(call.endpoint, method, pathAndQuery, bodyText),
+        );
       } catch (error) {
         if (!last) {
           await s.clock.sleep(pause());

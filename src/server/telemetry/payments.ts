@@ -1,0 +1,51 @@
+/**
+ * The payment counter's reading of an attempt: each create request the companion sends
+ * to the gateway is counted once, when its outcome is known, by what the customer is told
+ * (`pg_checkout.payment.outcome`: `success`, `failure`, `3ds_required`, `processing`, or
+ * `error` when the request failed with an error answer such as `gateway_unavailable`),
+ * with the protocol's failure reason (`declined`, `not_created`, `not_confirmed`, …) and
+ * the gateway's status code. Repeats of a pay request that join a running or settled
+ * attempt are not counted again.
+ */
+import type {AttemptOutcome} from '../checkout/service/attempt.js';
+import {answerFor} from '../checkout/service/answers.js';
+import {errorType, telemetry, type PaymentOutcome, type Telemetry} from './telemetry.js';
+
+/** What the counter records of an attempt's outcome. */
+export function paymentOutcomeOf(outcome: AttemptOutcome): PaymentOutcome {
+  const answer = outcome.kind === 'refused' ? outcome.response : answerFor(outcome.attempt);
+  if (answer.outcome !== 'failure') return {outcome: answer.outcome};
+  return {outcome: 'failure', reason: answer.reason, statusCode: answer.code};
+}
+
+/**
+ * Awaits a sent create's outcome and counts it (a thrown error is counted as `error`);
+ * without `@opentelemetry/api`, answers `sent` itself.
+ */
+export function countedPayment(
+  mode: 'direct' | 'hosted',
+  orderRef: string,
+  sent: Promise<AttemptOutcome>,
+  t: Telemetry = telemetry,
+): Promise<AttemptOutcome> {
+  return t.enabled ? count(mode, orderRef, sent, t) : sent;
+}
+
+async function count(
+  mode: 'direct' | 'hosted',
+  orderRef: string,
+  sent: Promise<AttemptOutcome>,
+  t: Telemetry,
+): Promise<AttemptOutcome> {
+  let outcome: AttemptOutcome;
+  try {
+    outcome = await sent;
+  } catch (error) {
+    t.countPayment(mode, orderRef, {outcome: 'error', reason: errorType(error)});
+    throw error;
+  }
+  const counted = paymentOutcomeOf(outcome);
+  t.countPayment(mode, orderRef, counted);
+  if (mode === 'direct' && counted.outcome === '3ds_required') t.countThreeDs('started');
+  return outcome;
+}
