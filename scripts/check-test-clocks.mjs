@@ -293,6 +293,10 @@ export const PENDING = {
     why: "step timings for the guide's report, a poll with a deadline",
   },
   'test/pack/server.test.ts': {uses: 1, why: 'a 50 ms wait'},
+  'test/node/example/prometheus.test.ts': {
+    uses: 2,
+    why: "a real Prometheus, which gets ready and scrapes on its own wall clock (every 1 s): polls with a bound on attempts, for its readiness and for a query's answer",
+  },
   'test/node/example/server-timeouts.test.ts': {
     uses: 3,
     why: "Node's own head and request deadlines, in the example's process, run on its wall clock: a slow sender sends a byte now and then, a poll for the answer's head, an idle wait past both deadlines (each set to 1 s)",

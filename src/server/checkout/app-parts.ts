@@ -4,13 +4,18 @@
  * instance is ready, how the app closes, and the guard store it makes beside a payment
  * store.
  */
-import type {HonoRequest} from 'hono';
+import type {Context, HonoRequest} from 'hono';
 import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
 import {formatIssues} from '../gateway/schemas.js';
 import type {Admission} from './backpressure.js';
 import {StoreBusyError} from './backpressure.js';
-import type {CheckoutCloseOptions, CheckoutCloseResult, CheckoutReadiness} from './checkout-app.js';
+import type {
+  CheckoutCloseOptions,
+  CheckoutCloseResult,
+  CheckoutReadiness,
+  Env,
+} from './checkout-app.js';
 import {
   CheckoutInvalidRequestError,
   CheckoutBusyError,
@@ -21,10 +26,11 @@ import {
 } from './errors.js';
 import {MemoryGuardStore, type GuardStore} from './guard-store.js';
 import type {CheckoutLogger} from './logger.js';
+import type {ResolvedCheckoutOptions} from './options.js';
 import {PostgresGuardStore} from './postgres-guard-store.js';
 import {PostgresPaymentStore} from './postgres-store.js';
 import {errorSummary, type PaymentService} from './service/index.js';
-import {readBodyText} from './security.js';
+import {readBodyText, resolveClientIp} from './security.js';
 import {SqliteGuardStore} from './sqlite-guard-store.js';
 import {SqlitePaymentStore} from './sqlite-store.js';
 import {StoreUnavailableError, type PaymentStore} from './store.js';
@@ -203,4 +209,28 @@ function sleepUntil(deadline: number): Promise<void> {
   return new Promise((resolve) => {
     setTimeout(resolve, Math.max(0, deadline - Date.now())).unref?.();
   });
+}
+
+/**
+ * The client address of a request, as the app's options tell it (`clientIp`, else the
+ * socket's, through `trustProxy`'s proxies); `requireIp` throws where none can be told.
+ */
+export function clientAddresses(
+  o: Pick<ResolvedCheckoutOptions, 'clientIp' | 'trustProxy'>,
+  logger: CheckoutLogger,
+) {
+  const clientIp = (c: Context<Env>): string | undefined => {
+    if (o.clientIp) return o.clientIp(c.req.raw, c.env);
+    const socket = c.env?.incoming?.socket?.remoteAddress;
+    return resolveClientIp(socket, c.req.header('x-forwarded-for') ?? null, o.trustProxy);
+  };
+  const requireIp = (c: Context<Env>): string => {
+    const ip = clientIp(c);
+    if (!ip) {
+      logger.error({}, 'cannot tell the client address: pass options.clientIp for this runtime');
+      throw new CheckoutInternalError('the client address is unknown');
+    }
+    return ip;
+  };
+  return {clientIp, requireIp};
 }

@@ -25,6 +25,7 @@ import {
 } from '../../protocol/schemas.js';
 import {
   NO_STORE,
+  clientAddresses,
   checkoutErrorOf,
   closer,
   guardStoreBeside,
@@ -34,7 +35,7 @@ import {
 import {Admission} from './backpressure.js';
 import {CardTestingBreaker} from './card-testing.js';
 import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
-import {CheckoutError, CheckoutInternalError, CheckoutInvalidRequestError} from './errors.js';
+import {CheckoutError, CheckoutInvalidRequestError} from './errors.js';
 import {createCheckoutLogger} from './logger.js';
 import {resolveCheckoutOptions, type CheckoutAppOptions} from './options.js';
 import type {OperationRequest} from './operation-types.js';
@@ -46,13 +47,7 @@ import {
   requestLog,
   unroutedError,
 } from './ingress.js';
-import {
-  checkoutCors,
-  readBodyText,
-  resolveClientIp,
-  sameOriginForms,
-  sameOriginJson,
-} from './security.js';
+import {checkoutCors, readBodyText, sameOriginForms, sameOriginJson} from './security.js';
 import {PaymentService} from './service/index.js';
 import {SECURITY_REPORT_ROUTE, securityReportRoute} from './security-report-route.js';
 import {AttemptVelocity} from './velocity.js';
@@ -129,19 +124,7 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     now,
   });
 
-  const clientIp = (c: Context<Env>): string | undefined => {
-    if (o.clientIp) return o.clientIp(c.req.raw, c.env);
-    const socket = c.env?.incoming?.socket?.remoteAddress;
-    return resolveClientIp(socket, c.req.header('x-forwarded-for') ?? null, o.trustProxy);
-  };
-  const requireIp = (c: Context<Env>): string => {
-    const ip = clientIp(c);
-    if (!ip) {
-      logger.error({}, 'cannot tell the client address: pass options.clientIp for this runtime');
-      throw new CheckoutInternalError('the client address is unknown');
-    }
-    return ip;
-  };
+  const {clientIp, requireIp} = clientAddresses(o, logger);
 
   const admission = new Admission(o.admission, o.clock ? {now: o.clock} : {});
   const app = new Hono<Env>();
