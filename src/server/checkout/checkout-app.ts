@@ -95,7 +95,7 @@ export type CheckoutApp = Hono<Env> & {
   readonly service: PaymentService;
 };
 
-/** What {@link CheckoutApp.ready} answers. */
+/** What a {@link CheckoutApp}'s `ready` answers. */
 export interface CheckoutReadiness {
   /** True when the instance can take a payment now. */
   ready: boolean;
