@@ -212,9 +212,14 @@ function browserLibrary(development: boolean): UserConfig {
     build: {
       outDir: development ? 'dist/browser/development' : 'dist/browser',
       emptyOutDir: false,
-      // With the sources' text inside (sourcesContent): a browser's debugger and a
-      // merchant's bundler show the TypeScript without the files, which are not published.
-      sourcemap: true,
+      // Source maps for the development build only, with the sources' text inside
+      // (sourcesContent): it is what a dev server (Vite, webpack in development) serves, so a
+      // browser's debugger shows the TypeScript without the files, which are not published.
+      // The production modules are the same readable, unminified code, one per source
+      // module; their maps (0.41 MB of a browser-only install) would serve only a production
+      // bundle's own map, and would make Node (pg-checkout/ssr, --enable-source-maps) name
+      // src/….ts files the package does not have, as the Node library's would.
+      sourcemap: development,
       minify: false,
       target: 'es2022',
       lib: {entry: browserEntries(), formats: ['es']},

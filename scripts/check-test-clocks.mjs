@@ -283,6 +283,7 @@ export const PENDING = {
     uses: 4,
     why: "the guide's step timings (a report, not a bound)",
   },
+  'test/pack/newcomer-in-order.test.ts': {uses: 1, why: 'a unique database name (data)'},
   'test/pack/newcomer-several-instances.test.ts': {
     uses: 2,
     why: 'a unique database name (data); a poll every 100 ms',

@@ -22,7 +22,9 @@ function Checkout({orderRef}: {orderRef: string}) {
       />
       <p data-outcome={outcome?.kind ?? 'none'}>
         {outcome?.kind === 'paid'
-          ? `Paid: order ${outcome.detail.orderRef}, card ${outcome.detail.cardMask ?? ''}`
+          ? outcome.detail.alreadyPaid
+            ? `Already paid: order ${outcome.detail.orderRef}, nothing was charged`
+            : `Paid: order ${outcome.detail.orderRef}, card ${outcome.detail.cardMask ?? ''}`
           : (outcome?.message ?? '')}
       </p>
     </main>
