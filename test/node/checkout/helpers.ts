@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import {mkdtempSync, rmSync} from 'node:fs';
-import {createServer as createNetServer, type AddressInfo} from 'node:net';
+import net, {createServer as createNetServer, type AddressInfo} from 'node:net';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {Writable} from 'node:stream';
@@ -580,4 +580,35 @@ export async function floodForgedWebhooks(
   } finally {
     agent.destroy();
   }
+}
+
+/**
+ * A raw socket that posts `path` declaring `length` bytes and sends only `sent` of them (a
+ * slow sender), with the headers a non-browser client passes the same-origin checks with.
+ */
+export function slowSender(port: number, path: string, length = 10_000, sent = 1) {
+  const socket = net.connect(port, '127.0.0.1');
+  let received = '';
+  socket.setEncoding('latin1');
+  socket.on('data', (chunk: string) => (received += chunk));
+  socket.on('error', () => undefined);
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.write(
+    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
+      `${CHECKOUT_HEADER}: ${CHECKOUT_PROTOCOL_VERSION}\r\n` +
+      `Content-Length: ${length}\r\n\r\n${'{'.repeat(sent)}`,
+  );
+  return {socket, closed, received: () => received};
+}
+
+/** The status and header block of a raw answer, names lower-cased. */
+export function rawAnswer(raw: string): {status: number; headers: Map<string, string>} {
+  const [head = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...rest] = head.split('\r\n');
+  const headers = new Map<string, string>();
+  for (const line of rest) {
+    const i = line.indexOf(':');
+    headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
+  }
+  return {status: Number(statusLine.split(' ')[1]), headers};
 }

@@ -9,11 +9,10 @@
  */
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import net, {type AddressInfo} from 'node:net';
+import type {AddressInfo} from 'node:net';
 import type {Server} from 'node:http';
 import {setTimeout as sleep} from 'node:timers/promises';
 import {createAdaptorServer} from '@hono/node-server';
-import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
 import {CheckoutConfigError, SqlitePaymentStore} from '../../../src/server/index.js';
 import type {CheckoutApp} from '../../../src/server/index.js';
 import {
@@ -23,8 +22,10 @@ import {
   inProcessApp,
   payBody,
   primaryWebhook,
+  rawAnswer,
   record,
   signedWebhook,
+  slowSender,
   type Overrides,
 } from './helpers.js';
 
@@ -71,37 +72,6 @@ async function serve(overrides: Overrides = {}, gw = new StubGateway()): Promise
   };
 }
 
-/**
- * A raw socket that posts `path` declaring `length` bytes and sends `sent` of them; with
- * the headers a non-browser client passes the same-origin checks with.
- */
-function slowSender(port: number, path = '/pay', length = 10_000, sent = 1) {
-  const socket = net.connect(port, '127.0.0.1');
-  let received = '';
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
-      `${CHECKOUT_HEADER}: ${CHECKOUT_PROTOCOL_VERSION}\r\n` +
-      `Content-Length: ${length}\r\n\r\n${'{'.repeat(sent)}`,
-  );
-  return {socket, closed, received: () => received};
-}
-
-/** The header block of a raw answer, lower-cased names. */
-function headersOf(raw: string): {status: number; headers: Map<string, string>} {
-  const [head = ''] = raw.split('\r\n\r\n');
-  const [statusLine = '', ...rest] = head.split('\r\n');
-  const headers = new Map<string, string>();
-  for (const line of rest) {
-    const i = line.indexOf(':');
-    headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
-  }
-  return {status: Number(statusLine.split(' ')[1]), headers};
-}
-
 /** The three headers every answer carries. */
 function assertSecurityHeaders(get: (name: string) => string | null | undefined, what: string) {
   assert.equal(get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
@@ -118,7 +88,7 @@ const payInit = (orderRef: string) => ({
 describe('one door: the body before admission', () => {
   test('64 slow senders hold no admission place: a customer pays, status and webhooks answer', async () => {
     const s = await serve({admission: {queueTimeoutMs: 2_000}});
-    const slow = Array.from({length: 64}, () => slowSender(s.port));
+    const slow = Array.from({length: 64}, () => slowSender(s.port, '/pay'));
     try {
       await s.requests(64);
       const paid = await fetch(`${s.url}/pay`, payInit('slow-64-1'));
@@ -145,7 +115,7 @@ describe('one door: the body before admission', () => {
     try {
       const slow = slowSender(s.port, '/pay', 100);
       await slow.closed;
-      const {status, headers} = headersOf(slow.received());
+      const {status, headers} = rawAnswer(slow.received());
       assert.equal(status, 408);
       assert.equal(headers.get('connection'), 'close');
       assertSecurityHeaders((n) => headers.get(n), '408');

@@ -11,16 +11,15 @@
  */
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import net, {type AddressInfo} from 'node:net';
+import type {AddressInfo} from 'node:net';
 import type {Server} from 'node:http';
 import path from 'node:path';
 import {Writable} from 'node:stream';
 import {createAdaptorServer} from '@hono/node-server';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
 import {createCheckoutLogger} from '../../../src/server/index.js';
 import {createExampleApp, type ExampleApp} from '../../../server-example/app.js';
-import {PAY_HEADERS, eventually, payBody} from '../checkout/helpers.js';
+import {PAY_HEADERS, eventually, payBody, rawAnswer, slowSender} from '../checkout/helpers.js';
 import {call, dataDirs, sandboxGateway} from './helpers.js';
 
 let sandbox: Sandbox;
@@ -96,33 +95,6 @@ async function serve(opts: {bodyTimeoutMs?: number; queueTimeoutMs?: number} = {
   } satisfies Served;
 }
 
-/** A raw socket posting `path` with a declared `length` and only `sent` bytes of it. */
-function slowSender(port: number, path: string, length = 10_000, sent = 1) {
-  const socket = net.connect(port, '127.0.0.1');
-  let received = '';
-  socket.setEncoding('latin1');
-  socket.on('data', (chunk: string) => (received += chunk));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
-  socket.write(
-    `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n` +
-      `${CHECKOUT_HEADER}: ${CHECKOUT_PROTOCOL_VERSION}\r\n` +
-      `Content-Length: ${length}\r\n\r\n${'{'.repeat(sent)}`,
-  );
-  return {socket, closed, received: () => received};
-}
-
-function rawHeaders(raw: string) {
-  const [head = ''] = raw.split('\r\n\r\n');
-  const [statusLine = '', ...rest] = head.split('\r\n');
-  const headers = new Map<string, string>();
-  for (const line of rest) {
-    const i = line.indexOf(':');
-    headers.set(line.slice(0, i).trim().toLowerCase(), line.slice(i + 1).trim());
-  }
-  return {status: Number(statusLine.split(' ')[1]), get: (n: string) => headers.get(n)};
-}
-
 function assertSecurityHeaders(get: (name: string) => unknown, what: string) {
   assert.equal(get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
   assert.match(String(get('x-frame-options') ?? ''), /^(DENY|SAMEORIGIN)$/, `${what}: XFO`);
@@ -175,10 +147,10 @@ describe('the example: one door', () => {
       for (const route of ['/api/orders', '/api/checkout/pay', '/admin/login']) {
         const slow = slowSender(s.port, route, 100);
         await slow.closed;
-        const r = rawHeaders(slow.received());
+        const r = rawAnswer(slow.received());
         assert.equal(r.status, 408, `${route}: ${slow.received()}`);
-        assert.equal(r.get('connection'), 'close', route);
-        assertSecurityHeaders(r.get, `408 ${route}`);
+        assert.equal(r.headers.get('connection'), 'close', route);
+        assertSecurityHeaders((n) => r.headers.get(n), `408 ${route}`);
       }
     } finally {
       await s.close();
