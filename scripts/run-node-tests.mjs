@@ -88,6 +88,7 @@ export const SLOW_TIERS = {
   'checkout/pool-across-gateway.test.ts': 'integration',
   'checkout/store-unavailable.test.ts': 'integration',
   'checkout/pgbouncer.test.ts': 'integration',
+  'checkout/pg-statements.test.ts': 'integration',
   'example/connections.test.ts': 'integration',
   'sandbox/cli.test.ts': 'integration',
 };

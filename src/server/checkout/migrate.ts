@@ -1,11 +1,13 @@
 /**
- * The migration runner, once for both dialects (an algorithm of the store core, driven
- * like the others: `store-core.ts`). It makes `schema_migrations` when missing, renumbers
- * a PostgreSQL database of pg-checkout 0.1.0 into the one sequence, refuses a database
- * newer than this code, and applies each missing migration with its row rewrites. The
- * dialect's store holds what keeps two processes from migrating at once: SQLite runs the
- * whole run in one `BEGIN IMMEDIATE` transaction; PostgreSQL holds a session advisory lock
- * and gives each migration a transaction of its own (`perMigration`).
+ * The migration runner, once for both dialects and for every table of the store (payments,
+ * the guards' counters and flags, the security reports): an algorithm of the store core,
+ * driven like the others (`store-core.ts`). It makes `schema_migrations` when missing,
+ * renumbers a PostgreSQL database of pg-checkout 0.1.0 into the one sequence, refuses a
+ * database newer than this code, and applies each missing migration with its row rewrites.
+ * The caller holds the one transaction the whole run is in, and what keeps two processes
+ * from migrating at once: SQLite's `BEGIN IMMEDIATE`; PostgreSQL's transaction-scoped
+ * advisory lock {@link MIGRATION_LOCK} (pg-session.ts), with the schema on `search_path`
+ * for the migrations' frozen text.
  */
 import {step, type Row, type Steps, type StorePort} from './store-core.js';
 import {LEGACY_POSTGRES, MIGRATIONS, migrationSql, type Migration} from './migrations.js';
@@ -19,23 +21,13 @@ export function* appliedVersions(p: StorePort): Steps<number[]> {
   return (yield* step(p.all(p.sql.appliedVersions, []))).map((r) => Number(r['version']));
 }
 
-/**
- * Applies the migrations `migrations` (every one, by default) that the database lacks.
- * `perMigration`: each in a transaction of its own (the caller holds none).
- */
+/** Applies the migrations `migrations` (every one, by default) that the database lacks. */
 export function* migrate(
   p: StorePort,
-  perMigration: boolean,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Steps<number[]> {
-  yield* step(
-    p.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-      version INTEGER PRIMARY KEY,
-      name TEXT NOT NULL,
-      applied_at BIGINT NOT NULL
-    )`),
-  );
-  if (p.sql.dialect === 'postgres') yield* renumberLegacy(p, perMigration);
+  yield* step(p.exec(p.sql.createMigrations));
+  if (p.sql.dialect === 'postgres') yield* renumberLegacy(p);
   const applied = new Set(yield* appliedVersions(p));
   const newest = Math.max(0, ...applied);
   const known = Math.max(...migrations.map((m) => m.version));
@@ -46,23 +38,16 @@ export function* migrate(
   }
   for (const m of migrations) {
     if (applied.has(m.version)) continue;
-    if (perMigration) yield* step(p.exec('BEGIN'));
-    try {
-      yield* step(p.exec(migrationSql(m, p.sql.dialect)));
-      for (const r of m.rewrites ?? []) yield* rewriteRows(p, r);
-      yield* step(p.run(p.sql.recordMigration, [m.version, m.name, Date.now()]));
-      if (perMigration) yield* step(p.exec('COMMIT'));
-    } catch (error) {
-      if (perMigration) yield* step(p.exec('ROLLBACK'));
-      throw error;
-    }
+    yield* step(p.exec(migrationSql(m, p.sql.dialect)));
+    for (const r of m.rewrites ?? []) yield* rewriteRows(p, r);
+    yield* step(p.run(p.sql.recordMigration, [m.version, m.name, Date.now()]));
   }
   return yield* appliedVersions(p);
 }
 
 /** A 0.1.0 PostgreSQL database's versions, renumbered into the one sequence, in one step. */
-function* renumberLegacy(p: StorePort, perMigration: boolean): Steps<void> {
-  const rows = yield* step(p.all('SELECT version, name, applied_at FROM schema_migrations', []));
+function* renumberLegacy(p: StorePort): Steps<void> {
+  const rows = yield* step(p.all(p.sql.migrationRows, []));
   const first = rows.find((r) => Number(r['version']) === 1);
   if (first?.['name'] !== LEGACY_POSTGRES.firstName) return;
   if (rows.some((r) => Number(r['version']) > LEGACY_POSTGRES.newest)) return;
@@ -72,17 +57,10 @@ function* renumberLegacy(p: StorePort, perMigration: boolean): Steps<void> {
       appliedAt: Number(r['applied_at']),
     })),
   );
-  if (perMigration) yield* step(p.exec('BEGIN'));
-  try {
-    yield* step(p.run('DELETE FROM schema_migrations', []));
-    for (const r of renumbered) {
-      const name = MIGRATIONS.find((m) => m.version === r.version)!.name;
-      yield* step(p.run(p.sql.recordMigration, [r.version, name, r.appliedAt]));
-    }
-    if (perMigration) yield* step(p.exec('COMMIT'));
-  } catch (error) {
-    if (perMigration) yield* step(p.exec('ROLLBACK'));
-    throw error;
+  yield* step(p.run(p.sql.forgetMigrations, []));
+  for (const r of renumbered) {
+    const name = MIGRATIONS.find((m) => m.version === r.version)!.name;
+    yield* step(p.run(p.sql.recordMigration, [r.version, name, r.appliedAt]));
   }
 }
 

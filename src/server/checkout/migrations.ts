@@ -13,11 +13,13 @@
  * unique gateway `order_id`, a unique webhook event key, a unique (order, operation,
  * status) for secondary operations, a primary key on (order, key) for intents, and on
  * PostgreSQL a unique partial index that allows one open, not written-off attempt per
- * order — the backstop of `isLiveAttempt`, the rule itself (`store.ts`), built from the
- * same list of states.
+ * order — the backstop of `isLiveAttempt`, the rule itself (`store.ts`).
+ *
+ * Every table of the store is made here, the shop-wide guards' counters and flags and the
+ * security reports too (migration 7; before it, their stores made them on first use, so
+ * that migration makes them only when missing).
  */
 import {brandOfMask} from './card-brand.js';
-import {UNSETTLED_STATES} from './store.js';
 import type {Dialect} from './store-sql.js';
 import {TOKEN_REWRITES, type RowRewrite} from './stored-tokens.js';
 
@@ -37,8 +39,12 @@ export function migrationSql(m: Migration, dialect: Dialect): string {
   return typeof m.sql === 'string' ? m.sql : m.sql[dialect];
 }
 
-/** The open states the PostgreSQL backstop index covers (a success may be a double charge). */
-const OPEN = UNSETTLED_STATES.map((s) => `'${s}'`).join(', ');
+/**
+ * The open states the PostgreSQL backstop index of migration 2 covers (a success may be a
+ * double charge), frozen as that migration wrote them: `UNSETTLED_STATES` (store.ts) may
+ * change, an applied migration may not (migrations.test.ts holds the two equal today).
+ */
+export const OPEN_STATES_OF_MIGRATION_2 = `'creating', 'unknown', 'init', 'pending'`;
 
 export const MIGRATIONS: readonly Migration[] = [
   {
@@ -227,7 +233,7 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE attempts ADD COLUMN written_off_at BIGINT;
       ALTER TABLE webhook_events ADD COLUMN flag TEXT;
       CREATE UNIQUE INDEX attempts_one_open_per_order ON attempts (order_ref)
-        WHERE state IN (${OPEN}) AND written_off IS NULL;
+        WHERE state IN (${OPEN_STATES_OF_MIGRATION_2}) AND written_off IS NULL;
       CREATE TABLE operation_intents (
         order_ref TEXT NOT NULL,
         key TEXT NOT NULL,
@@ -344,6 +350,56 @@ export const MIGRATIONS: readonly Migration[] = [
       DROP INDEX outbox_pending;
       CREATE INDEX outbox_undelivered ON outbox(id) WHERE delivered_at IS NULL;
     `,
+  },
+  {
+    version: 7,
+    // Made on first use by the guard and report stores of earlier versions (the same
+    // tables): `IF NOT EXISTS` takes those as they are.
+    name: 'shop-wide guard counts and flags, security reports (in the one sequence)',
+    sql: {
+      sqlite: `
+      CREATE TABLE IF NOT EXISTS pg_guard_counts (
+        name TEXT NOT NULL,
+        bucket INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (name, bucket)
+      ) STRICT, WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS pg_guard_flags (
+        name TEXT PRIMARY KEY,
+        raised_at INTEGER NOT NULL,
+        until INTEGER NOT NULL,
+        info TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE IF NOT EXISTS pg_security_reports (
+        key TEXT PRIMARY KEY,
+        first_seen INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        report TEXT NOT NULL
+      ) STRICT;
+    `,
+      postgres: `
+      CREATE TABLE IF NOT EXISTS pg_guard_counts (
+        name TEXT NOT NULL,
+        bucket BIGINT NOT NULL,
+        count INTEGER NOT NULL,
+        PRIMARY KEY (name, bucket)
+      );
+      CREATE TABLE IF NOT EXISTS pg_guard_flags (
+        name TEXT PRIMARY KEY,
+        raised_at BIGINT NOT NULL,
+        until BIGINT NOT NULL,
+        info TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS pg_security_reports (
+        key TEXT PRIMARY KEY,
+        first_seen BIGINT NOT NULL,
+        last_seen BIGINT NOT NULL,
+        count INTEGER NOT NULL,
+        report JSONB NOT NULL
+      );
+    `,
+    },
   },
 ];
 

@@ -16,26 +16,27 @@
  *   expires, and lookups take a lease (`leases`) that expires: a crashed instance's work
  *   is taken over once its claims run out.
  *
- * Migrations (`migrate.ts`) run when the store is made, in one transaction under a
- * transaction-scoped advisory lock, so instances starting together migrate one at a time.
- * Nothing is kept in a database session (pg-session.ts): the store works through
+ * Migrations (`migrate.ts`) run when the store is made, in one transaction under the one
+ * migration lock, so instances starting together migrate one at a time. The connection
+ * work — statements alone in one round trip, transactions, the statement timeout, outages —
+ * is the session's (`pg-session.ts`), shared with the guard and security-report stores on
+ * the same pool and schema; nothing is kept in a database session: the store works through
  * PgBouncer in transaction mode. A pool wait past `connectTimeoutMs` is a `StoreBusyError`
- * (the database is busy, not down). A database that cannot be reached
- * (refused, timed out, connection cut, statement timeout) is a
- * {@link StoreUnavailableError}; the store keeps trying on the next call.
+ * (the database is busy, not down). A database that cannot be reached (refused, timed out,
+ * connection cut, statement timeout) is a {@link StoreUnavailableError}; the store keeps
+ * trying on the next call.
  */
 import type {ConnectionOptions} from 'node:tls';
-import type {Pool, PoolClient, QueryResult} from 'pg';
+import type {Pool} from 'pg';
 import {loadPg} from '../optional-peers.js';
-import {isPoolWait, poolWaitAsBusy} from './backpressure.js';
-import {hearErrors, transactionStart} from './pg-session.js';
 import type {PgPool} from './drivers.js';
-import {MIGRATION_LOCK, appliedVersions, migrate as runMigrations} from './migrate.js';
+import {appliedVersions} from './migrate.js';
+import {PgSession, checkedSchema} from './pg-session.js';
 import {SqlPaymentStore, type RunMode} from './sql-store.js';
-import {PostgresPort} from './postgres-port.js';
-import {runAsync, type Row, type Steps, type StorePort} from './store-core.js';
-import {StoreUnavailableError} from './store.js';
+import {runAsync, type Steps, type StorePort} from './store-core.js';
 import {telemetry} from '../telemetry/telemetry.js';
+
+export {isUnavailable} from './pg-session.js';
 
 /** Options of {@link PostgresPaymentStore}: the database, its schema and the pool's limits. */
 export interface PostgresPaymentStoreOptions {
@@ -63,47 +64,6 @@ export interface PostgresPaymentStoreOptions {
   applicationName?: string;
 }
 
-/** SQLSTATE classes and codes that mean "the database is not there", not "bad query". */
-const UNAVAILABLE_SQLSTATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
-const UNAVAILABLE_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-  'EHOSTUNREACH',
-]);
-
-/** True when `error` says the database could not be reached or did not answer in time. */
-export function isUnavailable(error: unknown): boolean {
-  const e = error as {code?: unknown; message?: unknown} | null;
-  if (!e || typeof e !== 'object') return false;
-  if (typeof e.code === 'string') {
-    if (UNAVAILABLE_ERRNOS.has(e.code) || UNAVAILABLE_SQLSTATES.has(e.code)) return true;
-    if (e.code.startsWith('08')) return true; // connection exception
-  }
-  const message = typeof e.message === 'string' ? e.message : '';
-  // pg's pool waiting for a free connection ("timeout exceeded when trying to connect") is
-  // not here: the database is up and busy (`StoreBusyError`, backpressure.ts).
-  return /Connection terminated|Client has encountered a connection error|Connection ended|not queryable/i.test(
-    message,
-  );
-}
-
-/** The server ended the connection (nothing of the statement ran on it). */
-function isCut(error: unknown): boolean {
-  const e = error as {code?: unknown; message?: unknown} | null;
-  return (
-    e?.code === '57P01' ||
-    e?.code === '57P02' ||
-    /Connection terminated|Client has encountered a connection error|not queryable/i.test(
-      String(e?.message),
-    )
-  );
-}
-
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8_OID = 20;
 
 /**
@@ -132,28 +92,14 @@ export class PostgresPaymentStore extends SqlPaymentStore {
    */
   readonly pool: Pool;
   private readonly ownPool: boolean;
-  /** The migrations' run; a failed run (database down) is tried again by the next call. */
-  private migrated: Promise<void> | undefined;
   private closed = false;
-  /** `BEGIN` and the transaction's settings (pg-session.ts: nothing kept in a session). */
-  private readonly start: string;
-  /** The ports' shared state (when the card-testing counts were last pruned). */
-  private readonly shared = {prunedAt: 0};
-  /** The port for statements that stand alone, on the pool. */
-  private readonly pooled = new PostgresPort(
-    (text, values) => this.query(text, values),
-    this.shared,
-  );
+  /** The statements, transactions and migrations (pg-session.ts). */
+  private readonly session: PgSession;
 
   constructor(options: PostgresPaymentStoreOptions | string) {
     super();
     const opts = typeof options === 'string' ? {connectionString: options} : options;
-    const schema = opts.schema ?? 'public';
-    if (!SCHEMA_NAME.test(schema)) {
-      throw new TypeError(
-        'PostgresPaymentStore: schema: must be a plain identifier (letters, digits, _; up to 63)',
-      );
-    }
+    const schema = checkedSchema(opts.schema, 'PostgresPaymentStore');
     if (!opts.pool && !opts.connectionString) {
       throw new TypeError('PostgresPaymentStore: connectionString: is required (or pass pool)');
     }
@@ -184,7 +130,8 @@ export class PostgresPaymentStore extends SqlPaymentStore {
         },
       });
     }
-    this.start = transactionStart(
+    this.session = PgSession.of(
+      this.pool,
       schema,
       opts.pool ? opts.statementTimeoutMs : (opts.statementTimeoutMs ?? 10_000),
     );
@@ -197,117 +144,29 @@ export class PostgresPaymentStore extends SqlPaymentStore {
   /** Runs the migrations once (again after a failed run). */
   ready(): Promise<void> {
     if (this.closed) return Promise.reject(new Error('PostgresPaymentStore is closed'));
-    this.migrated ??= this.migrate().catch((error: unknown) => {
-      this.migrated = undefined;
-      throw this.mapError(error);
-    });
-    return this.migrated;
+    return this.session.ready();
   }
 
   /** Versions of the applied migrations. */
   async appliedMigrations(): Promise<number[]> {
     await this.ready();
-    return runAsync(appliedVersions(this.pooled));
-  }
-
-  /**
-   * Creates the schema when missing and applies the migrations not applied yet, all in one
-   * transaction under a transaction-scoped advisory lock (released at its commit, so
-   * nothing outlives the transaction: pg-session.ts): several instances starting at once
-   * migrate one after the other, each reading what is applied under the lock (the later
-   * ones find nothing to do). A database newer than this code is refused.
-   */
-  private async migrate(): Promise<void> {
-    const c = await this.begin();
-    let broken: Error | undefined;
-    try {
-      await c.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK.toString()]);
-      await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.schema}`);
-      const port = new PostgresPort((text, values) => c.query<Row>(text, values), this.shared);
-      await runAsync(runMigrations(port, false));
-      await c.query('COMMIT');
-    } catch (error) {
-      if (isUnavailable(error)) broken = error as Error;
-      else await c.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-      throw error;
-    } finally {
-      c.release(broken);
-    }
+    return runAsync(appliedVersions(this.session.alone));
   }
 
   protected run<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
     return telemetry.storeOperation('postgresql', mode, () => this.runUntimed(mode, body));
   }
 
+  /** Reads and single writes alone (one round trip each); the rest in one transaction. */
   private async runUntimed<T>(mode: RunMode, body: (p: StorePort) => Steps<T>): Promise<T> {
-    if (mode === 'read' || mode === 'steps') {
-      await this.ready();
-      return runAsync(body(this.pooled));
-    }
-    return this.tx((c) =>
-      runAsync(body(new PostgresPort((text, values) => c.query<Row>(text, values), this.shared))),
-    );
-  }
-
-  private mapError(error: unknown): unknown {
-    if (isPoolWait(error)) return poolWaitAsBusy(error);
-    if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
-    const what = (error as Error).message || String((error as {code?: unknown}).code);
-    return new StoreUnavailableError(`the payment database cannot be reached: ${what}`, {
-      cause: error,
-    });
-  }
-
-  /**
-   * One statement, in a transaction of its own (its settings are the transaction's:
-   * pg-session.ts). A pooled connection that the server cut while it was idle is replaced
-   * once (`begin`).
-   */
-  private query(text: string, values: unknown[] = []): Promise<QueryResult<Row>> {
-    return this.tx((c) => c.query<Row>(text, values));
-  }
-
-  /** A connection whose `BEGIN` succeeded (a stale one found cut is replaced once). */
-  private async begin(): Promise<PoolClient> {
-    for (let attempt = 0; ; attempt++) {
-      let c: PoolClient;
-      try {
-        c = hearErrors(await this.pool.connect());
-      } catch (error) {
-        throw this.mapError(error);
-      }
-      try {
-        await c.query(this.start);
-        return c;
-      } catch (error) {
-        c.release(error as Error);
-        if (attempt === 0 && isCut(error)) continue;
-        throw this.mapError(error);
-      }
-    }
-  }
-
-  /** `fn` in one transaction on one connection; a connection that broke is dropped. */
-  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    await this.ready();
-    const c = await this.begin();
-    let broken: Error | undefined;
-    try {
-      const result = await fn(c);
-      await c.query('COMMIT');
-      return result;
-    } catch (error) {
-      if (isUnavailable(error)) broken = error as Error;
-      else await c.query('ROLLBACK').catch((e: unknown) => (broken = e as Error));
-      throw this.mapError(error);
-    } finally {
-      c.release(broken);
-    }
+    if (this.closed) throw new Error('PostgresPaymentStore is closed');
+    if (mode === 'read' || mode === 'steps') return runAsync(body(this.session.alone));
+    return this.session.tx((driver) => runAsync(body(driver)));
   }
 
   async ping(): Promise<boolean> {
     try {
-      return (await this.query('SELECT 1 AS ok')).rows.length === 1;
+      return (await this.session.query(this.session.sql.ping)).rows.length === 1;
     } catch {
       return false;
     }
@@ -315,7 +174,7 @@ export class PostgresPaymentStore extends SqlPaymentStore {
 
   async close(): Promise<void> {
     if (this.closed) return;
-    await this.migrated?.catch(() => undefined);
+    await this.session.ready().catch(() => undefined);
     this.closed = true;
     if (this.ownPool) await this.pool.end();
   }

@@ -16,8 +16,7 @@
  * are one step even across processes.
  *
  * The rules are the store core's (`store-core.ts`, `sql-store.ts`), run here synchronously
- * inside one transaction each, over this file's port: prepared statements kept per text,
- * and SQLite's own way with card-testing counts and outbox claims. better-sqlite3 is
+ * inside one transaction each, over this file's driver: prepared statements kept per text. better-sqlite3 is
  * synchronous; the methods return Promises to keep the interface of a networked store.
  */
 import type Database from 'better-sqlite3';
@@ -27,9 +26,8 @@ import {loadBetterSqlite3} from '../optional-peers.js';
 import type {SqliteConnection} from './drivers.js';
 import {appliedVersions, migrate as runMigrations} from './migrate.js';
 import {SqlPaymentStore, type RunMode} from './sql-store.js';
-import {runSync, type OutboxClaim, type Row, type Steps, type StorePort} from './store-core.js';
+import {runSync, type Row, type Steps, type StorePort} from './store-core.js';
 import {statements} from './store-sql.js';
-import type {OutboxDelivery, VelocityKey} from './store.js';
 import {telemetry} from '../telemetry/telemetry.js';
 
 /** A write waiting for the group commit. */
@@ -66,8 +64,8 @@ export interface SqlitePaymentStoreOptions {
   connection?: SqliteConnection;
 }
 
-/** SQLite's port: statements prepared once per text, run on the one connection. */
-class SqlitePort implements StorePort {
+/** SQLite's driver: statements prepared once per text, run on the one connection. */
+export class SqlitePort implements StorePort {
   readonly sql = statements('sqlite');
   prunedAt = 0;
   readonly #db: Database.Database;
@@ -109,49 +107,6 @@ class SqlitePort implements StorePort {
 
   /** The write transaction (`BEGIN IMMEDIATE`) holds the file: nothing more to lock. */
   lock(): void {}
-
-  velocityFull(keys: readonly VelocityKey[], since: number): (number | null)[] {
-    const nth = this.statement(
-      'SELECT at FROM attempt_velocity WHERE scope = ? AND key = ? AND at > ? ORDER BY at DESC LIMIT 1 OFFSET ?',
-    );
-    const out: (number | null)[] = [];
-    for (const k of keys) {
-      const row = nth.get(k.scope, k.key, since, k.max - 1) as {at: number} | undefined;
-      out.push(row ? row.at : null);
-      if (row) break;
-    }
-    return out;
-  }
-
-  countVelocity(keys: readonly VelocityKey[], at: number): void {
-    const insert = this.statement('INSERT INTO attempt_velocity (scope, key, at) VALUES (?, ?, ?)');
-    for (const k of keys) insert.run(k.scope, k.key, at);
-  }
-
-  markDelivered(delivered: readonly OutboxDelivery[]): void {
-    const mark = this.statement(this.sql.outboxDelivered);
-    for (const d of delivered) mark.run(d.at, d.id);
-  }
-
-  /**
-   * The claimable entries, then one UPDATE each, in the caller's write transaction: an
-   * UPDATE … WHERE id IN (SELECT … LIMIT) RETURNING * builds two ephemeral tables and cost
-   * ~10 times as much, even when it found nothing to claim. The limit is written into the
-   * statement: a bound `LIMIT ?` makes SQLite prepare it again at every run (~100 µs per
-   * claim in the companion bench instead of ~15).
-   */
-  claimOutbox(c: OutboxClaim): Row[] {
-    const rows = this.statement(
-      `SELECT * FROM outbox WHERE delivered_at IS NULL
-         AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)
-       ORDER BY id LIMIT ${c.limit}`,
-    ).all(c.now, c.owner) as Row[];
-    const claim = this.statement(
-      'UPDATE outbox SET claimed_by = ?, claimed_until = ? WHERE id = ?',
-    );
-    for (const r of rows) claim.run(c.owner, c.until, r['id']);
-    return rows;
-  }
 }
 
 /**
@@ -220,7 +175,7 @@ export class SqlitePaymentStore extends SqlPaymentStore {
     this.port = new SqlitePort(db);
     this.tx = db.transaction((run: () => unknown) => run());
     this.batch = db.transaction((batch: readonly QueuedWrite[]) => this.runBatch(batch));
-    this.tx.immediate(() => runSync(runMigrations(this.port, false)));
+    this.tx.immediate(() => runSync(runMigrations(this.port)));
     this.walFd = this.openWal();
   }
 

@@ -66,8 +66,8 @@ export interface OutboxClaim {
 }
 
 /**
- * What a dialect gives the core: statements run on the current transaction (or alone),
- * and the few steps each dialect does its own way.
+ * What a dialect gives the core: a driver — statements run on the current transaction
+ * (or alone), and a lock — with the dialect's statements (`store-sql.ts`).
  */
 export interface StorePort {
   readonly sql: Statements;
@@ -81,21 +81,10 @@ export interface StorePort {
   exec(sql: string): Awaitable<void>;
   /**
    * Serialises the transactions about `key` until this one ends (PostgreSQL: an advisory
-   * transaction lock; SQLite: nothing, its write transaction holds the file).
+   * transaction lock, sent with the transaction's `BEGIN` when it is asked for before the
+   * first statement; SQLite: nothing, its write transaction holds the file).
    */
   lock(key: string): Awaitable<void>;
-  /**
-   * Card-testing keys, checked in order: for each, the time of its `max`-th newest count
-   * after `since` (the key is full), or null; the port may stop at the first full one.
-   * PostgreSQL locks the keys (sorted) first.
-   */
-  velocityFull(keys: readonly VelocityKey[], since: number): Awaitable<(number | null)[]>;
-  /** Counts one attempt at `at` for each key. */
-  countVelocity(keys: readonly VelocityKey[], at: number): Awaitable<void>;
-  /** Marks each entry delivered (an entry already delivered keeps its time). */
-  markDelivered(delivered: readonly OutboxDelivery[]): Awaitable<void>;
-  /** Claims the claimable entries, oldest first: see `PaymentStore.claimOutbox`. */
-  claimOutbox(claim: OutboxClaim): Awaitable<Row[]>;
   /** When the card-testing counts were last pruned (kept by the store). */
   prunedAt: number;
 }
@@ -132,9 +121,25 @@ type AttemptKeyArg = {attemptId: string} | {gatewayOrderId: string};
 
 const noEmpty = (v: unknown) => v ?? null;
 
+/** The lock of a card-testing key (the same text as earlier versions took: one lock space). */
+const velocityLock = (k: VelocityKey) => `velocity:${JSON.stringify([k.scope, k.key])}`;
+
+/**
+ * The locks of a reservation's keys, in sorted order, so that two reservations sharing
+ * keys never wait on each other in a circle.
+ */
+function* lockVelocity(p: StorePort, keys: readonly VelocityKey[]): Steps<void> {
+  for (const key of [...new Set(keys.map(velocityLock))].sort()) yield* step(p.lock(key));
+}
+
 /**
  * A new attempt, unless the attempt id exists or the order has a live attempt (the rule
  * is `isLiveAttempt`'s, nowhere else); with a reservation, its counts in the same step.
+ * The order's lock (and the keys') come first, before any statement: on PostgreSQL they
+ * go with the transaction's `BEGIN`, and every insert of the order waits for the one
+ * before it to commit, so its read sees that one's attempt. (The unique index of one open
+ * attempt per order stays in the schema, and no row lock is taken: the lock already
+ * orders the inserts, and an update racing the read can only make it refuse.)
  */
 export function* insertAttempt(
   p: StorePort,
@@ -142,10 +147,12 @@ export function* insertAttempt(
   reservation: AttemptReservation | undefined,
 ): Steps<InsertAttemptResult> {
   yield* step(p.lock(`order:${attempt.orderRef}`));
-  const same = yield* step(p.get(p.sql.attemptById, [attempt.attemptId]));
-  if (same) return {inserted: false, existing: rowToAttempt(same), reason: 'same_attempt'};
-  const order = yield* step(p.all(p.sql.attemptsOfOrderLocked, [attempt.orderRef]));
-  const live = order.map(rowToAttempt).find(isLiveAttempt);
+  if (reservation) yield* lockVelocity(p, reservation.keys);
+  const rows = yield* step(p.all(p.sql.attemptOrOrder, [attempt.attemptId, attempt.orderRef]));
+  const found = rows.map(rowToAttempt);
+  const same = found.find((a) => a.attemptId === attempt.attemptId);
+  if (same) return {inserted: false, existing: same, reason: 'same_attempt'};
+  const live = found.find((a) => a.orderRef === attempt.orderRef && isLiveAttempt(a));
   if (live) return {inserted: false, existing: live, reason: 'order_has_live_attempt'};
   if (reservation) {
     const refused = yield* velocityRefusal(p, reservation);
@@ -307,12 +314,28 @@ export function* updateIntent(
   return next;
 }
 
-/** The first key of `r` at its limit, and when a place frees; `undefined`: all have room. */
+/**
+ * The first key of `r` at its limit, and when a place frees; `undefined`: all have room.
+ * The keys' locks are the caller's. PostgreSQL reads every key in one statement; SQLite
+ * one each, stopping at the first full one.
+ */
 function* velocityRefusal(
   p: StorePort,
   r: AttemptReservation,
 ): Steps<{scope: string; retryAfterMs: number} | undefined> {
-  const full = yield* step(p.velocityFull(r.keys, r.now - r.windowMs));
+  const since = r.now - r.windowMs;
+  const full: (number | null)[] = [];
+  if (p.sql.batched) {
+    const args = [since, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
+    const rows = yield* step(p.all(p.sql.velocityNthAll, [...args, r.keys.map((k) => k.max)]));
+    for (const row of rows) full.push(row['at'] === null ? null : Number(row['at']));
+  } else {
+    for (const k of r.keys) {
+      const row = yield* step(p.get(p.sql.velocityNth, [k.scope, k.key, since, k.max - 1]));
+      full.push(row ? Number(row['at']) : null);
+      if (row) break;
+    }
+  }
   const i = full.findIndex((at) => at !== null);
   if (i < 0) return undefined;
   // The count whose leaving the window frees a place: the max-th newest.
@@ -321,7 +344,12 @@ function* velocityRefusal(
 
 /** Counts one attempt per key of `r` (after {@link velocityRefusal}, in its transaction). */
 function* countVelocity(p: StorePort, r: AttemptReservation): Steps<void> {
-  yield* step(p.countVelocity(r.keys, r.now));
+  if (p.sql.batched) {
+    const args = [r.now, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
+    yield* step(p.run(p.sql.velocityCountAll, args));
+  } else {
+    for (const k of r.keys) yield* step(p.run(p.sql.velocityCount, [k.scope, k.key, r.now]));
+  }
   if (r.now - p.prunedAt > 60_000) {
     p.prunedAt = r.now;
     yield* step(p.run(p.sql.velocityPrune, [r.now - r.windowMs]));
@@ -330,13 +358,18 @@ function* countVelocity(p: StorePort, r: AttemptReservation): Steps<void> {
 
 /** Card-testing limits: every key under its limit, then one count each. */
 export function* reserveAttempt(p: StorePort, r: AttemptReservation): Steps<ReserveAttemptResult> {
+  yield* lockVelocity(p, r.keys);
   const refused = yield* velocityRefusal(p, r);
   if (refused) return {ok: false, ...refused};
   yield* countVelocity(p, r);
   return {ok: true};
 }
 
-/** Marks what was delivered, then claims (the claim never returns what it marked). */
+/**
+ * Marks what was delivered, then claims (the claim never returns what it marked).
+ * PostgreSQL: each one statement, the claim `FOR UPDATE SKIP LOCKED`; SQLite: in its
+ * write transaction, the claimable rows read, then one update each.
+ */
 export function* claimOutbox(
   p: StorePort,
   delivered: readonly OutboxDelivery[],
@@ -345,8 +378,19 @@ export function* claimOutbox(
   if (!Number.isSafeInteger(claim.limit) || claim.limit < 0) {
     throw new RangeError(`claimOutbox: limit must be a whole number, not ${claim.limit}`);
   }
-  if (delivered.length > 0) yield* step(p.markDelivered(delivered));
-  const rows = yield* step(p.claimOutbox(claim));
+  const {owner, now, until} = claim;
+  let rows: Row[];
+  if (p.sql.batched) {
+    if (delivered.length > 0) {
+      const args = [delivered.map((d) => d.id), delivered.map((d) => d.at)];
+      yield* step(p.run(p.sql.outboxDeliveredAll, args));
+    }
+    rows = yield* step(p.all(p.sql.claimOutbox, [owner, until, now, owner, claim.limit]));
+  } else {
+    for (const d of delivered) yield* step(p.run(p.sql.outboxDelivered, [d.at, d.id]));
+    rows = yield* step(p.all(p.sql.claimableOutbox(claim.limit), [now, owner]));
+    for (const r of rows) yield* step(p.run(p.sql.claimOutboxEntry, [owner, until, r['id']]));
+  }
   return rows.map(rowToOutbox).sort((a, b) => a.id - b.id);
 }
 
