@@ -1,16 +1,17 @@
 /**
  * `SecurityReportStore` on PostgreSQL (node-postgres): the payment page's CSP violation
- * reports in one table of their own, `pg_security_reports` in `schema`, one row per report
+ * reports in a table of the store, `pg_security_reports` in `schema`, one row per report
  * key with its first and last sighting and its count, the report as JSONB
  * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
- * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is made on
- * first use, under a transaction-scoped advisory lock so that processes starting together
- * do not race, and the rows an older version wrote are masked again then; an upsert counts a sighting in one statement; `trim` keeps the most recently
- * seen rows within a count and a size, in one statement.
+ * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is the store's
+ * migrations' (migrations.ts), run on first use by the session the payment store on the
+ * same pool and schema uses (pg-session.ts); the rows an older version wrote are masked
+ * again then, in one transaction; an upsert counts a sighting in one statement; `trim`
+ * keeps the most recently seen rows within a count and a size, in one statement.
  */
 import type {Pool} from 'pg';
 import type {PgPool} from './drivers.js';
-import {MIGRATION_LOCK} from './migrate.js';
+import {PgSession, checkedSchema} from './pg-session.js';
 import {
   remaskedReport,
   type SecurityReport,
@@ -27,21 +28,12 @@ export interface PostgresSecurityReportStoreOptions {
   schema?: string;
 }
 
-const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
-/**
- * The advisory lock of the tables' creation: the payment store's migrations' own, so the
- * payment store, the guard store and the reports store of several instances starting
- * together make the schema one at a time (each `CREATE SCHEMA IF NOT EXISTS` under a lock
- * of its own raced the others: a duplicate key error in `pg_namespace`).
- */
-const CREATE_LOCK = MIGRATION_LOCK.toString();
-
 interface Row {
   key: string;
   first_seen: string | number;
   last_seen: string | number;
   count: number;
-  report: SecurityReport;
+  report: string;
 }
 
 /**
@@ -60,99 +52,57 @@ interface Row {
  * ```
  */
 export class PostgresSecurityReportStore implements SecurityReportStore {
-  readonly #pool: Pool;
-  readonly #table: string;
-  readonly #schema: string;
-  #ready: Promise<void> | undefined;
+  readonly #session: PgSession;
+  #remasked: Promise<void> | undefined;
 
   constructor(options: PostgresSecurityReportStoreOptions) {
-    const schema = options.schema ?? 'public';
-    if (!SCHEMA_NAME.test(schema)) {
-      throw new TypeError('PostgresSecurityReportStore: schema: must be a plain identifier');
-    }
-    this.#pool = options.pool as Pool;
-    this.#schema = schema;
-    this.#table = `"${schema}".pg_security_reports`;
+    const schema = checkedSchema(options.schema, 'PostgresSecurityReportStore');
+    this.#session = PgSession.of(options.pool as Pool, schema);
   }
 
-  /** Makes the table once (again after a failed try). */
-  #made(): Promise<void> {
-    this.#ready ??= (async () => {
-      const client = await this.#pool.connect();
-      try {
-        await client.query('BEGIN');
-        await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
-        await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.#schema}"`);
-        await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table} (
-          key TEXT PRIMARY KEY,
-          first_seen BIGINT NOT NULL,
-          last_seen BIGINT NOT NULL,
-          count INTEGER NOT NULL,
-          report JSONB NOT NULL
-        )`);
-        // Rows an older, laxer rule wrote, masked again (`remaskedReport`).
-        const {rows} = await client.query<{key: string; report: SecurityReport}>(
-          `SELECT key, report FROM ${this.#table} FOR UPDATE`,
-        );
-        for (const row of rows) {
-          const report = remaskedReport(row.report);
-          if (!report) continue;
-          await client.query(`UPDATE ${this.#table} SET report = $2 WHERE key = $1`, [
-            row.key,
-            JSON.stringify(report),
-          ]);
+  get #sql() {
+    return this.#session.sql.reports;
+  }
+
+  /** Rows an older, laxer rule wrote, masked again (`remaskedReport`): once, on first use. */
+  #ready(): Promise<void> {
+    this.#remasked ??= this.#session
+      .tx(async (d) => {
+        for (const row of await d.all(this.#sql.all, [])) {
+          const report = remaskedReport(JSON.parse(String(row['report'])) as SecurityReport);
+          if (report) await d.run(this.#sql.rewrite, [JSON.stringify(report), row['key']]);
         }
-        await client.query('COMMIT');
-      } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+      })
+      .catch((error: unknown) => {
+        this.#remasked = undefined;
         throw error;
-      } finally {
-        client.release();
-      }
-    })().catch((error: unknown) => {
-      this.#ready = undefined;
-      throw error;
-    });
-    return this.#ready;
+      });
+    return this.#remasked;
   }
 
   async record(key: string, report: SecurityReport, at: Date) {
-    await this.#made();
-    const {rows} = await this.#pool.query<{count: number}>(
-      `INSERT INTO ${this.#table} AS r (key, first_seen, last_seen, count, report)
-       VALUES ($1, $2, $2, 1, $3)
-       ON CONFLICT (key) DO UPDATE SET count = r.count + 1, last_seen = GREATEST(r.last_seen, EXCLUDED.last_seen)
-       RETURNING count`,
-      [key, at.getTime(), JSON.stringify(report)],
-    );
-    const count = rows[0]!.count;
+    await this.#ready();
+    const t = at.getTime();
+    const row = await this.#session.alone.get(this.#sql.record, [
+      key,
+      t,
+      t,
+      JSON.stringify(report),
+    ]);
+    const count = Number(row!['count']);
     return {isNew: count === 1, count};
   }
 
   async trim(bounds: {rows: number; bytes: number}): Promise<number> {
-    await this.#made();
-    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
-    const r = await this.#pool.query(
-      `DELETE FROM ${this.#table} WHERE key IN (
-         SELECT key FROM (
-           SELECT key, row_number() OVER w AS n,
-             sum(octet_length(report::text) + octet_length(key)) OVER w AS total
-           FROM ${this.#table}
-           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
-         ) AS ranked WHERE n > $1 OR total > $2)`,
-      [bounds.rows, bounds.bytes],
-    );
-    return r.rowCount ?? 0;
+    await this.#ready();
+    return this.#session.alone.run(this.#sql.trim, [bounds.rows, bounds.bytes]);
   }
 
   async list(limit = 100): Promise<StoredSecurityReport[]> {
-    await this.#made();
-    const {rows} = await this.#pool.query<Row>(
-      `SELECT * FROM ${this.#table} ORDER BY last_seen DESC, key LIMIT $1`,
-      [limit],
-    );
+    await this.#ready();
+    const rows = (await this.#session.alone.all(this.#sql.list, [limit])) as unknown as Row[];
     return rows.map((row) => ({
-      ...row.report,
+      ...(JSON.parse(row.report) as SecurityReport),
       key: row.key,
       firstSeen: new Date(Number(row.first_seen)),
       lastSeen: new Date(Number(row.last_seen)),

@@ -1,6 +1,7 @@
 /**
  * `GuardStore` on SQLite (better-sqlite3): the shop-wide defences' counters and flags in
- * two tables of their own, `pg_guard_counts` (a row per name and time bucket, pruned as it
+ * two tables of the store (its migrations make them, migrations.ts, run here when the file
+ * lacks them), `pg_guard_counts` (a row per name and time bucket, pruned as it
  * is written) and `pg_guard_flags` (a row per flag), beside the payment store's tables in
  * the same file, so that every process on the file shares them. Each method is one
  * statement or one immediate transaction. Give it the file (a connection of its own, as
@@ -10,6 +11,11 @@ import type Database from 'better-sqlite3';
 import {loadBetterSqlite3} from '../optional-peers.js';
 import type {SqliteConnection} from './drivers.js';
 import type {GuardFlag, GuardStore} from './guard-store.js';
+import {migrateSqlite} from './sqlite-store.js';
+import {statements} from './store-sql.js';
+
+const SQL = statements('sqlite');
+const G = SQL.guard;
 
 /** Options of {@link SqliteGuardStore}: an open connection or a file (one of them). */
 export interface SqliteGuardStoreOptions {
@@ -69,28 +75,11 @@ export class SqliteGuardStore implements GuardStore {
       this.#db.pragma('busy_timeout = 5000');
       this.#db.pragma('synchronous = NORMAL');
     }
-    this.#db.exec(`CREATE TABLE IF NOT EXISTS pg_guard_counts (
-      name TEXT NOT NULL,
-      bucket INTEGER NOT NULL,
-      count INTEGER NOT NULL,
-      PRIMARY KEY (name, bucket)
-    ) STRICT, WITHOUT ROWID;
-    CREATE TABLE IF NOT EXISTS pg_guard_flags (
-      name TEXT PRIMARY KEY,
-      raised_at INTEGER NOT NULL,
-      until INTEGER NOT NULL,
-      info TEXT NOT NULL
-    ) STRICT`);
+    migrateSqlite(this.#db);
     const db = this.#db;
-    const prune = db.prepare('DELETE FROM pg_guard_counts WHERE name = ? AND bucket < ?');
-    const upsert = db.prepare<[string, number, number], {count: number}>(
-      `INSERT INTO pg_guard_counts (name, bucket, count) VALUES (?, ?, ?)
-       ON CONFLICT (name, bucket) DO UPDATE SET count = count + excluded.count
-       RETURNING count`,
-    );
-    const current = db.prepare<[string, number], {count: number}>(
-      'SELECT count FROM pg_guard_counts WHERE name = ? AND bucket = ?',
-    );
+    const prune = db.prepare(G.prune);
+    const upsert = db.prepare<[string, number, number], {count: number}>(G.add);
+    const takeOne = db.prepare<[string, number, number], {count: number}>(G.take);
     const add = db.transaction((name: string, bucket: number, n: number, pruneBefore: number) => {
       prune.run(name, pruneBefore);
       return upsert.get(name, bucket, n)!.count;
@@ -99,22 +88,15 @@ export class SqliteGuardStore implements GuardStore {
     const take = db.transaction(
       (name: string, bucket: number, max: number, pruneBefore: number) => {
         prune.run(name, pruneBefore);
-        if ((current.get(name, bucket)?.count ?? 0) >= max) return false;
-        upsert.get(name, bucket, 1);
-        return true;
+        const row = takeOne.get(name, bucket, max);
+        return row !== undefined && row.count <= max;
       },
     );
     this.#take = (...args) => take.immediate(...args);
-    this.#sum = db.prepare(
-      'SELECT SUM(count) AS n FROM pg_guard_counts WHERE name = ? AND bucket >= ?',
-    );
-    this.#flag = db.prepare('SELECT raised_at, until, info FROM pg_guard_flags WHERE name = ?');
-    const setFlag = db.prepare(
-      `INSERT INTO pg_guard_flags (name, raised_at, until, info) VALUES (?, ?, ?, ?)
-       ON CONFLICT (name) DO UPDATE SET raised_at = excluded.raised_at, until = excluded.until,
-         info = excluded.info`,
-    );
-    const extend = db.prepare('UPDATE pg_guard_flags SET until = ? WHERE name = ?');
+    this.#sum = db.prepare(G.sum);
+    this.#flag = db.prepare(G.flag);
+    const setFlag = db.prepare(G.setFlag);
+    const extend = db.prepare(G.extendFlag);
     const raise = db.transaction(
       (name: string, now: number, until: number, info: string, within: number) => {
         const old = this.#flag.get(name);
@@ -128,11 +110,9 @@ export class SqliteGuardStore implements GuardStore {
       },
     );
     this.#raise = (...args) => raise.immediate(...args);
-    this.#clear = db.prepare('DELETE FROM pg_guard_flags WHERE name = ? AND raised_at = ?');
+    this.#clear = db.prepare(G.clear);
     // A range of the primary key, not LIKE (which SQLite would not read from the index).
-    this.#forget = db.prepare(
-      'DELETE FROM pg_guard_counts WHERE name >= ? AND name < ? AND bucket < ?',
-    );
+    this.#forget = db.prepare(G.forgetRange);
   }
 
   async add(name: string, bucket: number, n: number, pruneBefore: number): Promise<number> {
@@ -166,17 +146,9 @@ export class SqliteGuardStore implements GuardStore {
     return this.#forget.run(prefix, prefixEnd(prefix), before).changes;
   }
 
+  /** The payment store's `rejected_webhooks` (a table of the same migrations). */
   async trimRejectedWebhooks(keep: number): Promise<number> {
-    if (!this.#trim) {
-      const table = this.#db
-        .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'rejected_webhooks'")
-        .get();
-      if (!table) return 0;
-      this.#trim = this.#db.prepare(
-        `DELETE FROM rejected_webhooks WHERE id < (
-           SELECT id FROM rejected_webhooks ORDER BY id DESC LIMIT 1 OFFSET ?)`,
-      );
-    }
+    this.#trim ??= this.#db.prepare(SQL.trimRejected);
     return this.#trim.run(Math.max(0, keep - 1)).changes;
   }
 

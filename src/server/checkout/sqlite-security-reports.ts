@@ -1,10 +1,10 @@
 /**
  * `SecurityReportStore` on SQLite (better-sqlite3): the payment page's CSP violation
- * reports in one table of their own, `pg_security_reports`, one row per report key with
+ * reports in a table of the store, `pg_security_reports` (its migrations make it,
+ * migrations.ts, run here when the file lacks it), one row per report key with
  * its first and last sighting and its count, the report itself as JSON (security-reports.ts
  * has already cut its URLs and masked digit runs). Give it the app's connection
- * (`connection`, as the example does with the payment store's) or a file. The table is
- * made when missing; an upsert counts a sighting in one statement, so several processes on
+ * (`connection`, as the example does with the payment store's) or a file. An upsert counts a sighting in one statement, so several processes on
  * one file count every one; rows an older version wrote are masked again when it opens
  * (`remaskedReport`); `trim` keeps the most recently seen rows within a count and
  * a size, in one statement.
@@ -18,6 +18,10 @@ import {
   type SecurityReportStore,
   type StoredSecurityReport,
 } from './security-reports.js';
+import {migrateSqlite} from './sqlite-store.js';
+import {statements} from './store-sql.js';
+
+const R = statements('sqlite').reports;
 
 /**
  * Where {@link SqliteSecurityReportStore} keeps the reports: an open connection, or a file (exactly
@@ -55,11 +59,11 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
   readonly #db: Database.Database;
   readonly #own: boolean;
   readonly #record: Database.Statement<
-    [{key: string; at: number; report: string}],
+    [string, number, number, string],
     {count: number}
   >;
   readonly #list: Database.Statement<[number], Row>;
-  readonly #trim: Database.Statement<[{rows: number; bytes: number}]>;
+  readonly #trim: Database.Statement<[number, number]>;
 
   constructor(options: SqliteSecurityReportStoreOptions) {
     if (!options.connection === !options.filename) {
@@ -69,41 +73,17 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
     this.#db =
       (options.connection as Database.Database | undefined) ??
       new (loadBetterSqlite3())(options.filename!);
-    this.#db.exec(`CREATE TABLE IF NOT EXISTS pg_security_reports (
-      key TEXT PRIMARY KEY,
-      first_seen INTEGER NOT NULL,
-      last_seen INTEGER NOT NULL,
-      count INTEGER NOT NULL,
-      report TEXT NOT NULL
-    ) STRICT`);
-    this.#record = this.#db.prepare(
-      `INSERT INTO pg_security_reports (key, first_seen, last_seen, count, report)
-       VALUES (@key, @at, @at, 1, @report)
-       ON CONFLICT (key) DO UPDATE SET count = count + 1, last_seen = max(last_seen, excluded.last_seen)
-       RETURNING count`,
-    );
-    this.#list = this.#db.prepare(
-      'SELECT * FROM pg_security_reports ORDER BY last_seen DESC, key LIMIT ?',
-    );
+    migrateSqlite(this.#db);
+    this.#record = this.#db.prepare(R.record);
+    this.#list = this.#db.prepare(R.list);
     this.#remask();
-    // The rows past the newest `rows`, or past `bytes` counted from the newest down.
-    this.#trim = this.#db.prepare(
-      `DELETE FROM pg_security_reports WHERE key IN (
-         SELECT key FROM (
-           SELECT key, row_number() OVER w AS n,
-             sum(length(CAST(report AS BLOB)) + length(key)) OVER w AS total
-           FROM pg_security_reports
-           WINDOW w AS (ORDER BY last_seen DESC, key ROWS UNBOUNDED PRECEDING)
-         ) WHERE n > @rows OR total > @bytes)`,
-    );
+    this.#trim = this.#db.prepare(R.trim);
   }
 
   /** Rows written by an older, laxer rule, masked again (`remaskedReport`), in one transaction. */
   #remask(): void {
-    const rows = this.#db.prepare<[], {key: string; report: string}>(
-      'SELECT key, report FROM pg_security_reports',
-    );
-    const update = this.#db.prepare('UPDATE pg_security_reports SET report = ? WHERE key = ?');
+    const rows = this.#db.prepare<[], {key: string; report: string}>(R.all);
+    const update = this.#db.prepare(R.rewrite);
     const changed = rows
       .all()
       .map((row) => ({
@@ -129,7 +109,8 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
   }
 
   async record(key: string, report: SecurityReport, at: Date) {
-    const {count} = this.#record.get({key, at: at.getTime(), report: JSON.stringify(report)})!;
+    const t = at.getTime();
+    const {count} = this.#record.get(key, t, t, JSON.stringify(report))!;
     return {isNew: count === 1, count};
   }
 
@@ -144,7 +125,7 @@ export class SqliteSecurityReportStore implements SecurityReportStore {
   }
 
   async trim(bounds: {rows: number; bytes: number}): Promise<number> {
-    return this.#trim.run(bounds).changes;
+    return this.#trim.run(bounds.rows, bounds.bytes).changes;
   }
 
   /** Closes the file it opened (not a connection it was given). */

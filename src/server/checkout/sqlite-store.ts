@@ -110,6 +110,16 @@ export class SqlitePort implements StorePort {
 }
 
 /**
+ * Applies the store's migrations that `db` lacks (every table: payments, guards, reports),
+ * in one `BEGIN IMMEDIATE` transaction: the one migrator of the file, whichever store opens
+ * it first.
+ */
+export function migrateSqlite(db: Database.Database): void {
+  const port = new SqlitePort(db);
+  db.transaction(() => runSync(runMigrations(port))).immediate();
+}
+
+/**
  * The payment store in one SQLite file (better-sqlite3), the embedded default: every
  * process on the file shares it, writes are group-committed, and `':memory:'` gives a
  * throw-away database for tests and demos (the in-process store).
