@@ -101,6 +101,7 @@ export const SLOW_TIERS = {
  */
 export const POSTGRES_HALVES = [
   'checkout/card-testing.test.ts',
+  'checkout/guard-tables-upgrade.test.ts',
   'checkout/migrations.test.ts',
   'checkout/never-double.test.ts',
   'checkout/saved-card-limits.test.ts',

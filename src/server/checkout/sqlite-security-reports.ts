@@ -58,10 +58,7 @@ interface Row {
 export class SqliteSecurityReportStore implements SecurityReportStore {
   readonly #db: Database.Database;
   readonly #own: boolean;
-  readonly #record: Database.Statement<
-    [string, number, number, string],
-    {count: number}
-  >;
+  readonly #record: Database.Statement<[string, number, number, string], {count: number}>;
   readonly #list: Database.Statement<[number], Row>;
   readonly #trim: Database.Statement<[number, number]>;
 
