@@ -98,7 +98,7 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
     }, 10_000);
   }
 
-  test(`≤ ${GOAL_TO_ANSWER} before the answer, ≤ ${GOAL_WITH_AFTER} with the work after it`, async () => {
+  test(`≤ ${GOAL_TO_ANSWER} before the answer, ≤ ${GOAL_WITH_AFTER} with the work after it`, async (t) => {
     const updatesBefore = companion.updates.length;
     sent.length = 0;
     const answer = await payHttp(
@@ -111,7 +111,7 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
     await settled('ORDER-1002', updatesBefore + 1);
     const withAfter = [...sent];
     const list = (s: string[]) => s.map((t, i) => `${i + 1}. ${t.slice(0, 160)}`).join('\n');
-    console.log(
+    t.diagnostic(
       `statements: ${toAnswer.length} to the answer, ${withAfter.length} with the work after it\n${list(withAfter)}`,
     );
     assert.ok(
