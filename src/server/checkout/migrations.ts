@@ -1,9 +1,11 @@
 /**
  * The store's schema: one sequence of versioned, forward-only migrations for both
  * dialects, numbered alike (`schema_migrations` records which ran; `migrate.ts` runs
- * them). Where the dialects' types differ (SQLite's `INTEGER PRIMARY KEY AUTOINCREMENT`,
- * PostgreSQL's `BIGINT` and `BIGSERIAL`), a migration has a text for each; otherwise one.
- * An applied migration is never edited: its text is what databases already hold.
+ * them). Each is written once: where the dialects' types differ (SQLite's `INTEGER` and
+ * `INTEGER PRIMARY KEY AUTOINCREMENT`, PostgreSQL's `BIGINT` and `BIGSERIAL`), the text
+ * names them and `bothDialects` puts them in; migration 7 keeps a text per dialect for
+ * SQLite's `STRICT` tables. An applied migration is never edited, and builds nothing from
+ * a live constant: its text is what databases already hold.
  *
  * PostgreSQL databases written before the sequence was one (pg-checkout 0.1.0 numbered
  * them 1 to 4: its version 1 was this version 1 and 2, then 3 to 5 one higher) are
@@ -46,12 +48,40 @@ export function migrationSql(m: Migration, dialect: Dialect): string {
  */
 export const OPEN_STATES_OF_MIGRATION_2 = `'creating', 'unknown', 'init', 'pending'`;
 
+/**
+ * A text written once for both dialects, with the types that differ put in for `dialect`
+ * (the same words in every migration that uses them, so nothing here follows a live
+ * constant): `time` an epoch-milliseconds column, `id` an increasing primary key, and
+ * `pg(text)` / `sqlite(text)` a part only that dialect has (PostgreSQL's insertion-order
+ * `seq` columns, where SQLite's `rowid` serves; its partial indexes).
+ */
+interface Types {
+  time: string;
+  id: string;
+  pg(text: string): string;
+  sqlite(text: string): string;
+}
+
+function bothDialects(write: (t: Types) => string): Readonly<Record<Dialect, string>> {
+  const none = () => '';
+  const same = (text: string) => text;
+  return {
+    sqlite: write({
+      time: 'INTEGER',
+      id: 'INTEGER PRIMARY KEY AUTOINCREMENT',
+      pg: none,
+      sqlite: same,
+    }),
+    postgres: write({time: 'BIGINT', id: 'BIGSERIAL PRIMARY KEY', pg: same, sqlite: none}),
+  };
+}
+
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'initial schema',
-    sql: {
-      sqlite: `
+    sql: bothDialects(
+      (t) => `
       CREATE TABLE attempts (
         attempt_id TEXT PRIMARY KEY,
         order_ref TEXT NOT NULL,
@@ -70,93 +100,25 @@ export const MIGRATIONS: readonly Migration[] = [
         card_token TEXT,
         recurring_id TEXT,
         raw TEXT,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        create_sent_at INTEGER,
-        last_gateway_at INTEGER,
-        last_check_at INTEGER
-      );
-      CREATE INDEX attempts_by_order ON attempts(order_ref, seq);
-      CREATE INDEX attempts_by_state ON attempts(state, created_at);
-      CREATE TABLE webhook_events (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        event_key TEXT NOT NULL UNIQUE,
-        received_at INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        gateway_order_id TEXT,
-        status TEXT,
-        data TEXT NOT NULL
-      );
-      CREATE TABLE operations (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        gateway_order_id TEXT NOT NULL,
-        order_ref TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        operation_id TEXT NOT NULL,
-        status TEXT NOT NULL,
-        status_code TEXT,
-        amount TEXT,
-        currency TEXT,
-        raw TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        UNIQUE (gateway_order_id, kind, operation_id, status)
-      );
-      CREATE INDEX operations_by_order ON operations(order_ref);
-      CREATE TABLE rejected_webhooks (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        received_at INTEGER NOT NULL,
-        ip TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        body_sha256 TEXT NOT NULL,
-        size INTEGER NOT NULL
-      );
-      CREATE TABLE outbox (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        created_at INTEGER NOT NULL,
-        payload TEXT NOT NULL,
-        delivered_at INTEGER,
-        failures INTEGER NOT NULL DEFAULT 0
-      );
-      CREATE INDEX outbox_pending ON outbox(delivered_at, id);
-    `,
-      postgres: `
-      CREATE TABLE attempts (
-        attempt_id TEXT PRIMARY KEY,
-        order_ref TEXT NOT NULL,
-        gateway_order_id TEXT NOT NULL UNIQUE,
-        seq INTEGER NOT NULL,
-        method TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        currency TEXT NOT NULL,
-        state TEXT NOT NULL,
-        failure_reason TEXT,
-        status_code TEXT,
-        status_description TEXT,
-        user_action_url TEXT,
-        payment_id TEXT,
-        card_mask TEXT,
-        card_token TEXT,
-        recurring_id TEXT,
-        raw TEXT,
-        created_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL,
-        create_sent_at BIGINT,
-        last_gateway_at BIGINT,
-        last_check_at BIGINT
+        created_at ${t.time} NOT NULL,
+        updated_at ${t.time} NOT NULL,
+        create_sent_at ${t.time},
+        last_gateway_at ${t.time},
+        last_check_at ${t.time}
       );
       CREATE INDEX attempts_by_order ON attempts (order_ref, seq);
       CREATE INDEX attempts_by_state ON attempts (state, created_at);
       CREATE TABLE webhook_events (
-        id BIGSERIAL PRIMARY KEY,
+        id ${t.id},
         event_key TEXT NOT NULL UNIQUE,
-        received_at BIGINT NOT NULL,
+        received_at ${t.time} NOT NULL,
         kind TEXT NOT NULL,
         gateway_order_id TEXT,
         status TEXT,
         data TEXT NOT NULL
       );
       CREATE TABLE operations (
-        id BIGSERIAL PRIMARY KEY,
+        id ${t.id},
         gateway_order_id TEXT NOT NULL,
         order_ref TEXT NOT NULL,
         kind TEXT NOT NULL,
@@ -166,39 +128,43 @@ export const MIGRATIONS: readonly Migration[] = [
         amount TEXT,
         currency TEXT,
         raw TEXT NOT NULL,
-        created_at BIGINT NOT NULL,
+        created_at ${t.time} NOT NULL,
         UNIQUE (gateway_order_id, kind, operation_id, status)
       );
       CREATE INDEX operations_by_order ON operations (order_ref);
       CREATE TABLE rejected_webhooks (
-        id BIGSERIAL PRIMARY KEY,
-        received_at BIGINT NOT NULL,
+        id ${t.id},
+        received_at ${t.time} NOT NULL,
         ip TEXT NOT NULL,
         reason TEXT NOT NULL,
         body_sha256 TEXT NOT NULL,
         size INTEGER NOT NULL
       );
       CREATE TABLE outbox (
-        id BIGSERIAL PRIMARY KEY,
-        created_at BIGINT NOT NULL,
+        id ${t.id},
+        created_at ${t.time} NOT NULL,
         payload TEXT NOT NULL,
-        delivered_at BIGINT,
+        delivered_at ${t.time},
         failures INTEGER NOT NULL DEFAULT 0
       );
-      CREATE INDEX outbox_pending ON outbox (id) WHERE delivered_at IS NULL;
+      CREATE INDEX outbox_pending ON outbox ${t.sqlite('(delivered_at, id)')}${t.pg(
+        '(id) WHERE delivered_at IS NULL',
+      )};
     `,
-    },
+    ),
   },
   {
     version: 2,
     name: 'exactly-once operations, written-off attempts, flagged webhooks, attempt velocity',
-    sql: {
-      sqlite: `
+    sql: bothDialects(
+      (t) => `
       ALTER TABLE attempts ADD COLUMN checks INTEGER;
       ALTER TABLE attempts ADD COLUMN create_count INTEGER;
       ALTER TABLE attempts ADD COLUMN written_off TEXT;
-      ALTER TABLE attempts ADD COLUMN written_off_at INTEGER;
+      ALTER TABLE attempts ADD COLUMN written_off_at ${t.time};
       ALTER TABLE webhook_events ADD COLUMN flag TEXT;
+      ${t.pg(`CREATE UNIQUE INDEX attempts_one_open_per_order ON attempts (order_ref)
+        WHERE state IN (${OPEN_STATES_OF_MIGRATION_2}) AND written_off IS NULL;`)}
       CREATE TABLE operation_intents (
         order_ref TEXT NOT NULL,
         key TEXT NOT NULL,
@@ -213,117 +179,58 @@ export const MIGRATIONS: readonly Migration[] = [
         status_description TEXT,
         baseline TEXT,
         fingerprint TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        updated_at INTEGER NOT NULL,
-        PRIMARY KEY (order_ref, key)
-      );
-      CREATE INDEX operation_intents_by_state ON operation_intents(state, created_at);
-      CREATE TABLE attempt_velocity (
-        scope TEXT NOT NULL,
-        key TEXT NOT NULL,
-        at INTEGER NOT NULL
-      );
-      CREATE INDEX attempt_velocity_by_key ON attempt_velocity(scope, key, at);
-      CREATE INDEX attempt_velocity_by_time ON attempt_velocity(at);
-    `,
-      postgres: `
-      ALTER TABLE attempts ADD COLUMN checks INTEGER;
-      ALTER TABLE attempts ADD COLUMN create_count INTEGER;
-      ALTER TABLE attempts ADD COLUMN written_off TEXT;
-      ALTER TABLE attempts ADD COLUMN written_off_at BIGINT;
-      ALTER TABLE webhook_events ADD COLUMN flag TEXT;
-      CREATE UNIQUE INDEX attempts_one_open_per_order ON attempts (order_ref)
-        WHERE state IN (${OPEN_STATES_OF_MIGRATION_2}) AND written_off IS NULL;
-      CREATE TABLE operation_intents (
-        order_ref TEXT NOT NULL,
-        key TEXT NOT NULL,
-        gateway_order_id TEXT NOT NULL,
-        kind TEXT NOT NULL,
-        reason TEXT NOT NULL,
-        amount TEXT NOT NULL,
-        currency TEXT NOT NULL,
-        state TEXT NOT NULL,
-        operation_id TEXT,
-        status_code TEXT,
-        status_description TEXT,
-        baseline TEXT,
-        fingerprint TEXT NOT NULL,
-        created_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL,
-        seq BIGSERIAL,
+        created_at ${t.time} NOT NULL,
+        updated_at ${t.time} NOT NULL,
+        ${t.pg('seq BIGSERIAL,')}
         PRIMARY KEY (order_ref, key)
       );
       CREATE INDEX operation_intents_by_state ON operation_intents (state, created_at);
       CREATE TABLE attempt_velocity (
         scope TEXT NOT NULL,
         key TEXT NOT NULL,
-        at BIGINT NOT NULL
+        at ${t.time} NOT NULL
       );
       CREATE INDEX attempt_velocity_by_key ON attempt_velocity (scope, key, at);
       CREATE INDEX attempt_velocity_by_time ON attempt_velocity (at);
     `,
-    },
+    ),
   },
   {
     version: 3,
     name: 'work claims: outbox delivery claims and leases that expire',
-    sql: {
-      sqlite: `
+    sql: bothDialects(
+      (t) => `
       ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
-      ALTER TABLE outbox ADD COLUMN claimed_until INTEGER;
+      ALTER TABLE outbox ADD COLUMN claimed_until ${t.time};
       CREATE TABLE leases (
         key TEXT PRIMARY KEY,
         owner TEXT NOT NULL,
-        expires_at INTEGER NOT NULL
+        expires_at ${t.time} NOT NULL
       );
     `,
-      postgres: `
-      ALTER TABLE outbox ADD COLUMN claimed_by TEXT;
-      ALTER TABLE outbox ADD COLUMN claimed_until BIGINT;
-      CREATE TABLE leases (
-        key TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        expires_at BIGINT NOT NULL
-      );
-    `,
-    },
+    ),
   },
   {
     version: 4,
     name: 'saved cards (token, mask, token expiry; never the number or the code)',
-    sql: {
-      sqlite: `
+    sql: bothDialects(
+      (t) => `
       ALTER TABLE attempts ADD COLUMN save_card_for TEXT;
       CREATE TABLE saved_cards (
+        ${t.pg('seq BIGSERIAL,')}
         id TEXT PRIMARY KEY,
         customer_id TEXT NOT NULL,
         token TEXT NOT NULL,
         mask TEXT NOT NULL,
         token_expires_at TEXT NOT NULL,
-        created_at INTEGER NOT NULL,
-        deleted_at INTEGER
+        created_at ${t.time} NOT NULL,
+        deleted_at ${t.time}
       );
-      CREATE INDEX saved_cards_by_customer ON saved_cards(customer_id, created_at);
-      CREATE UNIQUE INDEX saved_cards_live_token ON saved_cards(customer_id, token)
-        WHERE deleted_at IS NULL;
-    `,
-      postgres: `
-      ALTER TABLE attempts ADD COLUMN save_card_for TEXT;
-      CREATE TABLE saved_cards (
-        seq BIGSERIAL,
-        id TEXT PRIMARY KEY,
-        customer_id TEXT NOT NULL,
-        token TEXT NOT NULL,
-        mask TEXT NOT NULL,
-        token_expires_at TEXT NOT NULL,
-        created_at BIGINT NOT NULL,
-        deleted_at BIGINT
-      );
-      CREATE INDEX saved_cards_by_customer ON saved_cards (customer_id, created_at, seq);
+      CREATE INDEX saved_cards_by_customer ON saved_cards (customer_id, created_at${t.pg(', seq')});
       CREATE UNIQUE INDEX saved_cards_live_token ON saved_cards (customer_id, token)
         WHERE deleted_at IS NULL;
     `,
-    },
+    ),
   },
   {
     version: 5,
