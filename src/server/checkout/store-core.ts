@@ -160,14 +160,19 @@ export function* insertAttempt(
   }
   const row: Row = {};
   for (const k of ATTEMPT_KEYS) row[ATTEMPT_COLUMNS[k]] = attempt[k];
-  yield* step(
-    p.run(
-      p.sql.insertAttempt,
-      ATTEMPT_KEYS.map((k) => noEmpty(attempt[k])),
-    ),
-  );
-  // Should the counts fail, the transaction (or savepoint) takes the attempt back with them.
-  if (reservation) yield* countVelocity(p, reservation);
+  const args = ATTEMPT_KEYS.map((k) => noEmpty(attempt[k]));
+  if (reservation && p.sql.batched) {
+    // The attempt and its counts in one statement.
+    const r = reservation;
+    const counts = [r.now, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
+    const sql = p.sql.both(p.sql.insertAttempt, p.sql.velocityCountAll);
+    yield* step(p.run(sql, [...args, ...counts]));
+    yield* pruneVelocity(p, r);
+  } else {
+    yield* step(p.run(p.sql.insertAttempt, args));
+    // Should the counts fail, the transaction (or savepoint) takes the attempt back with them.
+    if (reservation) yield* countVelocity(p, reservation);
+  }
   // The row as it reads back: the same values, without the empty ones.
   return {inserted: true, attempt: rowToAttempt(row)};
 }
@@ -214,18 +219,25 @@ export function* updateAttempt(
   const assignments = (Object.entries(mutation.patch) as [AttemptKey, unknown][]).filter(
     ([k]) => k in ATTEMPT_COLUMNS,
   );
-  if (assignments.length > 0) {
-    const sql = p.sql.updateAttempt(assignments.map(([k]) => k));
-    yield* step(p.run(sql, [...assignments.map(([, v]) => noEmpty(v)), current.attemptId]));
-    for (const [k, v] of assignments) {
-      if (v === null || v === undefined) delete next[k];
-      else next[k] = v;
-    }
+  for (const [k, v] of assignments) {
+    if (v === null || v === undefined) delete next[k];
+    else next[k] = v;
   }
-  const savedCardId = mutation.saveCard && (yield* saveCard(p, mutation.saveCard)).id;
-  const update =
-    mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
-  const outboxId = update ? yield* insertOutbox(p, update, next['updatedAt'] as number) : undefined;
+  const sql = assignments.length > 0 && p.sql.updateAttempt(assignments.map(([k]) => k));
+  const args = [...assignments.map(([, v]) => noEmpty(v)), current.attemptId];
+  let outboxId: number | undefined;
+  let savedCardId: string | undefined;
+  if (sql && mutation.update && !mutation.saveCard && p.sql.batched) {
+    // The change and its update in one statement.
+    const outbox = [next['updatedAt'], JSON.stringify(mutation.update)];
+    outboxId = yield* step(p.insert(p.sql.both(sql, p.sql.insertOutbox), [...args, ...outbox]));
+  } else {
+    if (sql) yield* step(p.run(sql, args));
+    savedCardId = mutation.saveCard && (yield* saveCard(p, mutation.saveCard)).id;
+    const update =
+      mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
+    if (update) outboxId = yield* insertOutbox(p, update, next['updatedAt'] as number);
+  }
   return {
     duplicateEvent: false,
     attempt: next as unknown as AttemptRecord,
@@ -350,6 +362,11 @@ function* countVelocity(p: StorePort, r: AttemptReservation): Steps<void> {
   } else {
     for (const k of r.keys) yield* step(p.run(p.sql.velocityCount, [k.scope, k.key, r.now]));
   }
+  yield* pruneVelocity(p, r);
+}
+
+/** Counts out of every window deleted, once a minute at most. */
+function* pruneVelocity(p: StorePort, r: AttemptReservation): Steps<void> {
   if (r.now - p.prunedAt > 60_000) {
     p.prunedAt = r.now;
     yield* step(p.run(p.sql.velocityPrune, [r.now - r.windowMs]));

@@ -175,6 +175,11 @@ export function statements(dialect: Dialect, schema?: string) {
     forgetMigrations: `DELETE FROM ${t.schema_migrations}`,
     recordMigration: `INSERT INTO ${t.schema_migrations} (version, name, applied_at) VALUES (?, ?, ?)`,
     ping: 'SELECT 1 AS ok',
+    /**
+     * PostgreSQL: two writes in one statement (one round trip), `first` as a data-modifying
+     * `WITH`; their `?` in order, the first's then the second's.
+     */
+    both: (first: string, second: string) => `WITH first AS (${first}) ${second}`,
     guard: guardStatements(t),
     reports: reportStatements(t, pg),
   };

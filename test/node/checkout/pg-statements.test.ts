@@ -112,8 +112,9 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
     const withAfter = [...sent];
     const list = (s: string[]) => s.map((t, i) => `${i + 1}. ${t.slice(0, 160)}`).join('\n');
     t.diagnostic(
-      `statements: ${toAnswer.length} to the answer, ${withAfter.length} with the work after it\n${list(withAfter)}`,
+      `${toAnswer.length} statements to the answer, ${withAfter.length} with the work after it:`,
     );
+    for (const line of list(withAfter).split('\n')) t.diagnostic(line);
     assert.ok(
       toAnswer.length <= GOAL_TO_ANSWER,
       `${toAnswer.length} statements before the answer (goal ${GOAL_TO_ANSWER}):\n${list(toAnswer)}`,
