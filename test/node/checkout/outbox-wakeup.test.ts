@@ -44,7 +44,7 @@ test('a kick while a run is ending starts another run', async () => {
     for (let i = 0; i < k; i++) await Promise.resolve();
     outbox.kick();
     await turns(3);
-    if (claims.length !== 2) lost.push(k);
+    if ((claims as unknown[]).length !== 2) lost.push(k);
     claims[1]?.([]);
     await outbox.close();
   }
