@@ -60,11 +60,16 @@ export type FollowUp =
   /** A new success: the order may now be charged twice. */
   | {step: 'check-duplicates'; orderRef: string};
 
-/** What follows a status change from `before` to the committed result `r`. */
+/**
+ * What follows a status change from `before` to the committed result `r`. `only`: the
+ * attempt is the one attempt of its order that can ever succeed (see `Attempts.run`), so a
+ * success of it needs no duplicate-charge check.
+ */
 export function followUps(
   r: UpdateAttemptResult,
   before: AttemptRecord['state'] | undefined,
   challenged: boolean,
+  only: boolean,
 ): FollowUp[] {
   const a = r.attempt;
   if (!r.changed || !a || before === undefined) return [];
@@ -74,7 +79,7 @@ export function followUps(
     if (challenged) steps.push({step: 'count-three-ds', approved: a.state === 'success'});
   }
   if (a.state === 'success') {
-    steps.push({step: 'check-duplicates', orderRef: a.orderRef});
+    if (!only) steps.push({step: 'check-duplicates', orderRef: a.orderRef});
     if (before !== 'success' && a.saveCardFor !== undefined) {
       steps.push({step: 'card-kept', attempt: a, savedCardId: r.savedCardId});
     }
@@ -106,13 +111,14 @@ export class AttemptWrites {
    * transaction, with the card kept when the attempt becomes a success and its customer
    * asked (so the card is kept once, whichever report comes first, and no crash between
    * two writes can lose it), and looks for a second success of the order when this one
-   * succeeded.
+   * succeeded (unless `only`: see `followUps`).
    */
   async applyStatus(
     key: AttemptKey,
     info: GatewayStatusInfo,
     source: StatusSource,
     event?: WebhookEventInput,
+    only = false,
   ): Promise<UpdateAttemptResult> {
     let before: AttemptRecord['state'] | undefined;
     let challenged = false;
@@ -128,7 +134,7 @@ export class AttemptWrites {
       },
       event,
     );
-    for (const f of followUps(r, before, challenged)) await this.#follow(f);
+    for (const f of followUps(r, before, challenged, only)) await this.#follow(f);
     return r;
   }
 

@@ -148,7 +148,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         {orderRef, gatewayOrderId, mode, createCount: r.attempt.createCount},
         'paying again after an unknown outcome: the create is sent again with the same order_id',
       );
-      return countedPayment(mode, orderRef, this.#send(r.attempt, prepared, mode));
+      return countedPayment(mode, orderRef, this.#send(r.attempt, prepared, mode, false));
     }
 
     // Guard, then insert: the attempt and its card-testing counts in one transaction.
@@ -182,8 +182,12 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
       'payment attempt stored',
     );
-    // Gateway, then apply.
-    return countedPayment(mode, orderRef, this.#send(attempt, prepared, mode));
+    // Gateway, then apply. When every earlier attempt of the order was declined by the
+    // gateway (a failure inferred here, `not_created`, may still turn out a success), none
+    // can succeed any more, and none can start while this one is live: a success of this
+    // one cannot be a second charge, so it needs no duplicate-charge check.
+    const only = previous.every((a) => a.state === 'failure' && a.failureReason === 'declined');
+    return countedPayment(mode, orderRef, this.#send(attempt, prepared, mode, only));
   }
 
   /** The create request of `plan`; a merchant's error is logged and answered as ours. */
@@ -230,6 +234,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
     attempt: AttemptRecord,
     prepared: PreparedCreate,
     mode: 'direct' | 'hosted',
+    only: boolean,
   ): Promise<AttemptOutcome> {
     const {orderRef, gatewayOrderId} = attempt;
     let result: CreatePaymentResult;
@@ -242,8 +247,15 @@ export class Attempts extends ServicePart<AttemptsDeps> {
     }
     const info = statusInfoOf(result, gatewayOrderId);
     const current =
-      (await this.d.writes.applyStatus({attemptId: attempt.attemptId}, info, 'create')).attempt ??
-      attempt;
+      (
+        await this.d.writes.applyStatus(
+          {attemptId: attempt.attemptId},
+          info,
+          'create',
+          undefined,
+          only,
+        )
+      ).attempt ?? attempt;
     this.log.info(
       {orderRef, gatewayOrderId, mode, state: current.state, statusCode: current.statusCode},
       'payment attempt answered',
