@@ -229,9 +229,15 @@ export class CardTestingBreaker {
   async #check(now: number): Promise<boolean> {
     const flag = await this.#store.flag(FLAG);
     if (flag && flag.until >= now) return true;
-    const c = await this.#counts(now);
+    // One read decides (every payment makes it while the breaker is closed); the counts
+    // the merchant is told are read only when it opens or closes.
+    const since = Math.floor((now - this.#o.windowMs) / MINUTE) + 1;
+    const w = await this.#store.sums([APPROVED, DECLINED], since);
+    const decided = w[APPROVED]! + w[DECLINED]!;
     const spiking =
-      c.decided >= this.#o.minDecided && c.declined / c.decided > this.#o.maxDeclineRate;
+      decided >= this.#o.minDecided && w[DECLINED]! / decided > this.#o.maxDeclineRate;
+    if (!spiking && !flag) return false;
+    const c = await this.#counts(now);
     if (spiking) {
       // A flag that ended within the window is the same episode, taken up again.
       const raised = await this.#store.raise(

@@ -1,10 +1,17 @@
 /**
  * Every change to a stored attempt goes through here: the mutation (a pure function of
- * `transition.ts`) runs in the store's transaction together with its outbox entry, the
- * outbox is kicked afterwards, and a new success starts the order's duplicate-charge
- * check. When the customer asked, the card is kept in the same transaction as the success
- * (`cardToKeep`). Without an `onPaymentUpdate` hook nobody is notified, so no outbox entry
- * is written at all.
+ * `transition.ts`) runs in the store's transaction together with its outbox entry (the
+ * merchant's `onPaymentUpdate` is told from the outbox, never from memory), and the outbox
+ * is kicked afterwards. When the customer asked, the card is kept in the same transaction
+ * as the success (`cardToKeep`). Without an `onPaymentUpdate` hook nobody is notified, so
+ * no outbox entry is written at all.
+ *
+ * What follows a status change is read off the committed change as data (`followUps`) and
+ * run before the write resolves, as its last steps: the card-testing breaker's count of a
+ * payment's outcome (awaited, so the next payment's admission sees it), the 3-D Secure
+ * counter, the saved card's log line, and, for a new success, the order's duplicate-charge
+ * check (in the background: it may refund; start-up recovery runs it again for recent
+ * successes, so a crash before it loses nothing).
  */
 import type {
   AttemptRecord,
@@ -13,8 +20,12 @@ import type {
   WebhookEventInput,
 } from '../store.js';
 import {applyGatewayStatus, isFinal, type GatewayStatusInfo} from '../transition.js';
+import type {CardTestingBreaker} from '../card-testing.js';
+import type {CheckoutLogger} from '../logger.js';
+import {errorSummary, type Background} from './background.js';
+import {compensateDuplicates, type DuplicatesDeps} from './duplicates.js';
 import type {Outbox} from './outbox.js';
-import {cardToKeep} from './saved-cards.js';
+import {cardToKeep, logCardKept} from './saved-cards.js';
 import {isThreeDsChallenge, telemetry} from '../../telemetry/telemetry.js';
 
 /** A mutation as the store runs it. */
@@ -30,18 +41,50 @@ export interface AttemptWritesDeps {
   notifies: boolean;
   outbox: Outbox;
   now: () => number;
-  /** Called when an attempt of `orderRef` has just become `success`. */
-  succeeded: (orderRef: string) => void;
-  /**
-   * Told when an attempt whose customer asked to save the card became a success: with the
-   * id of the card kept, or without one when the gateway's report had no token to keep.
-   */
-  cardKept: (attempt: AttemptRecord, savedCardId: string | undefined) => void;
-  /**
-   * Told when the gateway's report made an attempt final (`success`, or `failure`: a
-   * decline), once: the card-testing breaker counts it.
-   */
-  finished?: (attempt: AttemptRecord) => void;
+  logger: CheckoutLogger;
+  /** Counts each payment's outcome (a success or a decline). */
+  cardTesting: Pick<CardTestingBreaker, 'outcome'>;
+  /** What the duplicate-charge check of an order needs (`duplicates.ts`). */
+  duplicates: DuplicatesDeps;
+  background: Background;
+}
+
+/** A step that follows a committed status change, as data. */
+export type FollowUp =
+  /** The attempt became final: the card-testing breaker counts its outcome. */
+  | {step: 'count-outcome'; declined: boolean}
+  /** A 3-D Secure challenge ended (telemetry). */
+  | {step: 'count-three-ds'; approved: boolean}
+  /** The success of a customer who asked to save the card: the card kept, or none to keep. */
+  | {step: 'card-kept'; attempt: AttemptRecord; savedCardId: string | undefined}
+  /** A new success: the order may now be charged twice. */
+  | {step: 'check-duplicates'; orderRef: string};
+
+/**
+ * What follows a status change from `before` to the committed result `r`. `only`: the
+ * attempt is the one attempt of its order that can ever succeed (see `Attempts.run`), so a
+ * success of it needs no duplicate-charge check.
+ */
+export function followUps(
+  r: UpdateAttemptResult,
+  before: AttemptRecord['state'] | undefined,
+  challenged: boolean,
+  only: boolean,
+): FollowUp[] {
+  const a = r.attempt;
+  if (!r.changed || !a || before === undefined) return [];
+  const steps: FollowUp[] = [];
+  if (!isFinal(before) && isFinal(a.state)) {
+    steps.push({step: 'count-outcome', declined: a.state === 'failure'});
+    if (challenged) steps.push({step: 'count-three-ds', approved: a.state === 'success'});
+  }
+  if (a.state === 'success') {
+    if (!only) steps.push({step: 'check-duplicates', orderRef: a.orderRef});
+    if (before !== 'success' && a.saveCardFor !== undefined) {
+      steps.push({step: 'card-kept', attempt: a, savedCardId: r.savedCardId});
+    }
+  }
+  return steps;
 }
 
 export class AttemptWrites {
@@ -68,13 +111,14 @@ export class AttemptWrites {
    * transaction, with the card kept when the attempt becomes a success and its customer
    * asked (so the card is kept once, whichever report comes first, and no crash between
    * two writes can lose it), and looks for a second success of the order when this one
-   * succeeded.
+   * succeeded (unless `only`: see `followUps`).
    */
   async applyStatus(
     key: AttemptKey,
     info: GatewayStatusInfo,
     source: StatusSource,
     event?: WebhookEventInput,
+    only = false,
   ): Promise<UpdateAttemptResult> {
     let before: AttemptRecord['state'] | undefined;
     let challenged = false;
@@ -90,23 +134,29 @@ export class AttemptWrites {
       },
       event,
     );
-    if (
-      r.changed &&
-      r.attempt &&
-      before !== undefined &&
-      !isFinal(before) &&
-      isFinal(r.attempt.state)
-    ) {
-      this.#d.finished?.(r.attempt);
-      if (challenged) telemetry.countThreeDs(r.attempt.state === 'success' ? 'approved' : 'failed');
-    }
-    if (r.changed && r.attempt?.state === 'success') {
-      this.#d.succeeded(r.attempt.orderRef);
-      if (before !== 'success' && r.attempt.saveCardFor !== undefined) {
-        this.#d.cardKept(r.attempt, r.savedCardId);
-      }
-    }
+    for (const f of followUps(r, before, challenged, only)) await this.#follow(f);
     return r;
+  }
+
+  /** Runs one follow-up step (see the module comment); none of them throws. */
+  async #follow(f: FollowUp): Promise<void> {
+    const d = this.#d;
+    switch (f.step) {
+      case 'count-outcome':
+        await d.cardTesting.outcome(f.declined).catch((error: unknown) => {
+          d.logger.warn({error: errorSummary(error)}, 'card-testing count failed');
+        });
+        return;
+      case 'count-three-ds':
+        telemetry.countThreeDs(f.approved ? 'approved' : 'failed');
+        return;
+      case 'card-kept':
+        logCardKept(d.logger, f.attempt, f.savedCardId);
+        return;
+      case 'check-duplicates':
+        d.background.run(compensateDuplicates(d.duplicates, f.orderRef));
+        return;
+    }
   }
 
   /** Without a hook there is nobody to notify: the update is dropped, the rest kept. */

@@ -1,8 +1,10 @@
 /**
- * The one attempt path that direct and hosted pay share (the caller holds the order's
- * lock): settle the order's attempts; answer with its live attempt if it has one; else
- * store a new `creating` attempt — or, after an unknown outcome, re-send the create with
- * the SAME gateway `order_id` — then send the create and store its answer.
+ * The one attempt path every pay request runs (the caller holds the order's lock), top to
+ * bottom over its plan (`plan.ts`, a value): settle the order's attempts (answering a known
+ * attempt id, or the order's live attempt, with no create); guard (the card-testing breaker,
+ * then the per-key limits); insert a new `creating` attempt — or, after an unknown outcome,
+ * mark it for a re-send with the SAME gateway `order_id`; send the create to the gateway;
+ * apply its answer (`attempt-writes.ts`, with its follow-ups as steps of that write).
  *
  * - The attempt is stored before the gateway is called, so a webhook that overtakes the
  *   create answer finds it; the store inserts it only when the order has no live attempt.
@@ -13,8 +15,7 @@
  *   `order_id` is minted only once the previous attempt is final and failed, or written off.
  */
 import type {PayFailure} from '../../../protocol/checkout.js';
-import type {CardTestingAdmission} from '../card-testing.js';
-import type {CheckedPaymentRequest, CreatePaymentResult} from '../../gateway/client/index.js';
+import type {CreatePaymentResult} from '../../gateway/client/index.js';
 import {
   GatewayConflictError,
   GatewayRateLimitError,
@@ -22,32 +23,48 @@ import {
   GatewayValidationError,
   isRefusal,
 } from '../../gateway/errors.js';
-import type {DirectPaymentRequestInput, HostedPaymentRequestInput} from '../../gateway/schemas.js';
 import {
   CheckoutGatewayUnavailableError,
+  CheckoutInternalError,
   CheckoutInvalidRequestError,
   CheckoutNotFoundError,
 } from '../errors.js';
 import {newGatewayOrderId, type ResolvedOrder} from '../request.js';
+import type {SavedCardRecord} from '../saved-cards.js';
 import {rateLimited} from '../velocity.js';
 import {countedPayment} from '../../telemetry/payments.js';
-import type {AttemptRecord, AttemptReservation} from '../store.js';
-import {
-  markNotCreated,
-  markRecreating,
-  markUnknown,
-  type GatewayStatusInfo,
-} from '../transition.js';
+import type {AttemptRecord} from '../store.js';
+import {markNotCreated, markRecreating, markUnknown} from '../transition.js';
 import {refusedAnswer} from './answers.js';
 import type {AttemptWrites} from './attempt-writes.js';
 import {errorSummary} from './background.js';
 import {ServicePart, type ServiceConfig} from './config.js';
 import type {CreatesInFlight} from './locks.js';
+import {
+  MerchantRequestInvalid,
+  modeOf,
+  newAttemptId,
+  prepareCreate,
+  requestOf,
+  reservationFor,
+  statusInfoOf,
+  type PayPlan,
+  type PreparedCreate,
+} from './plan.js';
 import type {Reconciler} from './reconcile.js';
 
 export type AttemptConfig = Pick<
   ServiceConfig,
-  'store' | 'gateway' | 'resolveOrder' | 'logger' | 'now'
+  | 'store'
+  | 'gateway'
+  | 'resolveOrder'
+  | 'serverUrl'
+  | 'resultUrl'
+  | 'order3dsBypass'
+  | 'velocity'
+  | 'cardTesting'
+  | 'logger'
+  | 'now'
 >;
 
 export interface AttemptsDeps {
@@ -55,44 +72,6 @@ export interface AttemptsDeps {
   writes: AttemptWrites;
   reconciler: Reconciler;
   creates: CreatesInFlight;
-}
-
-/** A create request, built and checked, and what the attempt stores of it. */
-export interface PreparedCreate {
-  request: DirectPaymentRequestInput | HostedPaymentRequestInput;
-  checked: CheckedPaymentRequest;
-  method: AttemptRecord['method'];
-  amount: string;
-  currency: string;
-  /** The customer who asked to save the card (see `saved-cards.ts`). */
-  saveCardFor?: string | undefined;
-}
-
-/** What differs between a direct and a hosted attempt. */
-export interface AttemptSpec {
-  mode: 'direct' | 'hosted';
-  orderRef: string;
-  /** The HTTP request, for `resolveOrder`. */
-  request: Request;
-  /** The attempt id of a new attempt that gets `gatewayOrderId`. */
-  newAttemptId(gatewayOrderId: string): string;
-  /** Builds and checks the create request; throws the error to answer when it cannot. */
-  prepare(order: ResolvedOrder, gatewayOrderId: string): PreparedCreate;
-  /**
-   * The card-testing limits each create takes (taken with a new attempt in one store
-   * transaction; before a create sent again, on their own), with what the breaker's
-   * admission asks (a named customer's budget while it is open); `undefined`: none.
-   */
-  reservation?(admitted: CardTestingAdmission): AttemptReservation | undefined;
-  /**
-   * Before the create is sent (a new attempt, or one sent again): throws the error to
-   * answer when the shop-wide card-testing breaker does not admit it now; else answers
-   * what the reservation must take besides. Required: every create sends a card towards
-   * the gateway, so no path may leave the breaker out (issue 35: `/hosted` did).
-   */
-  admit(order: ResolvedOrder): Promise<CardTestingAdmission>;
-  /** What the gateway's answer says; `undefined` when it is the other mode's answer. */
-  statusInfo(result: CreatePaymentResult, gatewayOrderId: string): GatewayStatusInfo | undefined;
 }
 
 /** How an attempt ended for this request. */
@@ -112,22 +91,33 @@ export type AttemptOutcome =
 /** Runs attempts; see the module comment. */
 export class Attempts extends ServicePart<AttemptsDeps> {
   /** The one attempt path (the caller holds the order's lock); see the module comment. */
-  async run(spec: AttemptSpec): Promise<AttemptOutcome> {
+  async run(plan: PayPlan): Promise<AttemptOutcome> {
     const {store} = this.cfg;
-    const {orderRef, mode} = spec;
-    const {attempts: previous, state} = await this.d.reconciler.settledOrder(orderRef);
+    const {orderRef} = plan;
+    const mode = modeOf(plan);
+
+    // Settle. One read of the order answers a repeat of a known attempt id too (an id of
+    // another order is refused by the insert, which finds it).
+    const listed = await store.listAttempts(orderRef);
+    if (plan.kind !== 'hosted') {
+      const known = listed.find((a) => a.attemptId === plan.body.attemptId);
+      if (known) return {kind: 'current', attempt: await this.d.reconciler.settle(known)};
+    }
+    const {attempts: previous, state} = await this.d.reconciler.settledOrder(orderRef, listed);
     const live = state.current;
-    // Paid already: this request pays nothing (its attempt id is not the paid one's: the
-    // callers answer a known attempt id before they get here).
+    // Paid already: this request pays nothing (its attempt id is not the paid one's).
     if (live?.state === 'success') return {kind: 'paid', attempt: live};
     // An unknown outcome is retried with the same order id; anything else live answers.
     if (live && live.state !== 'unknown') return {kind: 'current', attempt: live};
 
-    const order = await this.cfg.resolveOrder(orderRef, spec.request);
+    // Plan: the order, and its create request.
+    const order = await this.cfg.resolveOrder(orderRef, requestOf(plan));
     if (!order) throw new CheckoutNotFoundError('unknown order');
     const seq = live?.seq ?? (previous.at(-1)?.seq ?? 0) + 1;
     const gatewayOrderId = live?.gatewayOrderId ?? newGatewayOrderId(orderRef, seq);
-    const prepared = spec.prepare(order, gatewayOrderId);
+    const savedCard =
+      plan.kind === 'saved-card' ? await store.getSavedCard(plan.body.savedCardId) : undefined;
+    const prepared = this.#prepare(plan, order, gatewayOrderId, savedCard);
 
     if (live) {
       // The earlier create's outcome is unknown: send this one with the SAME order id. The
@@ -143,8 +133,8 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         );
         return {kind: 'settled', attempt: live};
       }
-      const admitted = await spec.admit(order);
-      const reservation = spec.reservation?.(admitted);
+      // Guard, then mark the attempt for the re-send.
+      const reservation = await this.#guard(plan, order, savedCard);
       if (reservation) {
         const {keys, now, windowMs} = reservation;
         const taken = await store.reserveAttempt(keys, now, windowMs);
@@ -158,12 +148,13 @@ export class Attempts extends ServicePart<AttemptsDeps> {
         {orderRef, gatewayOrderId, mode, createCount: r.attempt.createCount},
         'paying again after an unknown outcome: the create is sent again with the same order_id',
       );
-      return countedPayment(mode, orderRef, this.#send(r.attempt, prepared, spec));
+      return countedPayment(mode, orderRef, this.#send(r.attempt, prepared, mode, false));
     }
 
+    // Guard, then insert: the attempt and its card-testing counts in one transaction.
     const now = this.cfg.now();
     const attempt: AttemptRecord = {
-      attemptId: spec.newAttemptId(gatewayOrderId),
+      attemptId: newAttemptId(plan, gatewayOrderId),
       orderRef,
       gatewayOrderId,
       seq,
@@ -177,9 +168,7 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       createCount: 1,
       ...(prepared.saveCardFor !== undefined ? {saveCardFor: prepared.saveCardFor} : {}),
     };
-    const admitted = await spec.admit(order);
-    // The attempt and its card-testing counts in one transaction: both or neither.
-    const reservation = spec.reservation?.(admitted);
+    const reservation = await this.#guard(plan, order, savedCard);
     const inserted = await store.insertAttempt(attempt, reservation);
     if (!inserted.inserted) {
       if (inserted.reason === 'limited') throw rateLimited(inserted.retryAfterMs);
@@ -193,14 +182,59 @@ export class Attempts extends ServicePart<AttemptsDeps> {
       {orderRef, attemptId: attempt.attemptId, gatewayOrderId, seq, mode},
       'payment attempt stored',
     );
-    return countedPayment(mode, orderRef, this.#send(attempt, prepared, spec));
+    // Gateway, then apply. When every earlier attempt of the order was declined by the
+    // gateway (a failure inferred here, `not_created`, may still turn out a success), none
+    // can succeed any more, and none can start while this one is live: a success of this
+    // one cannot be a second charge, so it needs no duplicate-charge check.
+    const only = previous.every((a) => a.state === 'failure' && a.failureReason === 'declined');
+    return countedPayment(mode, orderRef, this.#send(attempt, prepared, mode, only));
   }
 
-  /** Sends a stored (`creating`) attempt's create request and stores the answer. */
+  /** The create request of `plan`; a merchant's error is logged and answered as ours. */
+  #prepare(
+    plan: PayPlan,
+    order: ResolvedOrder,
+    gatewayOrderId: string,
+    card: SavedCardRecord | undefined,
+  ): PreparedCreate {
+    try {
+      return prepareCreate(
+        plan,
+        order,
+        gatewayOrderId,
+        {...this.cfg, posId: this.cfg.gateway.posId},
+        plan.kind === 'saved-card' ? {card, now: this.cfg.now()} : undefined,
+      );
+    } catch (error) {
+      if (!(error instanceof MerchantRequestInvalid)) throw error;
+      this.log.error(
+        {orderRef: plan.orderRef, issues: error.issues},
+        'the order from resolveOrder or the configuration gives an invalid gateway request',
+      );
+      throw new CheckoutInternalError(
+        'this order cannot be paid because of a server configuration error',
+      );
+    }
+  }
+
+  /**
+   * The shop-wide card-testing breaker, the same for every plan (every create sends a card
+   * towards the gateway; issue 35: `/hosted` was left out): throws `429` when it does not
+   * admit the payment now. While it is open a guest takes one of a few places a minute, and
+   * a customer the order names (`customer.id`; a saved card pays only for it) gets a budget
+   * of their own, which the reservation answered takes with the attempt.
+   */
+  async #guard(plan: PayPlan, order: ResolvedOrder, card: SavedCardRecord | undefined) {
+    const admitted = await this.cfg.cardTesting.admit({customerId: order.customer?.id});
+    return reservationFor(plan, this.cfg.velocity, admitted, card);
+  }
+
+  /** Sends a stored (`creating`) attempt's create request and applies the answer. */
   async #send(
     attempt: AttemptRecord,
     prepared: PreparedCreate,
-    spec: AttemptSpec,
+    mode: 'direct' | 'hosted',
+    only: boolean,
   ): Promise<AttemptOutcome> {
     const {orderRef, gatewayOrderId} = attempt;
     let result: CreatePaymentResult;
@@ -211,29 +245,19 @@ export class Attempts extends ServicePart<AttemptsDeps> {
     } catch (error) {
       return this.#createFailed(attempt, error);
     }
-    const info = spec.statusInfo(result, gatewayOrderId);
-    if (!info) {
-      // Cannot happen; keep the attempt open for reconciliation.
-      this.log.error(
-        {gatewayOrderId},
-        `the gateway answered a ${spec.mode} payment as ${result.kind}`,
-      );
-      const unknown = await this.d.writes.update(attempt.attemptId, (c) =>
-        markUnknown(c, this.cfg.now()),
-      );
-      return {kind: 'settled', attempt: unknown ?? attempt};
-    }
+    const info = statusInfoOf(result, gatewayOrderId);
     const current =
-      (await this.d.writes.applyStatus({attemptId: attempt.attemptId}, info, 'create')).attempt ??
-      attempt;
+      (
+        await this.d.writes.applyStatus(
+          {attemptId: attempt.attemptId},
+          info,
+          'create',
+          undefined,
+          only,
+        )
+      ).attempt ?? attempt;
     this.log.info(
-      {
-        orderRef,
-        gatewayOrderId,
-        mode: spec.mode,
-        state: current.state,
-        statusCode: current.statusCode,
-      },
+      {orderRef, gatewayOrderId, mode, state: current.state, statusCode: current.statusCode},
       'payment attempt answered',
     );
     return {kind: 'current', attempt: current};

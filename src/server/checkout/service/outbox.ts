@@ -98,6 +98,12 @@ export class Outbox {
       })
       .finally(() => {
         this.#run = undefined;
+        // A kick that landed after the run's last look at `#again` (it ended with nothing
+        // left, so no timer of its own would start another): a run now, or it is lost.
+        if (this.#again) {
+          this.#again = false;
+          this.kick();
+        }
       });
   }
 

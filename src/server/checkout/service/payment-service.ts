@@ -5,7 +5,8 @@
  * gateway and what the browser is told — so that no payment is lost and none is charged
  * twice. The parts:
  *
- * - `pay.ts` — direct and hosted pay, over the one attempt path of `attempt.ts`;
+ * - `pay.ts` — direct and hosted pay: each a plan (`plan.ts`) run by the one attempt path
+ *   of `attempt.ts`;
  * - `reconcile.ts` — lookups, the status route, the return check, abandon, `reconcile`;
  * - `webhooks.ts` — verified, stored once, applied;
  * - `sweep.ts` — the periodic sweep and start-up recovery;
@@ -25,7 +26,7 @@ import {Attempts} from './attempt.js';
 import {AttemptWrites} from './attempt-writes.js';
 import {Background, errorSummary} from './background.js';
 import type {HostedResult, PayContext, ServiceConfig, SweepResult} from './config.js';
-import {compensateDuplicates} from './duplicates.js';
+import {compensateDuplicates, type DuplicatesDeps} from './duplicates.js';
 import {CreatesInFlight, OrderLocks} from './locks.js';
 import {Outbox} from './outbox.js';
 import {Payments} from './pay.js';
@@ -41,6 +42,8 @@ export class PaymentService {
   readonly #background: Background;
   readonly #outbox: Outbox;
   readonly #operations: SecondaryOperations;
+  /** What the duplicate-charge check needs (after a success, and at recovery). */
+  readonly #duplicates: DuplicatesDeps;
   readonly #reconciler: Reconciler;
   readonly #payments: Payments;
   readonly #webhooks: Webhooks;
@@ -88,21 +91,21 @@ export class PaymentService {
       notify: (update) => (cfg.onPaymentUpdate ? update : undefined),
       kickOutbox: () => outbox.kick(),
     });
+    this.#duplicates = {
+      store: cfg.store,
+      policy: cfg.duplicateCharges,
+      operations,
+      logger: cfg.logger,
+    };
     const writes = new AttemptWrites({
       store: cfg.store,
       notifies: cfg.onPaymentUpdate !== undefined,
       outbox,
       now: cfg.now,
-      succeeded: (orderRef) => background.run(this.checkDuplicates(orderRef)),
-      cardKept: (attempt, savedCardId) => savedCards.kept(attempt, savedCardId),
-      finished: (attempt) =>
-        background.run(
-          cfg.cardTesting
-            .outcome(attempt.state === 'failure')
-            .catch((error: unknown) =>
-              this.#log.warn({error: errorSummary(error)}, 'card-testing count failed'),
-            ),
-        ),
+      logger: cfg.logger,
+      cardTesting: cfg.cardTesting,
+      duplicates: this.#duplicates,
+      background,
     });
     const reconciler = new Reconciler({cfg, writes, locks, creates, background});
     this.#background = background;
@@ -218,15 +221,7 @@ export class PaymentService {
 
   /** Compensates the order's double charges, if any (see `duplicates.ts`). */
   checkDuplicates(orderRef: string): Promise<void> {
-    return compensateDuplicates(
-      {
-        store: this.#cfg.store,
-        policy: this.#cfg.duplicateCharges,
-        operations: this.#operations,
-        logger: this.#log,
-      },
-      orderRef,
-    );
+    return compensateDuplicates(this.#duplicates, orderRef);
   }
 
   // Outbox ----------------------------------------------------------------------------------

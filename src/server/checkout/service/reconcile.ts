@@ -101,11 +101,14 @@ export class Reconciler extends ServicePart<ReconcilerDeps> {
   /**
    * The order's attempts after reconciling unknown ones, and its state. A 3-D Secure
    * attempt without news for `attempts.abandonAfterMs` is written off here (`expired`):
-   * it no longer blocks the order.
+   * it no longer blocks the order. `listed`: the order's attempts, when just read.
    */
-  async settledOrder(orderRef: string): Promise<{attempts: AttemptRecord[]; state: OrderState}> {
+  async settledOrder(
+    orderRef: string,
+    listed?: AttemptRecord[],
+  ): Promise<{attempts: AttemptRecord[]; state: OrderState}> {
     const {store} = this.cfg;
-    let attempts = await store.listAttempts(orderRef);
+    let attempts = listed ?? (await store.listAttempts(orderRef));
     const now = this.cfg.now();
     const open = attempts.filter((a) => a.state === 'creating' || a.state === 'unknown');
     const stale = attempts.filter((a) =>

@@ -25,6 +25,7 @@ import {
   type SavedCardSummary,
 } from '../saved-cards.js';
 import {brandOfMask} from '../card-brand.js';
+import type {CheckoutLogger} from '../logger.js';
 import type {AttemptMutation, AttemptRecord} from '../store.js';
 import type {GatewayStatusInfo} from '../transition.js';
 import {ServicePart, type ServiceConfig} from './config.js';
@@ -129,17 +130,21 @@ export class SavedCards extends ServicePart<{cfg: SavedCardsConfig}> {
     if (removed) this.log.info({savedCardId}, 'saved card removed');
     return removed;
   }
+}
 
-  /** Logs what became of the card of a success whose customer consented (`cardToKeep`). */
-  kept(attempt: AttemptRecord, savedCardId: string | undefined): void {
-    if (savedCardId !== undefined) {
-      this.log.info({orderRef: attempt.orderRef, savedCardId}, 'card saved for the customer');
-    } else {
-      this.log.warn(
-        {orderRef: attempt.orderRef, gatewayOrderId: attempt.gatewayOrderId},
-        'the payment record has no card token to save',
-      );
-    }
+/** Logs what became of the card of a success whose customer consented (`cardToKeep`). */
+export function logCardKept(
+  log: CheckoutLogger,
+  attempt: AttemptRecord,
+  savedCardId: string | undefined,
+): void {
+  if (savedCardId !== undefined) {
+    log.info({orderRef: attempt.orderRef, savedCardId}, 'card saved for the customer');
+  } else {
+    log.warn(
+      {orderRef: attempt.orderRef, gatewayOrderId: attempt.gatewayOrderId},
+      'the payment record has no card token to save',
+    );
   }
 }
 
