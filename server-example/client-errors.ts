@@ -10,7 +10,7 @@
  */
 import {STATUS_CODES, type Server} from 'node:http';
 import type {Duplex} from 'node:stream';
-import {NO_STORE} from '../src/server/checkout/app-parts.js';
+import {NO_STORE} from '../src/server/http/app-parts.js';
 
 /** The status of each client error Node reports (`clientError`); any other is a 400. */
 const STATUS: Record<string, number> = {

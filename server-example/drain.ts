@@ -25,7 +25,7 @@ import type {IncomingMessage, Server, ServerResponse} from 'node:http';
 import {readFileSync, readlinkSync} from 'node:fs';
 import net from 'node:net';
 import {performance} from 'node:perf_hooks';
-import {NO_STORE} from '../src/server/checkout/app-parts.js';
+import {NO_STORE} from '../src/server/http/app-parts.js';
 
 /** Seconds a client is asked to wait before it tries again (`Retry-After`). */
 export const DRAIN_RETRY_AFTER_S = 2;

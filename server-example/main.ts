@@ -28,7 +28,7 @@ import {
   createCheckoutLogger,
   type GatewayClientOptions,
 } from '../src/server/index.js';
-import {NO_STORE} from '../src/server/checkout/app-parts.js';
+import {NO_STORE} from '../src/server/http/app-parts.js';
 import {startSandbox, TEST_CARDS, type Sandbox} from '../sandbox/index.js';
 import {createExampleApp, type ExampleApp} from './app.js';
 import {answerClientErrors} from './client-errors.js';

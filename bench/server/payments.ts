@@ -13,7 +13,10 @@
  * against one customer's limits.
  */
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../src/protocol/checkout.js';
-import {buildDirectRequest, validateDirectRequest} from '../../src/server/checkout/request.js';
+import {
+  buildDirectRequest,
+  validateDirectRequest,
+} from '../../src/server/payments/gateway-request.js';
 import {DEMO_CUSTOMER, PRODUCTS} from '../../server-example/catalog.js';
 import type {PostTarget} from './http-post.js';
 import {CREDENTIALS} from './system.js';

@@ -10,9 +10,9 @@
  */
 import type {Pool, PoolClient} from 'pg';
 import {StoreUnavailableError} from '../../src/server/index.js';
-import {isUnavailable} from '../../src/server/checkout/postgres-store.js';
-import {poolWaitAsBusy} from '../../src/server/checkout/backpressure.js';
-import {hearErrors, transactionStart} from '../../src/server/checkout/pg-session.js';
+import {isUnavailable} from '../../src/server/store/postgres/postgres-store.js';
+import {poolWaitAsBusy} from '../../src/server/http/admission.js';
+import {hearErrors, transactionStart} from '../../src/server/store/postgres/pg-session.js';
 import {TERMS, type ShopDb, type Step, type Work} from './work.js';
 
 /** The advisory lock the example's table definitions are created under. */
@@ -46,7 +46,7 @@ export function postgresShopDb(pool: Pool, schema: string): ShopDb {
     return t;
   };
   // The schema is the transaction's (SET LOCAL), never the connection's: the pool may be
-  // a transaction-mode PgBouncer's (src/server/checkout/pg-session.ts).
+  // a transaction-mode PgBouncer's (src/server/store/postgres/pg-session.ts).
   const begin = transactionStart(schema, undefined);
   let pending: string[] = [];
   let defining: Promise<void> | undefined;

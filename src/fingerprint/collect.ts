@@ -8,7 +8,7 @@
  * `Accept` header is no browser fact a script can read: it is passed in when the page's
  * server wrote it into the page (`<pg-card-form accept-header>`). The merchant's server
  * adds the IP address from the real request, and a documented `Accept` default without
- * the page's (src/server/checkout/request.ts), never the form's own fetch header.
+ * the page's (src/server/payments/gateway-request.ts), never the form's own fetch header.
  */
 import type {ClientFingerprint} from '../protocol/checkout.js';
 

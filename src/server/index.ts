@@ -17,8 +17,8 @@ export {
   type CheckoutApp,
   type CheckoutCloseOptions,
   type CheckoutCloseResult,
-} from './checkout/app.js';
-export type {CheckoutReadiness} from './checkout/checkout-app.js';
+} from './http/app.js';
+export type {CheckoutReadiness} from './http/checkout-app.js';
 // The companion's door, for a merchant app that mounts it: the same headers and body read.
 export {
   CheckoutClientAbortedError,
@@ -27,60 +27,67 @@ export {
   boundedBody,
   checkoutHeaders,
   type BoundedBodyOptions,
-} from './checkout/ingress.js';
-export {StoreBusyError} from './checkout/backpressure.js';
-export type {CheckoutAppOptions} from './checkout/options.js';
+} from './http/ingress.js';
+export {StoreBusyError} from './http/admission.js';
+export type {CheckoutAppOptions} from './config/options-schema.js';
 export type {
   CheckoutGateway,
   DuplicateChargePolicy,
   ResolveOrder,
   SweepResult,
-} from './checkout/service/index.js';
-export type {OrderCustomer, RequestContext, ResolvedOrder} from './checkout/request.js';
+} from './payments/index.js';
+export type {OrderCustomer, RequestContext, ResolvedOrder} from './payments/gateway-request.js';
 export type {
   AttemptRecord,
   AttemptState,
   PaymentStore,
   PaymentUpdate,
   PaymentUpdateKind,
-} from './checkout/store.js';
-export {StoreUnavailableError} from './checkout/store.js';
-export type {SavedCardRecord, SavedCardStore, SavedCardSummary} from './checkout/saved-cards.js';
-export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './checkout/sqlite-store.js';
-export {PostgresPaymentStore, type PostgresPaymentStoreOptions} from './checkout/postgres-store.js';
+} from './store/payment-store.js';
+export {StoreUnavailableError} from './store/payment-store.js';
+export type {
+  SavedCardRecord,
+  SavedCardStore,
+  SavedCardSummary,
+} from './store/saved-card-records.js';
+export {SqlitePaymentStore, type SqlitePaymentStoreOptions} from './store/sqlite/sqlite-store.js';
+export {
+  PostgresPaymentStore,
+  type PostgresPaymentStoreOptions,
+} from './store/postgres/postgres-store.js';
 // The payment page's CSP violation reports (`POST /security-report`) and where they are kept.
 export type {
   SecurityReport,
   SecurityReportStore,
   StoredSecurityReport,
-} from './checkout/security-reports.js';
+} from './defences/security-reports.js';
 export {
   SECURITY_REPORT_ROUTE,
   type SecurityReportEvent,
   type SecurityReportOptions,
-} from './checkout/security-report-route.js';
+} from './http/security-report-route.js';
 export {
   SqliteSecurityReportStore,
   type SqliteSecurityReportStoreOptions,
-} from './checkout/sqlite-security-reports.js';
+} from './store/sqlite/sqlite-security-reports.js';
 export {
   PostgresSecurityReportStore,
   type PostgresSecurityReportStoreOptions,
-} from './checkout/postgres-security-reports.js';
+} from './store/postgres/postgres-security-reports.js';
 // The shop-wide defences' counters (the card-testing breaker, the bound on refused webhooks).
-export {MemoryGuardStore, type GuardFlag, type GuardStore} from './checkout/guard-store.js';
-export {SqliteGuardStore, type SqliteGuardStoreOptions} from './checkout/sqlite-guard-store.js';
+export {MemoryGuardStore, type GuardFlag, type GuardStore} from './store/guard-store.js';
+export {SqliteGuardStore, type SqliteGuardStoreOptions} from './store/sqlite/sqlite-guard-store.js';
 export {
   PostgresGuardStore,
   type PostgresGuardStoreOptions,
-} from './checkout/postgres-guard-store.js';
+} from './store/postgres/postgres-guard-store.js';
 export {
   CARD_TESTING_DEFAULTS,
   type CardTestingOptions,
   type CardTestingState,
-} from './checkout/card-testing.js';
-export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './checkout/logger.js';
-export {normaliseIp} from './checkout/security.js';
+} from './defences/card-testing.js';
+export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './telemetry/logger.js';
+export {normaliseIp} from './http/request-defences.js';
 export {
   CheckoutConfigError,
   CheckoutBusyError,
@@ -95,7 +102,7 @@ export {
   CheckoutPayloadTooLargeError,
   CheckoutRateLimitedError,
   CheckoutStoreUnavailableError,
-} from './checkout/errors.js';
+} from './errors.js';
 export {MissingPeerDependencyError} from './optional-peers.js';
 
 // The gateway client.
@@ -158,7 +165,7 @@ export {
 } from './gateway/webhook.js';
 
 // Card tokens out of what leaves the server: a gateway answer as JSON text without `cc_token`.
-export {jsonWithoutToken} from './checkout/stored-tokens.js';
+export {jsonWithoutToken} from './store/stored-tokens.js';
 
 // The gateway's data model.
 export {amountFromMinor, amountToMinor} from './gateway/primitives.js';

@@ -7,8 +7,8 @@
  * the gateway's status code. Repeats of a pay request that join a running or settled
  * attempt are not counted again.
  */
-import type {AttemptOutcome} from '../checkout/service/attempt.js';
-import {answerFor} from '../checkout/service/answers.js';
+import type {AttemptOutcome} from '../payments/attempt.js';
+import {answerFor} from '../payments/answers.js';
 import {errorType, telemetry, type PaymentOutcome, type Telemetry} from './telemetry.js';
 
 /** What the counter records of an attempt's outcome. */

@@ -275,7 +275,7 @@ export class Telemetry {
   }
 
   /**
-   * Runs one payment store transaction (or read: `mode`, see sql-store.ts's `RunMode`) in
+   * Runs one payment store transaction (or read: `mode`, see sql-payment-store.ts's `RunMode`) in
    * a CLIENT span and records `db.client.operation.duration`; a `busy` or
    * `store_unavailable` answer is its `error.type`. No statement text or value is kept.
    */

@@ -11,7 +11,7 @@ import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {setImmediate} from 'node:timers/promises';
 import {CHECKOUT_ERROR_CODES} from '../../../src/protocol/checkout.js';
-import {Admission} from '../../../src/server/checkout/backpressure.js';
+import {Admission} from '../../../src/server/http/admission.js';
 import {SqlitePaymentStore, type PaymentStore} from '../../../src/server/index.js';
 import {
   StubGateway,

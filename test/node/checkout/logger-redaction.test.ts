@@ -8,7 +8,7 @@ import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {Writable} from 'node:stream';
 import {pino} from 'pino';
-import {REDACT_PATHS, createCheckoutLogger} from '../../../src/server/checkout/logger.js';
+import {REDACT_PATHS, createCheckoutLogger} from '../../../src/server/telemetry/logger.js';
 
 /** A logger's lines, as parsed JSON without the time. */
 function capture(make: (stream: Writable) => pino.Logger) {

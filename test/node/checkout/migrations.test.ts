@@ -18,9 +18,9 @@ import {
   SqlitePaymentStore,
   type PaymentStore,
 } from '../../../src/server/index.js';
-import {MIGRATIONS, OPEN_STATES_OF_MIGRATION_2} from '../../../src/server/checkout/migrations.js';
-import {UNSETTLED_STATES} from '../../../src/server/checkout/store.js';
-import type {Dialect} from '../../../src/server/checkout/store-sql.js';
+import {MIGRATIONS, OPEN_STATES_OF_MIGRATION_2} from '../../../src/server/store/migrations.js';
+import {UNSETTLED_STATES} from '../../../src/server/store/payment-store.js';
+import type {Dialect} from '../../../src/server/store/statements.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {
   IN_PROCESS_SKIP,

@@ -17,7 +17,7 @@ import {createInterface} from 'node:readline';
 import {fileURLToPath} from 'node:url';
 import Database from 'better-sqlite3';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
-import {LIVE_STATES} from '../../../src/server/checkout/store.js';
+import {LIVE_STATES} from '../../../src/server/store/payment-store.js';
 import {CARDS, finalStatus, payBody, payHttp, sandboxCharges, sandboxPayments} from './helpers.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -6,14 +6,14 @@
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {attempt} from './attempt-rows.js';
-import {answerFor} from '../../../src/server/checkout/service/answers.js';
+import {answerFor} from '../../../src/server/payments/answers.js';
 import {
   currentAttempt,
   isStaleChallenge,
   orderState,
   paidAttempt,
   statusFor,
-} from '../../../src/server/checkout/service/order-state.js';
+} from '../../../src/server/payments/order-state.js';
 
 describe('orderState', () => {
   test('no attempts: none, and a new attempt may start', () => {

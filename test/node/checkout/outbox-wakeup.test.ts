@@ -7,9 +7,9 @@
  */
 import {test} from 'node:test';
 import assert from 'node:assert/strict';
-import {Outbox} from '../../../src/server/checkout/service/outbox.js';
-import type {PaymentStore} from '../../../src/server/checkout/store.js';
-import type {CheckoutLogger} from '../../../src/server/checkout/logger.js';
+import {Outbox} from '../../../src/server/payments/outbox.js';
+import type {PaymentStore} from '../../../src/server/store/payment-store.js';
+import type {CheckoutLogger} from '../../../src/server/telemetry/logger.js';
 
 type Claimed = Awaited<ReturnType<PaymentStore['claimOutbox']>>;
 

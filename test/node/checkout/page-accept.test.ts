@@ -9,7 +9,7 @@
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {SqlitePaymentStore} from '../../../src/server/index.js';
-import {DEFAULT_PAGE_ACCEPT_HEADER} from '../../../src/server/checkout/request.js';
+import {DEFAULT_PAGE_ACCEPT_HEADER} from '../../../src/server/payments/gateway-request.js';
 import {renderCardForm} from '../../../src/ssr.js';
 import {StubGateway, inProcessApp, pay, payBody} from './helpers.js';
 

@@ -12,7 +12,7 @@ import {spawn} from 'node:child_process';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {PostgresPaymentStore, StoreUnavailableError} from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
+import {MIGRATIONS} from '../../../src/server/store/migrations.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {freePort} from './helpers.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres.js';

@@ -1,6 +1,6 @@
 /**
  * Outcomes are codes: the one table from the gateway's status codes to the protocol's
- * failure reasons (`src/server/checkout/reasons.ts`), the reason every failure answer of
+ * failure reasons (`src/server/payments/failure-reasons.ts`), the reason every failure answer of
  * the service carries (`service/answers.ts`), and the companion's answers over real HTTP
  * against the sandbox — each test card's decline, a 3-D Secure decline and an abandoned
  * challenge answer their reason on the pay and status routes.
@@ -15,8 +15,8 @@ import {
   PAY_FAILURE_REASONS,
 } from '../../../src/protocol/checkout.js';
 import {PayResponseSchema, StatusResponseSchema} from '../../../src/protocol/schemas.js';
-import {GATEWAY_REASONS, reasonOf} from '../../../src/server/checkout/reasons.js';
-import {answerFor, refusedAnswer} from '../../../src/server/checkout/service/answers.js';
+import {GATEWAY_REASONS, reasonOf} from '../../../src/server/payments/failure-reasons.js';
+import {answerFor, refusedAnswer} from '../../../src/server/payments/answers.js';
 import type {AttemptRecord} from '../../../src/server/index.js';
 import {attempt} from './attempt-rows.js';
 import {

@@ -17,7 +17,7 @@ import {
   SqlitePaymentStore,
   type AttemptRecord,
 } from '../../../src/server/index.js';
-import {velocityAddress} from '../../../src/server/checkout/velocity.js';
+import {velocityAddress} from '../../../src/server/defences/velocity.js';
 import {CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION} from '../../../src/protocol/checkout.js';
 import {
   CARDS,

@@ -12,7 +12,7 @@ import {
   savedCardView,
   tokenExpired,
   type SavedCardRecord,
-} from '../../../src/server/checkout/saved-cards.js';
+} from '../../../src/server/store/saved-card-records.js';
 
 const at = (iso: string) => Date.parse(iso);
 const expired = (tokenExpiresAt: string, now: string) => tokenExpired({tokenExpiresAt}, at(now));

@@ -8,7 +8,7 @@
 import {after, before, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import type {PaymentStore, SavedCardRecord} from '../../../src/server/index.js';
-import {newSavedCardId} from '../../../src/server/checkout/saved-cards.js';
+import {newSavedCardId} from '../../../src/server/store/saved-card-records.js';
 import {BACKENDS} from './backends.js';
 
 const card = (customerId: string, token: string, createdAt = 1000): SavedCardRecord => ({

@@ -7,8 +7,8 @@
  * (the rows that version wrote).
  */
 import Database from 'better-sqlite3';
-import {MIGRATIONS, migrationSql} from '../../../src/server/checkout/migrations.js';
-import type {Dialect} from '../../../src/server/checkout/store-sql.js';
+import {MIGRATIONS, migrationSql} from '../../../src/server/store/migrations.js';
+import type {Dialect} from '../../../src/server/store/statements.js';
 import {PG_MIGRATIONS as RELEASED_POSTGRES} from './fixtures/released-0.1.0/postgres-schema.js';
 import {MIGRATIONS as RELEASED_SQLITE} from './fixtures/released-0.1.0/sqlite-schema.js';
 import {pgQuery} from './postgres.js';

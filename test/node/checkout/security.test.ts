@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import {Hono, type MiddlewareHandler} from 'hono';
 import {cors} from 'hono/cors';
 import {CHECKOUT_HEADER} from '../../../src/protocol/checkout.js';
-import {checkoutCors} from '../../../src/server/checkout/security.js';
+import {checkoutCors} from '../../../src/server/http/request-defences.js';
 import {SqlitePaymentStore} from '../../../src/server/index.js';
 import {ORIGIN, StubGateway, inProcessApp} from './helpers.js';
 

@@ -25,7 +25,7 @@ import {
   isLiveAttempt,
   type OperationIntent,
   type WriteOffReason,
-} from '../../../src/server/checkout/store.js';
+} from '../../../src/server/store/payment-store.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 

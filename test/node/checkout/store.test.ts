@@ -17,14 +17,14 @@ import {
   PostgresPaymentStore,
   type PaymentStore,
 } from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
-import type {NewPaymentUpdate} from '../../../src/server/checkout/store.js';
+import {MIGRATIONS} from '../../../src/server/store/migrations.js';
+import type {NewPaymentUpdate} from '../../../src/server/store/payment-store.js';
 import {
   applyGatewayStatus,
   markNotCreated,
   markUnknown,
   type GatewayStatusInfo,
-} from '../../../src/server/checkout/transition.js';
+} from '../../../src/server/payments/attempt-transitions.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 

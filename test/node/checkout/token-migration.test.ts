@@ -19,7 +19,7 @@ import {
   SqlitePaymentStore,
   encodeWebhookData,
 } from '../../../src/server/index.js';
-import {MIGRATIONS} from '../../../src/server/checkout/migrations.js';
+import {MIGRATIONS} from '../../../src/server/store/migrations.js';
 import {TOKEN_FREE_MIGRATION} from './fixtures/released-0.1.0/sqlite-schema.js';
 import {RELEASED_POSTGRES, RELEASED_SQLITE, postgresAt, sqliteAt} from './schema-versions.js';
 import {

@@ -31,7 +31,10 @@ import {
   DirectPaymentRequest,
   type DirectPaymentRequestInput,
 } from '../../../src/server/gateway/index.js';
-import {buildDirectRequest, validateDirectRequest} from '../../../src/server/checkout/request.js';
+import {
+  buildDirectRequest,
+  validateDirectRequest,
+} from '../../../src/server/payments/gateway-request.js';
 
 // card-validator reads the month on the local clock: UTC here, so that the last hours of a
 // month in UTC−12 are over for it and not for the gateway.

@@ -10,7 +10,7 @@ import {Hono} from 'hono';
 import {loadOtelApi, OTEL_API} from '../../../src/server/telemetry/otel-api.js';
 import {Telemetry, errorType} from '../../../src/server/telemetry/telemetry.js';
 import {countedPayment} from '../../../src/server/telemetry/payments.js';
-import type {AttemptOutcome} from '../../../src/server/checkout/service/attempt.js';
+import type {AttemptOutcome} from '../../../src/server/payments/attempt.js';
 import {registerSdk} from './otel-sdk.js';
 
 let sdk: ReturnType<typeof registerSdk>;
