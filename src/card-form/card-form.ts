@@ -18,7 +18,7 @@ import {defineElement} from '../internal/define-element.js';
 import {systemClock, type Clock} from '../internal/async-controller.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, languageOf, type CheckoutMessages} from '../i18n/messages.js';
-import {FormFields} from './form-fields.js';
+import {FIELD_SETTINGS, FormFields} from './form-fields.js';
 import {field, type FieldsView} from './card-fields.js';
 import {prefetchBrandMarks} from './lazy-brand-marks.js';
 import {CardPayment} from './card-payment.js';
@@ -246,8 +246,10 @@ export class PgCardForm extends LitElement {
     return !length;
   }
 
-  /** The merchant's form disabled or enabled this element (`:disabled` says which). */
-  formDisabledCallback(_disabled: boolean): void {
+  // The merchant's form disabled or enabled this element: render again; `off()` reads it
+  // from `:disabled`, so the element keeps no copy (the parameter keeps the manifest's name).
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
+  formDisabledCallback(disabled: boolean): void {
     this.requestUpdate();
   }
 
@@ -262,7 +264,12 @@ export class PgCardForm extends LitElement {
 
   protected override updated(changed: PropertyValues<this>): void {
     if (changed.has('orderRef')) this.internals.setFormValue(this.orderRef || null);
-    if (changed.has('required') && (this.required || changed.get('required') !== undefined)) {
+    // What decides validity changed from script: take it in without telling (a later blur
+    // would otherwise announce it as if typed, in Firefox and WebKit disabling the field).
+    if (
+      (changed.has('required') && this.required) ||
+      FIELD_SETTINGS.some((name) => changed.get(name) !== undefined)
+    ) {
       this.fields.validity.sync(false);
     }
   }

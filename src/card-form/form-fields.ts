@@ -16,6 +16,16 @@ import {formFieldOf} from './field-check.js';
 import {FieldValidity} from './field-validity.js';
 import {loadBrandMarks} from './lazy-brand-marks.js';
 
+/** The element's properties that decide which fields are asked for and what they take. */
+export const FIELD_SETTINGS = [
+  'required',
+  'holderName',
+  'customerName',
+  'customerEmail',
+  'customerPhone',
+  'acceptedBrands',
+] as const;
+
 /** The element whose fields these are: what it asks for, read when needed. */
 export interface FieldsHost extends ReactiveControllerHost, EventTarget {
   readonly renderRoot: HTMLElement | DocumentFragment;
