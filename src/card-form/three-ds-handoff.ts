@@ -1,27 +1,18 @@
 /**
  * How `<pg-card-form>` hands a payment over to `<pg-3ds-redirect>` when the answer is
- * `3ds_required` or `processing`: it waits for the redirect element (the merchant's, or the
- * form's own once rendered), listens to its outcome and reports it to the form, tells the
- * merchant's abandon route when the customer cancels the challenge (before the element
- * checks the status; a new payment waits for it, so it cannot meet the old challenge), and
- * stops listening on the outcome, on a newer hand-off, or when the form leaves the page. A Lit reactive controller, so the last happens on its own.
+ * `3ds_required` or `processing`: it finds the redirect element (the merchant's, else the
+ * form's own, rendered only then), listens to its outcome and reports it to the form as a
+ * step of its state (`form-transitions.ts`), tells the merchant's abandon route when the
+ * customer cancels the challenge (before the element checks the status; a new payment
+ * waits for it, so it cannot meet the old challenge), and stops listening on the outcome,
+ * on a newer hand-off, or when the form leaves the page. A Lit reactive controller, so the
+ * last happens on its own.
  */
-import type {ReactiveController, ReactiveControllerHost} from 'lit';
-import {CHECKOUT_ROUTES, type StatusResponse} from '../protocol/checkout.js';
-import type {PgErrorCode} from '../events/events.js';
+import type {LitElement, ReactiveController} from 'lit';
+import {CHECKOUT_ROUTES} from '../protocol/checkout.js';
 import type {PgThreeDSRedirect} from '../three-ds-redirect/three-ds-redirect.js';
+import type {FormStep} from './form-transitions.js';
 import {sendAbandon} from './pay.js';
-
-/** What the form does with the redirect element's outcome. */
-export interface HandoffOutcome {
-  success(): void;
-  /** `reason` is the status route's failure reason (`abandoned` after a cancelled challenge). */
-  failure(reason: string | undefined): void;
-  /** The status is not known (`code` says why): `retryable` when checking again may tell (`last`: what is known). */
-  error(code: PgErrorCode, retryable: boolean, last: StatusResponse | undefined): void;
-  /** The customer cancelled the challenge: the form may be used again at once. */
-  cancelled(): void;
-}
 
 /** What one hand-off is about. */
 export interface Handoff {
@@ -29,7 +20,7 @@ export interface Handoff {
   endpoint: string;
   orderRef: string;
   /** The attempt the challenge belongs to (told to the abandon route on cancel). */
-  attemptId: string | undefined;
+  attemptId: string;
 }
 
 /** Another route of the companion: `endpoint` with `/pay` replaced by `route`. */
@@ -41,31 +32,51 @@ export function siblingRoute(endpoint: string, route: string): string {
 }
 
 export class ThreeDSHandoff implements ReactiveController {
-  private readonly locate: () => Promise<PgThreeDSRedirect>;
-  private readonly outcome: HandoffOutcome;
+  private readonly host: LitElement;
+  private readonly statusEndpoint: () => string;
+  private readonly report: (step: FormStep) => void;
   private listening: AbortController | undefined;
   private redirect: PgThreeDSRedirect | undefined;
   /** The abandon request of a cancelled challenge, while it is in flight. */
   private abandoning: Promise<unknown> | undefined;
+  /**
+   * Whether the form renders its own `<pg-3ds-redirect>`: only once a payment needs one and
+   * the page has none, so a form that never meets 3-D Secure never pays for it.
+   */
+  ownRedirect = false;
 
-  /** `locate` resolves with the redirect element to hand over to (rendering it if need be). */
-  constructor(
-    host: ReactiveControllerHost,
-    locate: () => Promise<PgThreeDSRedirect>,
-    outcome: HandoffOutcome,
-  ) {
-    this.locate = locate;
-    this.outcome = outcome;
+  /**
+   * `statusEndpoint`: the form's status route, for a redirect element without one.
+   * `report`: takes each outcome, as a step of the form's state.
+   */
+  constructor(host: LitElement, statusEndpoint: () => string, report: (step: FormStep) => void) {
+    this.host = host;
+    this.statusEndpoint = statusEndpoint;
+    this.report = report;
     host.addController(this);
   }
 
-  /** Waits for the redirect element, follows its outcome, then gives it `work`. */
+  /** Finds the redirect element, follows its outcome, then gives it `work`. */
   async handOver(handoff: Handoff, work: (redirect: PgThreeDSRedirect) => void): Promise<void> {
     const redirect = await this.locate();
     this.follow(redirect, handoff);
     work(redirect);
   }
 
+  /** The merchant's own `<pg-3ds-redirect>` (child or anywhere in the document), else ours. */
+  private async locate(): Promise<PgThreeDSRedirect> {
+    const host = this.host;
+    let redirect =
+      host.querySelector('pg-3ds-redirect') ?? document.querySelector('pg-3ds-redirect');
+    if (!redirect) {
+      this.ownRedirect = true;
+      host.requestUpdate();
+      await host.updateComplete;
+      redirect = host.renderRoot.querySelector('pg-3ds-redirect')!;
+    }
+    if (!redirect.statusEndpoint) redirect.statusEndpoint = this.statusEndpoint();
+    return redirect;
+  }
   /**
    * Before a new payment: waits for the abandon request of a cancelled challenge (so the
    * server no longer answers with the old challenge), then stops following the redirect
@@ -92,7 +103,8 @@ export class ThreeDSHandoff implements ReactiveController {
     this.cancel();
   }
 
-  private follow(redirect: PgThreeDSRedirect, {endpoint, orderRef, attemptId}: Handoff): void {
+  private follow(redirect: PgThreeDSRedirect, handoff: Handoff): void {
+    const {endpoint, orderRef, attemptId} = handoff;
     this.cancel();
     const listening = new AbortController();
     this.listening = listening;
@@ -111,30 +123,39 @@ export class ThreeDSHandoff implements ReactiveController {
         options,
       );
     this.redirect = redirect;
-    outcome('pg-success', () => this.outcome.success());
+    outcome('pg-success', () => this.report({type: 'confirmed'}));
     outcome('pg-failure', (e) =>
-      this.outcome.failure(redirect.lastStatus?.reason ?? e.detail.code),
+      this.report({type: 'unpaid', reason: redirect.lastStatus?.reason ?? e.detail.code}),
     );
-    outcome('pg-error', (e) =>
-      this.outcome.error(e.detail.code, e.detail.retryable, redirect.lastStatus),
-    );
+    outcome('pg-error', ({detail: {code, retryable}}) => {
+      const last = redirect.lastStatus;
+      this.report({
+        type: 'unknown',
+        code,
+        retryable,
+        // The bank was still at it when last asked.
+        processing: !!last && !last.final && last.state !== 'none',
+        orderRef,
+        attemptId,
+      });
+    });
     // The customer cancelled the challenge: the server writes the attempt off before the
     // status check, so paying again (this card or another) starts a new attempt at once.
     redirect.addEventListener(
       'pg-3ds-cancel',
       (e) => {
-        if (attemptId) {
-          const abandoning = sendAbandon(siblingRoute(endpoint, CHECKOUT_ROUTES.abandon), {
-            orderRef: e.detail.orderRef || orderRef,
-            attemptId,
-          });
-          this.abandoning = abandoning;
-          void abandoning.then(() => {
-            if (this.abandoning === abandoning) this.abandoning = undefined;
-          });
-          e.waitUntil(abandoning);
-        }
-        this.outcome.cancelled();
+        const abandoning = sendAbandon(siblingRoute(endpoint, CHECKOUT_ROUTES.abandon), {
+          orderRef: e.detail.orderRef || orderRef,
+          attemptId,
+        });
+        this.abandoning = abandoning;
+        void abandoning.then(() => {
+          if (this.abandoning === abandoning) this.abandoning = undefined;
+        });
+        e.waitUntil(abandoning);
+        // At once, not after the server and the status route have answered: paying again
+        // (this card or another) waits for the abandon request itself (`release`).
+        this.report({type: 'cancelled'});
       },
       options,
     );

@@ -5,13 +5,9 @@
  * return page (`resolve`) and after an iframe challenge it asks the merchant's status route
  * for the final state, never trusting the query string, and shows and emits the outcome.
  */
-import {LitElement, adoptStyles, html, nothing, unsafeCSS} from 'lit';
+import {LitElement, html, nothing} from 'lit';
 import {defineElement} from '../internal/define-element.js';
-import {
-  ALREADY_PAID_QUERY_PARAM,
-  ORDER_QUERY_PARAM,
-  type StatusResponse,
-} from '../protocol/checkout.js';
+import {ORDER_QUERY_PARAM, type StatusResponse} from '../protocol/checkout.js';
 import {
   PgErrorEvent,
   PgFailureEvent,
@@ -22,27 +18,11 @@ import {AsyncController, systemClock, type Clock} from '../internal/async-contro
 import {DEV_MODE, issueWarning} from '../internal/dev-mode.js';
 import {sharedStyles} from '../internal/shared.styles.js';
 import {LocaleController, type CheckoutMessages} from '../i18n/messages.js';
-import {failureText} from '../i18n/outcome-text.js';
 import {pollStatus, StatusError} from './poll-status.js';
 import {pageScriptsRan, readPendingOrder, writePendingOrder} from './return-page.js';
 import {threeDSRedirectStyles} from './three-ds-redirect.styles.js';
-
-let dialogCss: Promise<string | undefined> | undefined;
-
-/**
- * The challenge dialog's styles (`challenge-dialog.styles.ts`), loaded once, the first time
- * a challenge opens in a modal; undefined when the load failed (the next one tries again).
- */
-function loadDialogCss(): Promise<string | undefined> {
-  dialogCss ??= import('./challenge-dialog.styles.js').then(
-    (module) => module.styles,
-    () => {
-      dialogCss = undefined;
-      return undefined;
-    },
-  );
-  return dialogCss;
-}
+import {challengeDialog, styleDialog} from './challenge-dialog.js';
+import {statusText} from './status-text.js';
 
 /** How the challenge is shown. */
 export const THREE_DS_MODES = ['redirect', 'iframe'] as const;
@@ -235,7 +215,7 @@ export class PgThreeDSRedirect extends LitElement {
     this.canRetry = false;
     if (this.mode === 'iframe') {
       this.state = 'challenge';
-      if (await this.styleDialog()) {
+      if (await styleDialog(this.renderRoot as ShadowRoot, PgThreeDSRedirect.elementStyles)) {
         // Closed or taken off the page while the styles loaded: no dialog to open.
         if (this.state !== 'challenge' || !this.isConnected) return;
         this.frameUrl = url.href;
@@ -247,21 +227,6 @@ export class PgThreeDSRedirect extends LitElement {
     this.state = 'redirecting';
     await this.updateComplete;
     this.navigate(url.href);
-  }
-
-  /**
-   * Gives the shadow root the dialog's styles before the first challenge in a modal; false
-   * when they could not be loaded: the challenge then opens as in redirect mode, a whole
-   * page, rather than in an unstyled dialog.
-   */
-  private async styleDialog(): Promise<boolean> {
-    const text = await loadDialogCss();
-    if (text === undefined) return false;
-    adoptStyles(this.renderRoot as ShadowRoot, [
-      ...PgThreeDSRedirect.elementStyles,
-      unsafeCSS(text),
-    ]);
-    return true;
   }
 
   /** On a return page: resolves the pending order (also what the `resolve` attribute does). */
@@ -383,61 +348,19 @@ export class PgThreeDSRedirect extends LitElement {
     void cancel.settled().then(() => this.check());
   }
 
-  private statusText(t: CheckoutMessages): string {
-    switch (this.state) {
-      case 'redirecting':
-        return t.threeDSRedirecting;
-      case 'challenge':
-        return t.threeDSTitle;
-      case 'checking':
-        return t.checking;
-      case 'success':
-        // The hosted route sent the customer here for an order paid before: "already paid".
-        // Only the wording; the status route decides the outcome.
-        return location.search.includes(ALREADY_PAID_QUERY_PARAM) ? t.alreadyPaid : t.success;
-      case 'failure':
-        return failureText(t, this.lastStatus?.reason);
-      case 'error':
-        return this.errorMessage;
-      default:
-        return '';
-    }
-  }
-
   protected override render() {
     const t = this.text();
-    const size = CHALLENGE_WINDOW_SIZES[this.windowSize] ?? CHALLENGE_WINDOW_SIZES['05'];
-    const full = size === 'full';
     const busy = this.state === 'checking' || this.state === 'redirecting';
     return html`
       ${
         this.mode === 'iframe'
-          ? html`<dialog
-              part="dialog"
-              class="dialog ${full ? 'dialog--full' : ''}"
-              aria-labelledby="title"
-              @cancel=${this.onCancel}
-            >
-              <div class="dialog__bar">
-                <h2 id="title" class="dialog__title">${t.threeDSTitle}</h2>
-                <button part="cancel" class="button" type="button" @click=${() => this.onCancel()}>
-                  ${t.cancel}
-                </button>
-              </div>
-              ${
-                this.frameUrl
-                  ? html`<iframe
-                      part="frame"
-                      class="frame"
-                      title=${t.threeDSTitle}
-                      src=${this.frameUrl}
-                      width=${full ? nothing : size.width}
-                      height=${full ? nothing : size.height}
-                      @load=${this.onFrameLoad}
-                    ></iframe>`
-                  : nothing
-              }
-            </dialog>`
+          ? challengeDialog({
+              t,
+              size: CHALLENGE_WINDOW_SIZES[this.windowSize] ?? CHALLENGE_WINDOW_SIZES['05'],
+              frameUrl: this.frameUrl,
+              cancel: (event) => this.onCancel(event),
+              frameLoaded: () => this.onFrameLoad(),
+            })
           : nothing
       }
       <div
@@ -446,7 +369,12 @@ export class PgThreeDSRedirect extends LitElement {
         role="status"
         ?hidden=${this.noStatus}
       >
-        ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${this.statusText(t)}
+        ${busy ? html`<span class="spinner" aria-hidden="true"></span>` : nothing}${statusText(
+          this.state,
+          t,
+          this.lastStatus?.reason,
+          this.errorMessage,
+        )}
       </div>
       ${
         this.canRetry && !this.noStatus

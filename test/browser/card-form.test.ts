@@ -832,6 +832,98 @@ describe('pg-card-form in a merchant form', () => {
   });
 });
 
+describe('pg-card-form in a merchant’s disabled fieldset', () => {
+  it('is disabled with it (fields and Pay), and pays again once enabled', async () => {
+    stub = stubFetch(() => json(SUCCESS));
+    const outer = await fixture<HTMLFormElement>(
+      html`<form>
+        <fieldset>
+          <pg-card-form endpoint="/checkout/pay" order-ref="order-42"></pg-card-form>
+        </fieldset>
+      </form>`,
+    );
+    const el = outer.querySelector('pg-card-form')!;
+    const inner = () => el.shadowRoot!.querySelector('fieldset')!;
+    await el.updateComplete;
+    await fillCard(el);
+    const fieldset = outer.querySelector('fieldset')!;
+    fieldset.disabled = true;
+    await el.updateComplete;
+    expect(inner().disabled, 'disabled by the merchant’s fieldset').to.equal(true);
+    await el.submit();
+    await settle();
+    expect(stub.calls, 'nothing sent while disabled').to.have.length(0);
+    fieldset.disabled = false;
+    await el.updateComplete;
+    expect(inner().disabled).to.equal(false);
+    await el.submit();
+    expect(stub.calls).to.have.length(1);
+    expect(el.state).to.equal('success');
+  });
+});
+
+describe('pg-card-form: setting a property never dispatches', () => {
+  // Each declared property (its attribute or not) to a value other than its default.
+  const VALUES: Record<string, unknown> = {
+    endpoint: '/other/pay',
+    statusEndpoint: '/other/status',
+    orderRef: 'order-43',
+    threeDSMode: 'iframe',
+    challengeWindowSize: '02',
+    holderName: true,
+    customerName: true,
+    customerEmail: true,
+    customerPhone: true,
+    required: true,
+    disabled: true,
+    acceptedBrands: 'mastercard',
+    acceptHeader: 'text/html',
+    amount: '12.50',
+    currency: 'UAH',
+    orderDetails: true,
+    offerSaveCard: true,
+    theme: 'dark',
+    messages: {pay: 'Pay now'},
+  };
+
+  it('covers every declared property', () => {
+    const declared = Object.entries(
+      (PgCardForm as unknown as {properties: Record<string, {state?: boolean}>}).properties,
+    )
+      .filter(([, options]) => !options.state)
+      .map(([name]) => name);
+    expect(Object.keys(VALUES).sort()).to.deep.equal(declared.sort());
+  });
+
+  it('even when it changes the fields shown and their validity, after a payment failed', async () => {
+    // The order route (order-details, offer-save-card) never answers: nothing async to tell.
+    stub = stubFetch((request) =>
+      request.url.endsWith('/pay')
+        ? json({outcome: 'error', code: 'network', message: ''}, 503)
+        : new Promise<Response>(() => undefined),
+    );
+    const el = await form();
+    await fillCard(el);
+    const failed = once(el, 'pg-error');
+    buttonOf(el).click();
+    await failed;
+    await el.updateComplete;
+    expect(el.valid, 'a valid Visa typed').to.equal(true);
+    const rec = recordEvents(ALL_EVENTS);
+    try {
+      for (const [name, value] of Object.entries(VALUES)) {
+        (el as unknown as Record<string, unknown>)[name] = value;
+        await el.updateComplete;
+      }
+      await tick();
+    } finally {
+      rec.stop();
+    }
+    expect(el.valid, 'Visa refused, empty fields asked for').to.equal(false);
+    expect(rec.events.map((e) => e.type)).to.deep.equal([]);
+  });
+});
+
 elementBaseTests<PgCardForm>({
   tag: 'pg-card-form',
   element: PgCardForm,
