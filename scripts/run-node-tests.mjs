@@ -75,6 +75,8 @@ export const SLOW_TIERS = {
   'example/database-env.test.ts': 'integration',
   // A real Prometheus (Debian's package) scraping the example during payments.
   'example/prometheus.test.ts': 'integration',
+  // The back office's health page in Chromium, over two instances on one PostgreSQL.
+  'example/health-page.test.ts': 'integration',
   'example/main-log.test.ts': 'integration',
   'bench/children.test.ts': 'integration',
   // Integration: a companion killed mid-payment and restarted (crash-unconfirmed), two
