@@ -59,6 +59,8 @@ export const SLOW_TIERS = {
   'frameworks/ssr.test.ts': 'end-to-end',
   // End to end: Chromium on the sandbox's 3-D Secure page.
   'sandbox/browser.test.ts': 'end-to-end',
+  // Chromium pays the built card form through the demo shop with an OpenTelemetry SDK.
+  'telemetry/browser-trace.test.ts': 'end-to-end',
   // Integration: the example, the companion and the benchmarks' children as real processes,
   // started, killed, restarted and shut down; a flood of 10,000 webhooks, at the example and
   // at the companion; several instances on one PostgreSQL database, through PgBouncer.
