@@ -340,6 +340,7 @@ if (sandbox) {
     '     watch the charges arrive; filter them; cancel the subscription.',
     '  6. Refund a paid order (in part, too), resend a webhook, pull a register.',
     `  7. ${publicUrl}/cdn: the same checkout from one <script> tag with SRI, under a strict CSP.`,
+    `  8. ${publicUrl}/admin/health: the last hour's payments, success rate and gateway latency.`,
   );
 } else {
   lines.push(`Gateway: ${gateway.baseUrl}`);
