@@ -56,7 +56,8 @@ const hhmm = (t: number) => new Date(t).toISOString().slice(11, 16);
 function niceTop(v: number): number {
   if (v <= 0) return 1;
   const p = 10 ** Math.floor(Math.log10(v));
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * p >= v) return m * p;
+  // Even multiples, so that half the top (the middle tick) is a whole count too.
+  for (const m of [1, 2, 4, 6, 8, 10]) if (m * p >= v) return m * p;
   return 10 * p;
 }
 
