@@ -59,6 +59,8 @@ export const SLOW_TIERS = {
   'frameworks/ssr.test.ts': 'end-to-end',
   // End to end: Chromium on the sandbox's 3-D Secure page.
   'sandbox/browser.test.ts': 'end-to-end',
+  // Chromium pays the built card form through the demo shop with an OpenTelemetry SDK.
+  'telemetry/browser-trace.test.ts': 'end-to-end',
   // Integration: the example, the companion and the benchmarks' children as real processes,
   // started, killed, restarted and shut down; a flood of 10,000 webhooks, at the example and
   // at the companion; several instances on one PostgreSQL database, through PgBouncer.
@@ -75,6 +77,8 @@ export const SLOW_TIERS = {
   'example/database-env.test.ts': 'integration',
   // A real Prometheus (Debian's package) scraping the example during payments.
   'example/prometheus.test.ts': 'integration',
+  // The back office's health page in Chromium, over two instances on one PostgreSQL.
+  'example/health-page.test.ts': 'integration',
   'example/main-log.test.ts': 'integration',
   'bench/children.test.ts': 'integration',
   // Integration: a companion killed mid-payment and restarted (crash-unconfirmed), two

@@ -43,6 +43,7 @@ import {DEFAULT_SUBSCRIPTION} from './catalog.js';
 import {clientAddresses} from './client-address.js';
 import {parseLimits, type ExampleConfig} from './config.js';
 import {openStorage} from './db/storage.js';
+import {HealthLog} from './health/log.js';
 import {orderLimit} from './order-limit.js';
 import {ordersApi} from './orders-api.js';
 import {PageTemplates, pageSecurity} from './pages.js';
@@ -99,6 +100,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
   const {store, db, securityReports} = storage;
   const shop = new ShopOrders(db);
   const webhookLog = new WebhookLog(db, now);
+  const healthLog = new HealthLog(db, now);
+  config.healthRecorder?.attach(healthLog);
   const throttle = (bucket: string, max: number, windowMs: number) =>
     new Throttle(db, bucket, {max, windowMs}, now);
   const clients = clientAddresses(config.trustProxy ?? 0, (socket) =>
@@ -265,6 +268,11 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
       sandbox: config.sandbox,
       templates,
       logger,
+      health: {
+        log: healthLog,
+        flush: config.healthRecorder && (() => config.healthRecorder!.flush()),
+        now,
+      },
     }),
   );
 
@@ -278,6 +286,8 @@ export function createExampleApp(config: ExampleConfig): ExampleApp {
     },
     async close() {
       await checkout.close();
+      // This instance's last counts, before the database closes.
+      await config.healthRecorder?.detach();
       await webhookLog.flush().catch((error: unknown) => {
         logger.error({error: (error as Error).message}, 'webhook log: the last lines are lost');
       });

@@ -13,6 +13,7 @@ import type {
   PaymentUpdate,
 } from '../src/server/index.js';
 import type {SandboxControl} from './admin/index.js';
+import type {HealthLog} from './health/log.js';
 
 export interface ExampleConfig {
   /** Where the app is reachable, e.g. `http://localhost:8080`. */
@@ -79,6 +80,16 @@ export interface ExampleConfig {
   onPaymentUpdate?: (update: PaymentUpdate) => void | Promise<void>;
   /** Hears each CSP violation report the pages' browsers send (the companion's hook). */
   onSecurityReport?: NonNullable<CheckoutAppOptions['securityReports']>['onSecurityReport'];
+  /**
+   * This instance's writer of the health page's table (`health/recorder.ts`, a reader of
+   * the process's OpenTelemetry MeterProvider); without it the page shows what other
+   * instances wrote, if any.
+   */
+  healthRecorder?: {
+    attach(log: HealthLog): void;
+    flush(): Promise<void>;
+    detach(): Promise<void>;
+  };
   /** The throttles and the back office's sessions; each has a default. */
   limits?: ExampleLimits;
   /** The clock of the throttles and the sessions (ms since the epoch); default `Date.now`. */

@@ -34,7 +34,7 @@ import {createExampleApp, type ExampleApp} from './app.js';
 import {answerClientErrors} from './client-errors.js';
 import {Drain} from './drain.js';
 import {forwardUpdates} from './update-forwarder.js';
-import {serveMetrics} from './metrics.js';
+import {startMetrics} from './metrics.js';
 
 /** Connections the kernel may hold for the server before it accepts them. */
 const LISTEN_BACKLOG = 4096;
@@ -101,6 +101,7 @@ const Env = z
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(600_000).default(15_000),
     METRICS_PORT: optionalInt(0, 65535),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    HEALTH_FLUSH_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   })
   .superRefine((env, ctx) => {
     if (env.REQUEST_TIMEOUT_MS < env.HEADERS_TIMEOUT_MS)
@@ -160,11 +161,30 @@ if (env.GATEWAY_BASE_URL) {
   gateway = sandbox.clientOptions();
 }
 
-// The metrics for Prometheus, on an address of their own (metrics.ts), before any is recorded.
-const metricsEndpoint =
-  env.METRICS_PORT === undefined
-    ? undefined
-    : await serveMetrics(env.METRICS_PORT, env.METRICS_HOST);
+const instanceId = env.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
+// The demo with the embedded sandbox always has a back office: a random token is made up
+// when none is set. With a real gateway, no token means no back office.
+const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(24).toString('base64url') : undefined);
+
+// The metrics for Prometheus, on an address of their own, and the back office's health
+// page's recorder (metrics.ts), before any is recorded.
+const metrics = await startMetrics({
+  prometheus:
+    env.METRICS_PORT === undefined ? undefined : {port: env.METRICS_PORT, host: env.METRICS_HOST},
+  health: adminToken
+    ? {
+        instance: instanceId,
+        intervalMs: env.HEALTH_FLUSH_MS,
+        // Called from the recorder's timer, once the logger below exists.
+        onError: (error) =>
+          logger.warn(
+            {error: (error as Error).message},
+            "health page: this instance's counts since its last flush are lost",
+          ),
+      }
+    : undefined,
+});
+const metricsEndpoint = metrics.endpoint;
 
 // Listen first, so that PORT=0 can pick a free port and the public address can name it.
 const serving: {example?: ExampleApp; drain?: Drain} = {};
@@ -212,11 +232,6 @@ answerClientErrors(server as Server, {
 const drain = (serving.drain = new Drain(server as Server));
 const publicUrl = env.PUBLIC_URL ?? `http://localhost:${port}`;
 
-// The demo with the embedded sandbox always has a back office: a random token is made up
-// when none is set. With a real gateway, no token means no back office.
-const adminToken = env.ADMIN_TOKEN ?? (sandbox ? randomBytes(24).toString('base64url') : undefined);
-
-const instanceId = env.INSTANCE_ID ?? `${hostname()}-${process.pid}`;
 let ca: string | undefined;
 if (env.DATABASE_CA_FILE) {
   try {
@@ -273,6 +288,7 @@ const built = createExampleApp({
     interval_count: env.SUBSCRIPTION_INTERVAL_COUNT,
   },
   ...(adminToken ? {adminToken} : {}),
+  ...(metrics.healthRecorder ? {healthRecorder: metrics.healthRecorder} : {}),
   ...(env.VISITOR_SECRET ? {visitorSecret: env.VISITOR_SECRET} : {}),
   ...(env.HOSTED_ORDER_TIMEOUT_SECONDS
     ? {hostedOrderTimeoutSeconds: env.HOSTED_ORDER_TIMEOUT_SECONDS}
@@ -324,6 +340,7 @@ if (sandbox) {
     '     watch the charges arrive; filter them; cancel the subscription.',
     '  6. Refund a paid order (in part, too), resend a webhook, pull a register.',
     `  7. ${publicUrl}/cdn: the same checkout from one <script> tag with SRI, under a strict CSP.`,
+    `  8. ${publicUrl}/admin/health: the last hour's payments, success rate and gateway latency.`,
   );
 } else {
   lines.push(`Gateway: ${gateway.baseUrl}`);
@@ -369,7 +386,7 @@ async function shutdown(signal: string) {
   try {
     await built.close();
     await sandbox?.close();
-    await metricsEndpoint?.close();
+    await metrics.close();
   } catch (error) {
     logger.error({error: (error as Error).message}, 'shutdown: closing failed');
   }

@@ -3,7 +3,8 @@
  * (`sign-in.ts`), and the JSON API behind the page under `/admin/api`, one sub-app per
  * area — orders and the actions on their payments, subscriptions, the period's
  * transactions and registers, the webhook log and the pages' CSP violation reports, the
- * gateway's settings and the sandbox clock — behind one guard (`auth.ts`: a session or the
+ * gateway's settings and the sandbox clock — and the health page (`health.ts`), behind one
+ * guard (`auth.ts`: a session or the
  * Bearer token; wrong tokens are throttled per address, the right one is never refused).
  * Every gateway call goes through the same `GatewayClient` the companion uses.
  */
@@ -14,6 +15,7 @@ import type {PageTemplates} from '../pages.js';
 import {withoutCardTokens, type AreaDeps} from './answers.js';
 import {adminAuth} from './auth.js';
 import {gatewayArea} from './gateway.js';
+import {healthRoutes, type HealthDeps} from './health.js';
 import {orderRecordRoute, ordersArea} from './orders.js';
 import {registersArea, transactionsArea} from './reports.js';
 import type {AdminSessions} from './sessions.js';
@@ -35,6 +37,8 @@ export interface AdminDeps extends AreaDeps {
   /** Who a request comes from. */
   clients: ClientAddresses;
   templates: PageTemplates;
+  /** The health page's table and this instance's recorder (`health.ts`). */
+  health: Omit<HealthDeps, 'templates'>;
 }
 
 /** The back office, to mount with `app.route('/admin', backOffice(deps))`. */
@@ -56,6 +60,7 @@ export function backOffice(deps: AdminDeps): Hono {
   admin.use('*', withoutCardTokens);
   admin.route('/', signInRoutes(auth, deps.templates));
   admin.route('/orders', orderRecordRoute(deps, auth));
+  admin.route('/health', healthRoutes(auth, {...deps.health, templates: deps.templates}));
   admin.route('/api', api);
   return admin;
 }

@@ -31,6 +31,7 @@ import {brandOfName} from '../validation/brand.js';
 import {normaliseNumber} from '../validation/card.js';
 import {brandMark, loadBrandMarks} from './lazy-brand-marks.js';
 import {siblingRoute} from './three-ds-handoff.js';
+import {traceparent} from '../internal/trace-context.js';
 
 /** The form as this controller sees it. */
 export interface OrderDetailsHost extends ReactiveControllerHost, HTMLElement {
@@ -61,7 +62,8 @@ export const KIT = {
   brandOfName,
   siblingRoute,
   routes: CHECKOUT_ROUTES,
-  header: [CHECKOUT_HEADER, CHECKOUT_PROTOCOL_VERSION] as const,
+  /** The checkout header and a new `traceparent`, for each request. */
+  headers: () => ({[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION, traceparent: traceparent()}),
   view: globalThis.__PG_SAVED_CARDS_PIN__
     ? () => loadPinnedModule<View>(globalThis.__PG_SAVED_CARDS_PIN__!)
     : () => import('./saved-cards/saved-cards-view.js'),

@@ -14,6 +14,7 @@ import {
   type PayResponse,
 } from '../protocol/checkout.js';
 import {timeoutSignal} from '../internal/async-controller.js';
+import {traceparent} from '../internal/trace-context.js';
 import type {CardField, PgErrorCode} from '../events/events.js';
 import {collectBrowserFingerprint} from '../fingerprint/collect.js';
 import {errorBodyOf} from '../three-ds-redirect/poll-status.js';
@@ -149,6 +150,7 @@ async function postJson(
         'Content-Type': 'application/json',
         Accept: 'application/json',
         [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+        traceparent: traceparent(),
       },
       body: JSON.stringify(body),
       credentials: 'same-origin',

@@ -128,8 +128,13 @@ export function timeoutSignal(
   };
 }
 
-/** A random identifier (128 bits, hex), e.g. for a payment attempt. */
-export function randomId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
+/**
+ * A random identifier of `n` bytes in hex (the first byte's lowest bit set, so that it is
+ * never all zeros: a W3C trace or parent id must not be), e.g. for a payment attempt or a
+ * `traceparent` (trace-context.ts).
+ */
+export function randomId(n = 16): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(n));
+  bytes[0]! |= 1;
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }

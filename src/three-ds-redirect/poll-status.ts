@@ -12,6 +12,7 @@ import {
   type CheckoutErrorBody,
   type StatusResponse,
 } from '../protocol/checkout.js';
+import {traceparent} from '../internal/trace-context.js';
 import {systemClock, timeoutSignal, type Clock} from '../internal/async-controller.js';
 import type {PgErrorCode} from '../events/events.js';
 
@@ -99,7 +100,11 @@ export async function pollStatus(options: PollOptions): Promise<StatusResponse> 
     const request = timeoutSignal(signal, remaining, clock);
     try {
       const response = await fetch(url, {
-        headers: {[CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION, Accept: 'application/json'},
+        headers: {
+          [CHECKOUT_HEADER]: CHECKOUT_PROTOCOL_VERSION,
+          Accept: 'application/json',
+          traceparent: traceparent(),
+        },
         credentials: 'same-origin',
         cache: 'no-store',
         signal: request.signal,

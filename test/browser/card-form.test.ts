@@ -459,6 +459,10 @@ describe('pg-card-form submit', () => {
     expect(call!.method).to.equal('POST');
     expect(call!.headers.get(CHECKOUT_HEADER)).to.equal('1');
     expect(call!.headers.get('Content-Type')).to.equal('application/json');
+    // A W3C traceparent of its own (src/internal/trace-context.ts).
+    expect(call!.headers.get('traceparent')).to.match(
+      /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-01$/,
+    );
     const body = call!.body as PayRequest;
     expect(body.orderRef).to.equal('order-42');
     expect(body.attemptId).to.match(/^[0-9a-f]{32}$/);

@@ -97,6 +97,9 @@ describe('<pg-card-form> order details and saved cards', () => {
     const orderCall = stub.calls.find((c) => c.url.endsWith('/checkout/order'))!;
     expect(orderCall.method).to.equal('POST');
     expect(orderCall.headers.get('X-PG-Checkout')).to.equal('1');
+    expect(orderCall.headers.get('traceparent')).to.match(
+      /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-01$/,
+    );
   });
 
   it('keeps the attributes when the order route cannot answer', async () => {

@@ -147,6 +147,9 @@ describe('pg-3ds-redirect return page', () => {
     expect(stub.calls).to.have.length(1);
     expect(stub.calls[0]!.method).to.equal('GET');
     expect(stub.calls[0]!.headers.get('X-PG-Checkout')).to.equal('1');
+    expect(stub.calls[0]!.headers.get('traceparent')).to.match(
+      /^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-01$/,
+    );
     await el.updateComplete;
     expect(el.state).to.equal('success');
   });

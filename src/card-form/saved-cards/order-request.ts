@@ -17,7 +17,7 @@ async function post(
   try {
     const res = await fetch(c.kit.siblingRoute(c.host.endpoint, route), {
       method: 'POST',
-      headers: {'Content-Type': 'application/json', [c.kit.header[0]]: c.kit.header[1]},
+      headers: {'Content-Type': 'application/json', ...c.kit.headers()},
       body: JSON.stringify(body),
       credentials: 'same-origin',
       cache: 'no-store',

@@ -5,7 +5,8 @@
  * `error` when the request failed with an error answer such as `gateway_unavailable`),
  * with the protocol's failure reason (`declined`, `not_created`, `not_confirmed`, …) and
  * the gateway's status code. Repeats of a pay request that join a running or settled
- * attempt are not counted again.
+ * attempt are not counted again. The pay route's span is remembered for the order's
+ * webhook as the create is sent (see `Telemetry.tagOrder`).
  */
 import type {AttemptOutcome} from '../payments/attempt.js';
 import {answerFor} from '../payments/answers.js';
@@ -28,7 +29,9 @@ export function countedPayment(
   sent: Promise<AttemptOutcome>,
   t: Telemetry = telemetry,
 ): Promise<AttemptOutcome> {
-  return t.enabled ? count(mode, orderRef, sent, t) : sent;
+  if (!t.enabled) return sent;
+  t.rememberPayTrace(orderRef);
+  return count(mode, orderRef, sent, t);
 }
 
 async function count(

@@ -17,6 +17,7 @@ import type {Context, MiddlewareHandler} from 'hono';
 import {routePath} from 'hono/route';
 import {observeGauges, type CheckoutGauges} from './gauges.js';
 import {loadOtelApi, type OtelApi} from './otel-api.js';
+import {PayTraces} from './pay-traces.js';
 
 /** The instrumentation scope: the library's name. */
 export const SCOPE = 'pg-checkout';
@@ -108,6 +109,7 @@ export class Telemetry {
   readonly #observed = new Set<CheckoutGauges>();
   readonly #forget = new FinalizationRegistry<CheckoutGauges>((g) => this.#observed.delete(g));
   #metrics: {provider: MeterProvider; instruments: Instruments} | undefined;
+  readonly #payTraces = new PayTraces();
 
   constructor(api: OtelApi | undefined) {
     this.#api = api;
@@ -314,10 +316,32 @@ export class Telemetry {
 
   /**
    * Puts the order reference on the active span (a webhook's route, say), so a tracing
-   * backend finds the webhook beside the pay request's trace by the order.
+   * backend finds the webhook beside the pay request's trace by the order. When this
+   * process served the order's pay request (see `PayTraces`), the webhook also gets a span
+   * `pg_checkout.webhook` in that trace, linked to the webhook's own request span both ways
+   * (the gateway sends no `traceparent`: its webhook's request is a trace of its own).
    */
   tagOrder(orderRef: string): void {
-    this.#api?.trace.getActiveSpan()?.setAttribute(ORDER_REF, orderRef);
+    const api = this.#api;
+    const active = api?.trace.getActiveSpan();
+    if (!api || !active) return;
+    active.setAttribute(ORDER_REF, orderRef);
+    const pay = this.#payTraces.get(orderRef);
+    if (!pay || pay.traceId === active.spanContext().traceId) return;
+    api.trace
+      .getTracer(SCOPE)
+      .startSpan(
+        'pg_checkout.webhook',
+        {
+          kind: api.SpanKind.INTERNAL,
+          attributes: {[ORDER_REF]: orderRef},
+          links: [{context: active.spanContext()}],
+        },
+        api.trace.setSpanContext(api.ROOT_CONTEXT, pay),
+      )
+      .end();
+    // `addLink` came with API 1.9; the peer range starts at 1.7.
+    (active as Partial<Pick<Span, 'addLink'>>).addLink?.({context: pay});
   }
 
   /**
@@ -335,6 +359,15 @@ export class Telemetry {
     if (o.statusCode !== undefined) attributes['pg_checkout.gateway.status_code'] = o.statusCode;
     this.#instruments(api).payments.add(1, attributes);
     api.trace.getActiveSpan()?.setAttributes({[ORDER_REF]: orderRef, ...attributes});
+  }
+
+  /**
+   * Remembers the active span (a pay route's) as `orderRef`'s pay trace, for its webhook
+   * (`tagOrder`); called as the create is sent, since the webhook may beat the answer.
+   */
+  rememberPayTrace(orderRef: string): void {
+    const span = this.#api?.trace.getActiveSpan();
+    if (span?.isRecording()) this.#payTraces.set(orderRef, span.spanContext());
   }
 }
 
