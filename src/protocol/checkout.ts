@@ -201,7 +201,7 @@ export interface PaySuccess {
  * Why a payment failed, as a stable code: the elements show the customer their own text for
  * it, in the customer's language; the server's `message` is for logs and is never shown.
  * The merchant's server maps the gateway's status codes to these in one table
- * (`server/checkout/reasons.ts`).
+ * (`server/payments/failure-reasons.ts`).
  */
 export const PAY_FAILURE_REASONS = [
   /** Declined, and the gateway said no more. */

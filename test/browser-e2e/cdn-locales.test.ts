@@ -20,8 +20,8 @@ import {pl} from '../../src/i18n/locales/pl.js';
 import {uk} from '../../src/i18n/locales/uk.js';
 import {sriHash} from '../../scripts/vite/subresource-integrity.js';
 
-const BUDGET_GZIP = 28 * 1024 + 64; // vite.config.ts, CDN_BUDGET_GZIP
-const HYDRATE_BUDGET_GZIP = 31 * 1024; // vite.config.ts, CDN_HYDRATE_BUDGET_GZIP
+const BUDGET_GZIP = 28 * 1024 + 64 + 832; // vite.config.ts, CDN_BUDGET_GZIP
+const HYDRATE_BUDGET_GZIP = 31 * 1024 + 832; // vite.config.ts, CDN_HYDRATE_BUDGET_GZIP
 const BUNDLES = ['pg-checkout.js', 'pg-checkout-hydrate.js'];
 const read = (file: string) => readFileSync(`dist/cdn/${file}`);
 const bundle = read('pg-checkout.js').toString();
