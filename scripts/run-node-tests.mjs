@@ -29,10 +29,10 @@
 // the suites fail instead.
 import {spawn} from 'node:child_process';
 import {readFileSync, readdirSync} from 'node:fs';
-import {devNull} from 'node:os';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
+import {fileURLToPath} from 'node:url';
 import {launchChromiumServer, SHARED_CHROMIUM_ENV} from './chromium.mjs';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -207,13 +207,7 @@ async function main(args) {
       '--test',
       '--test-reporter=spec',
       // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
-      ...(process.env.PG_TEST_TIMES
-        ? [
-            '--test-reporter-destination=stdout',
-            `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs'))}`,
-            `--test-reporter-destination=${devNull}`,
-          ]
-        : []),
+      ...timesReporterArgs(),
       // The unit tier's files wait on loopback more than they compute: two at a time.
       ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
       ...files,

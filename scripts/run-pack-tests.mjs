@@ -29,6 +29,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {launchChromiumServer, SHARED_CHROMIUM_ENV} from './chromium.mjs';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2);
@@ -176,7 +177,15 @@ const testsCode = await new Promise((resolve) => {
   const child = spawn(
     process.execPath,
     // Nothing waits forever (the timeout covers a whole file, too).
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=180000', ...files],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=spec',
+      ...timesReporterArgs(),
+      '--test-timeout=180000',
+      ...files,
+    ],
     {
       cwd: root,
       stdio: 'inherit',
