@@ -194,19 +194,11 @@ export const PENDING = {
     uses: 2,
     why: "the start of the companion's fixed clock (data, this minute so a saved card's token is valid); a 20 ms turn for the breaker's count, which runs after the commit with nothing to await (issue 36: follow-ups as steps, not closures)",
   },
-  'test/node/checkout/ingress.test.ts': {
-    uses: 2,
-    why: 'a poll every 5 ms until a request holds its admission place, or a create has reached the gateway (the result is asserted after, not timed)',
-  },
   'test/node/example/visitor-breaker.test.ts': {
     uses: 2,
     why: "the wall-clock minutes a botnet spans, which bound the guests' share: the example's companion takes no clock yet",
   },
   'test/browser-e2e/engines.ts': {uses: 3, why: 'a poll every 50 ms with a deadline'},
-  'test/browser-e2e/security-reports.test.ts': {
-    uses: 1,
-    why: 'a 100 ms wait for reports to arrive',
-  },
   'test/browser-e2e/tamper.test.ts': {
     uses: 7,
     why: 'polls of 100 ms in the page, a 5 s and a 120 s watchdog, a 300 ms wait',
@@ -215,7 +207,6 @@ export const PENDING = {
     uses: 3,
     why: 'tick() and until(): a poll with a wall-clock deadline',
   },
-  'test/browser/locales.test.ts': {uses: 1, why: 'a 50 ms wait for a locale to load'},
   'test/browser/saved-cards.test.ts': {uses: 2, why: '50 ms waits'},
   'test/e2e/harness.ts': {uses: 3, why: 'a poll every 250 ms with a deadline'},
   'test/node/bench/children.test.ts': {uses: 1, why: 'a poll every 50 ms for a process to end'},
@@ -247,7 +238,6 @@ export const PENDING = {
     uses: 4,
     why: "PgBouncer's start poll with a deadline, a kill after 3 s",
   },
-  'test/node/checkout/postgres-store.test.ts': {uses: 1, why: 'a 20 ms wait'},
   'test/node/checkout/store.test.ts': {
     uses: 1,
     why: 'an fsync made 30 ms slow so writes overlap it (a gate would make it certain)',
@@ -265,15 +255,10 @@ export const PENDING = {
     why: "waits between a rush's requests, a shutdown's elapsed time",
   },
   'test/node/example/two-machines.test.ts': {uses: 2, why: 'polls every 100 ms'},
-  'test/node/example/webhook-log.test.ts': {
-    uses: 1,
-    why: "a wait past the webhook log's flush interval",
-  },
   'test/node/readme/snippets.test.ts': {
     uses: 4,
     why: "a poll of a snippet's output with a deadline, a 20 ms wait",
   },
-  'test/node/sandbox/cli.test.ts': {uses: 1, why: 'a 20 s start watchdog'},
   'test/node/sandbox/helpers.ts': {
     uses: 4,
     why: 'a unique id (data); waitFor(): a poll with a deadline',
@@ -293,7 +278,6 @@ export const PENDING = {
     uses: 11,
     why: "step timings for the guide's report, a poll with a deadline",
   },
-  'test/pack/server.test.ts': {uses: 1, why: 'a 50 ms wait'},
   'test/node/example/prometheus.test.ts': {
     uses: 2,
     why: "a real Prometheus, which gets ready and scrapes on its own wall clock (every 1 s): polls with a bound on attempts, for its readiness and for a query's answer",
