@@ -215,8 +215,8 @@ export const PENDING = {
     why: "the 'slow' fault: 30 ms (stub gateway, sandbox delay) to make requests overlap (a gate would make it certain)",
   },
   'test/node/checkout/graceful-close.test.ts': {
-    uses: 8,
-    why: "a 30 s start watchdog, waits between a rush's requests, polls, a 300 ms delay fault",
+    uses: 7,
+    why: "waits between a rush's requests, polls, a 300 ms delay fault",
   },
   'test/node/checkout/guard-details.test.ts': {
     uses: 4,
@@ -227,16 +227,16 @@ export const PENDING = {
     why: "eventually(): a poll with a deadline; a flood's elapsed seconds for its diagnostic",
   },
   'test/node/checkout/multi-instance.ts': {
-    uses: 17,
-    why: 'start deadlines and polls, kill timers, waits between steps, timings for diagnostics, a 1.5 s delay fault',
+    uses: 14,
+    why: 'polls of the health route (no deadline), kill timers, waits between steps, timings for diagnostics, a 1.5 s delay fault',
   },
   'test/node/checkout/multiprocess.test.ts': {
-    uses: 4,
-    why: 'a 20 s listen watchdog, a kill timer, a 500 ms wait, a 2.5 s delay fault',
+    uses: 3,
+    why: 'a kill timer, a 500 ms wait, a 2.5 s delay fault',
   },
   'test/node/checkout/pgbouncer.ts': {
-    uses: 4,
-    why: "PgBouncer's start poll with a deadline, a kill after 3 s",
+    uses: 2,
+    why: "PgBouncer's start poll (no deadline), a kill after 3 s",
   },
   'test/node/checkout/store.test.ts': {
     uses: 1,
@@ -248,7 +248,10 @@ export const PENDING = {
     why: 'a sampler on an interval, a 100 ms wait, a report period (data)',
   },
   'test/node/example/main-log.test.ts': {uses: 2, why: 'polls of the output with a count cap'},
-  'test/node/example/processes.ts': {uses: 5, why: 'start deadlines and polls, a kill timer'},
+  'test/node/example/processes.ts': {
+    uses: 2,
+    why: 'a poll of the health route (no deadline), a kill timer',
+  },
   'test/node/example/reliability.test.ts': {uses: 3, why: 'an elapsed-time measurement'},
   'test/node/example/shutdown.test.ts': {
     uses: 8,

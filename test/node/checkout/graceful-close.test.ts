@@ -131,15 +131,16 @@ async function startInstance(publicUrl: string, updatesUrl: string): Promise<Ins
   const stderr: string[] = [];
   child.stderr!.setEncoding('utf8').on('data', (c: string) => stderr.push(c));
   const lines = createInterface({input: child.stdout!});
+  // Its line with the URL, or its exit first: no deadline (a hang is ended by the tier's test
+  // timeout).
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no url:\n${stderr.join('')}`)), 30_000);
+    child.once('exit', (code) =>
+      reject(new Error(`exited (${code}), no url:\n${stderr.join('')}`)),
+    );
     lines.on('line', (line) => {
       stdout.push(line);
       const parsed = JSON.parse(line) as {url?: string};
-      if (parsed.url) {
-        clearTimeout(timer);
-        resolve(parsed.url);
-      }
+      if (parsed.url) resolve(parsed.url);
     });
   });
   return {child, url, stdout, stderr};

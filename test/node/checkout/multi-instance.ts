@@ -250,13 +250,12 @@ async function startSandbox(): Promise<void> {
   children.add(child);
   child.stderr!.setEncoding('utf8').on('data', (c: string) => stderr.push(c));
   child.once('exit', () => children.delete(child));
+  // Its line says it listens, or it exits first (no deadline: a hang is ended by the tier's
+  // test timeout).
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`sandbox: ${stderr.join('')}`)), 30_000);
+    child.once('exit', (code) => reject(new Error(`sandbox exited (${code}): ${stderr.join('')}`)));
     createInterface({input: child.stdout!}).on('line', (line) => {
-      if (line.startsWith('Gateway sandbox listening on ')) {
-        clearTimeout(timer);
-        resolve();
-      }
+      if (line.startsWith('Gateway sandbox listening on ')) resolve();
     });
   });
   sandboxUrl = `http://127.0.0.1:${port}`;
@@ -294,13 +293,14 @@ async function startInstance(name: string): Promise<Instance> {
   const stderr: string[] = [];
   track(child, stderr);
   const url = `http://127.0.0.1:${port}`;
-  for (const deadline = Date.now() + 30_000; ;) {
+  // Until it is healthy or has exited: no deadline ("i0 did not start" after 30 s was a
+  // loaded machine, not a fault; a hang is ended by the tier's test timeout).
+  for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited:\n${stderr.join('')}`);
     const ok = await fetch(`${url}/healthz`)
       .then((r) => r.ok)
       .catch(() => false);
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`${name} did not start:\n${stderr.join('')}`);
     await sleep(100);
   }
   return {name, url, child, stderr};
