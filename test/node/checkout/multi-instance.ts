@@ -38,7 +38,15 @@ import {PG_SKIP, PG_TEST_URL, dropSchemas, pgQuery, schemaName} from './postgres
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const ORDERS = 100;
 const INSTANCES = 3;
-const LEASE_MS = 2000;
+/**
+ * The outbox's claim (the instances' LEASE_MS). An instance delivers an entry only in the
+ * first half of its claim and marks it delivered with its next claim; should that mark land
+ * after the claim ran out, another instance delivers the entry again — at least once, as the
+ * outbox promises. 2 s left one second for a hook call and a commit, which a loaded two-core
+ * machine overran (flake hunt, load 29: an entry delivered by i1-restarted, then by i2 821 ms
+ * later); 8 s leaves four, and the killed instance's entries are taken over 6 s later.
+ */
+const LEASE_MS = 8000;
 const CREDENTIALS = {
   posId: '7d3c6a1e-5b2f-4c8d-9e0a-1f2b3c4d5e6f',
   apiKey: 'multi-instance-key',
