@@ -204,8 +204,8 @@ export const PENDING = {
     why: 'polls of 100 ms in the page, a 5 s and a 120 s watchdog, a 300 ms wait',
   },
   'test/browser/helpers.ts': {
-    uses: 3,
-    why: 'tick() and until(): a poll with a wall-clock deadline',
+    uses: 1,
+    why: 'tick(): the pace of until(), a poll with no deadline of its own',
   },
   'test/browser/saved-cards.test.ts': {uses: 2, why: '50 ms waits'},
   'test/e2e/harness.ts': {uses: 3, why: 'a poll every 250 ms with a deadline'},
@@ -223,8 +223,8 @@ export const PENDING = {
     why: 'a raw-socket read with a wait and an elapsed time',
   },
   'test/node/checkout/helpers.ts': {
-    uses: 5,
-    why: "eventually(): a poll with a deadline; a flood's elapsed seconds for its diagnostic",
+    uses: 3,
+    why: "eventually(): a poll's pace (no deadline); a flood's elapsed seconds for its diagnostic",
   },
   'test/node/checkout/multi-instance.ts': {
     uses: 14,
@@ -247,7 +247,6 @@ export const PENDING = {
     uses: 4,
     why: 'a sampler on an interval, a 100 ms wait, a report period (data)',
   },
-  'test/node/example/main-log.test.ts': {uses: 2, why: 'polls of the output with a count cap'},
   'test/node/example/processes.ts': {
     uses: 2,
     why: 'a poll of the health route (no deadline), a kill timer',
@@ -266,7 +265,6 @@ export const PENDING = {
     uses: 4,
     why: 'a unique id (data); waitFor(): a poll with a deadline',
   },
-  'test/pack/bundlers.test.ts': {uses: 2, why: 'a 20 s watchdog, a 50 ms poll'},
   'test/pack/newcomer-first-payment.test.ts': {
     uses: 4,
     why: "the guide's step timings (a report, not a bound)",

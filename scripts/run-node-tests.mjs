@@ -210,10 +210,10 @@ async function main(args) {
       ...timesReporterArgs(),
       // The unit tier's files wait on loopback more than they compute: two at a time.
       ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
-      // Nothing waits forever: a test of the integration tier awaits a process's line or
-      // its exit, with no deadline of its own (a deadline on a loaded machine would decide
-      // the result); one that hangs is ended here, after 5 minutes.
-      ...(tier === 'integration' ? ['--test-timeout=300000'] : []),
+      // Nothing waits forever: a test awaits its event (a process's line or exit, a poll's
+      // answer) with no deadline of its own (a deadline on a loaded machine would decide the
+      // result); one that hangs is ended here, after 5 minutes.
+      ...(watch ? [] : ['--test-timeout=300000']),
       ...files,
     ],
     {cwd: root, stdio: 'inherit', env},

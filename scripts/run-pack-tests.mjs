@@ -176,14 +176,16 @@ const chromiumServer = usesChromium ? await launchChromiumServer() : undefined;
 const testsCode = await new Promise((resolve) => {
   const child = spawn(
     process.execPath,
-    // Nothing waits forever (the timeout covers a whole file, too).
+    // Nothing waits forever (the timeout covers a whole file, too): a guard against a hang,
+    // not a measure — 180 s was one, and ended bundlers.test.ts mid-set-up on a machine at
+    // load 29, where the run's own set-up took 300 s.
     [
       '--import',
       'tsx',
       '--test',
       '--test-reporter=spec',
       ...timesReporterArgs(),
-      '--test-timeout=180000',
+      '--test-timeout=600000',
       ...files,
     ],
     {
