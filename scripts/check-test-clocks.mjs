@@ -257,23 +257,12 @@ export const PENDING = {
     why: "waits between a rush's requests, a shutdown's elapsed time",
   },
   'test/node/example/two-machines.test.ts': {uses: 2, why: 'polls every 100 ms'},
-  'test/node/readme/snippets.test.ts': {
-    uses: 4,
-    why: "a poll of a snippet's output with a deadline, a 20 ms wait",
-  },
-  'test/node/sandbox/helpers.ts': {
-    uses: 4,
-    why: 'a unique id (data); waitFor(): a poll with a deadline',
-  },
+  'test/node/sandbox/helpers.ts': {uses: 1, why: "eventually(): a poll's pace (no deadline)"},
   'test/pack/newcomer-first-payment.test.ts': {
     uses: 4,
     why: "the guide's step timings (a report, not a bound)",
   },
-  'test/pack/newcomer-in-order.test.ts': {uses: 1, why: 'a unique database name (data)'},
-  'test/pack/newcomer-several-instances.test.ts': {
-    uses: 2,
-    why: 'a unique database name (data); a poll every 100 ms',
-  },
+  'test/pack/newcomer-several-instances.test.ts': {uses: 1, why: 'a poll every 100 ms'},
   'test/pack/newcomer-subscriptions.test.ts': {uses: 1, why: 'a 1.5 s wait'},
   'test/pack/newcomer.ts': {
     uses: 11,
