@@ -443,15 +443,11 @@ export async function statusHttp(base: string, orderRef: string) {
 }
 
 /** Polls the status route until the order is final; resolves with that answer. */
-export function finalStatus(base: string, orderRef: string, timeoutMs = 5_000, stepMs = 25) {
-  return eventually(
-    async () => {
-      const s = await statusHttp(base, orderRef);
-      return s.json['final'] ? s : undefined;
-    },
-    timeoutMs,
-    stepMs,
-  );
+export function finalStatus(base: string, orderRef: string, stepMs = 25) {
+  return eventually(async () => {
+    const s = await statusHttp(base, orderRef);
+    return s.json['final'] ? s : undefined;
+  }, stepMs);
 }
 
 /**
