@@ -4,10 +4,12 @@
 // (CommonJS) served as ES modules. Run it through `npm run test:browser`.
 import {createRequire} from 'node:module';
 import {esbuildPlugin} from '@web/dev-server-esbuild';
+import {defaultReporter} from '@web/test-runner';
 import {build} from 'esbuild';
 import {engineCommandsPlugin} from './scripts/wtr-engine-commands.mjs';
 import {engineLaunchers} from './scripts/wtr-engines.mjs';
 import {screenshotPlugin} from './scripts/wtr-screenshots.mjs';
+import {timesReporter} from './scripts/wtr-times-reporter.mjs';
 
 const require = createRequire(import.meta.url);
 const CJS_PREFIX = '/__cjs__/';
@@ -117,4 +119,6 @@ export default {
     }),
   ],
   browsers: await engineLaunchers(),
+  // Under `npm test`, each file's time in each engine for the run's ten slowest files.
+  ...(process.env.PG_TEST_TIMES ? {reporters: [defaultReporter(), timesReporter()]} : {}),
 };

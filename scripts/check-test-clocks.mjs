@@ -194,28 +194,19 @@ export const LEGITIMATE = {
  * backlog): a number here may only go down.
  */
 export const PENDING = {
-  'test/node/checkout/ingress.test.ts': {
-    uses: 2,
-    why: 'a poll every 5 ms until a request holds its admission place, or a create has reached the gateway (the result is asserted after, not timed)',
-  },
   'test/node/example/visitor-breaker.test.ts': {
     uses: 2,
     why: "the wall-clock minutes a botnet spans, which bound the guests' share: the example's companion takes no clock yet",
   },
   'test/browser-e2e/engines.ts': {uses: 3, why: 'a poll every 50 ms with a deadline'},
-  'test/browser-e2e/security-reports.test.ts': {
-    uses: 1,
-    why: 'a 100 ms wait for reports to arrive',
-  },
   'test/browser-e2e/tamper.test.ts': {
     uses: 7,
     why: 'polls of 100 ms in the page, a 5 s and a 120 s watchdog, a 300 ms wait',
   },
   'test/browser/helpers.ts': {
-    uses: 3,
-    why: 'tick() and until(): a poll with a wall-clock deadline',
+    uses: 1,
+    why: 'tick(): the pace of until(), a poll with no deadline of its own',
   },
-  'test/browser/locales.test.ts': {uses: 1, why: 'a 50 ms wait for a locale to load'},
   'test/browser/saved-cards.test.ts': {uses: 2, why: '50 ms waits'},
   'test/e2e/harness.ts': {uses: 3, why: 'a poll every 250 ms with a deadline'},
   'test/node/bench/children.test.ts': {uses: 1, why: 'a poll every 50 ms for a process to end'},
@@ -224,30 +215,29 @@ export const PENDING = {
     why: "the 'slow' fault: 30 ms (stub gateway, sandbox delay) to make requests overlap (a gate would make it certain)",
   },
   'test/node/checkout/graceful-close.test.ts': {
-    uses: 8,
-    why: "a 30 s start watchdog, waits between a rush's requests, polls, a 300 ms delay fault",
+    uses: 7,
+    why: "waits between a rush's requests, polls, a 300 ms delay fault",
   },
   'test/node/checkout/guard-details.test.ts': {
     uses: 4,
     why: 'a raw-socket read with a wait and an elapsed time',
   },
   'test/node/checkout/helpers.ts': {
-    uses: 5,
-    why: "eventually(): a poll with a deadline; a flood's elapsed seconds for its diagnostic",
+    uses: 3,
+    why: "eventually(): a poll's pace (no deadline); a flood's elapsed seconds for its diagnostic",
   },
   'test/node/checkout/multi-instance.ts': {
-    uses: 17,
-    why: 'start deadlines and polls, kill timers, waits between steps, timings for diagnostics, a 1.5 s delay fault',
+    uses: 14,
+    why: 'polls of the health route (no deadline), kill timers, waits between steps, timings for diagnostics, a 1.5 s delay fault',
   },
   'test/node/checkout/multiprocess.test.ts': {
-    uses: 4,
-    why: 'a 20 s listen watchdog, a kill timer, a 500 ms wait, a 2.5 s delay fault',
+    uses: 3,
+    why: 'a kill timer, a 500 ms wait, a 2.5 s delay fault',
   },
   'test/node/checkout/pgbouncer.ts': {
-    uses: 4,
-    why: "PgBouncer's start poll with a deadline, a kill after 3 s",
+    uses: 2,
+    why: "PgBouncer's start poll (no deadline), a kill after 3 s",
   },
-  'test/node/checkout/postgres-store.test.ts': {uses: 1, why: 'a 20 ms wait'},
   'test/node/checkout/store.test.ts': {
     uses: 1,
     why: 'an fsync made 30 ms slow so writes overlap it (a gate would make it certain)',
@@ -257,43 +247,27 @@ export const PENDING = {
     uses: 4,
     why: 'a sampler on an interval, a 100 ms wait, a report period (data)',
   },
-  'test/node/example/main-log.test.ts': {uses: 2, why: 'polls of the output with a count cap'},
-  'test/node/example/processes.ts': {uses: 5, why: 'start deadlines and polls, a kill timer'},
+  'test/node/example/processes.ts': {
+    uses: 2,
+    why: 'a poll of the health route (no deadline), a kill timer',
+  },
   'test/node/example/reliability.test.ts': {uses: 3, why: 'an elapsed-time measurement'},
   'test/node/example/shutdown.test.ts': {
     uses: 8,
     why: "waits between a rush's requests, a shutdown's elapsed time",
   },
   'test/node/example/two-machines.test.ts': {uses: 2, why: 'polls every 100 ms'},
-  'test/node/example/webhook-log.test.ts': {
-    uses: 1,
-    why: "a wait past the webhook log's flush interval",
-  },
-  'test/node/readme/snippets.test.ts': {
-    uses: 4,
-    why: "a poll of a snippet's output with a deadline, a 20 ms wait",
-  },
-  'test/node/sandbox/cli.test.ts': {uses: 1, why: 'a 20 s start watchdog'},
-  'test/node/sandbox/helpers.ts': {
-    uses: 4,
-    why: 'a unique id (data); waitFor(): a poll with a deadline',
-  },
-  'test/pack/bundlers.test.ts': {uses: 2, why: 'a 20 s watchdog, a 50 ms poll'},
+  'test/node/sandbox/helpers.ts': {uses: 1, why: "eventually(): a poll's pace (no deadline)"},
   'test/pack/newcomer-first-payment.test.ts': {
     uses: 4,
     why: "the guide's step timings (a report, not a bound)",
   },
-  'test/pack/newcomer-in-order.test.ts': {uses: 1, why: 'a unique database name (data)'},
-  'test/pack/newcomer-several-instances.test.ts': {
-    uses: 2,
-    why: 'a unique database name (data); a poll every 100 ms',
-  },
+  'test/pack/newcomer-several-instances.test.ts': {uses: 1, why: 'a poll every 100 ms'},
   'test/pack/newcomer-subscriptions.test.ts': {uses: 1, why: 'a 1.5 s wait'},
   'test/pack/newcomer.ts': {
     uses: 11,
     why: "step timings for the guide's report, a poll with a deadline",
   },
-  'test/pack/server.test.ts': {uses: 1, why: 'a 50 ms wait'},
   'test/node/example/prometheus.test.ts': {
     uses: 2,
     why: "a real Prometheus, which gets ready and scrapes on its own wall clock (every 1 s): polls with a bound on attempts, for its readiness and for a query's answer",

@@ -13,6 +13,7 @@ import {appendFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileS
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -94,7 +95,7 @@ try {
     new Promise((resolve) => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', '--test', '--test-reporter=spec', ...list],
+        ['--import', 'tsx', '--test', '--test-reporter=spec', ...timesReporterArgs(), ...list],
         {
           stdio: 'inherit',
           env: {

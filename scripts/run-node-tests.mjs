@@ -17,7 +17,7 @@
 //   halves skipped: the unit tier ran them). One file at a time: they share the database
 //   server and start processes whose deadlines a second file's load would stretch.
 // - `--rest`: the other slow tiers — type-checks, packaging, documentation, and the Node
-//   tests that drive Chromium.
+//   tests that drive Chromium (one Chromium for the run, which those files share).
 // - no tier flag (`npm run test:node`): every file, each whole.
 // `--watch` (`npm run test:watch`: the unit tier) keeps running and, when a file changes,
 // runs again the test files that import it (Node's --watch follows each file's imports,
@@ -28,10 +28,11 @@
 // one they are skipped, said here in one line — unless PG_TEST_REQUIRED=1 (.ci/run), where
 // the suites fail instead.
 import {spawn} from 'node:child_process';
-import {readdirSync} from 'node:fs';
-import {devNull} from 'node:os';
+import {readFileSync, readdirSync} from 'node:fs';
 import path from 'node:path';
-import {fileURLToPath, pathToFileURL} from 'node:url';
+import {fileURLToPath} from 'node:url';
+import {launchChromiumServer, SHARED_CHROMIUM_ENV} from './chromium.mjs';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -191,6 +192,16 @@ async function main(args) {
     );
   }
 
+  // One Chromium for the run: the files that drive a browser connect to it (sharedChromium()
+  // in scripts/chromium.mjs) rather than each launching its own. Not in watch mode, which
+  // would outlive it; not when a parent run (npm test) already names one.
+  const usesChromium =
+    !watch &&
+    !process.env[SHARED_CHROMIUM_ENV] &&
+    files.some((f) => readFileSync(path.join(root, f), 'utf8').includes('sharedChromium('));
+  const chromiumServer = usesChromium ? await launchChromiumServer() : undefined;
+  if (chromiumServer) env[SHARED_CHROMIUM_ENV] = chromiumServer.wsEndpoint();
+
   const child = spawn(
     process.execPath,
     [
@@ -202,18 +213,21 @@ async function main(args) {
       '--test',
       '--test-reporter=spec',
       // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
-      ...(process.env.PG_TEST_TIMES
-        ? [
-            '--test-reporter-destination=stdout',
-            `--test-reporter=${pathToFileURL(path.join(root, 'scripts/test-times-reporter.mjs'))}`,
-            `--test-reporter-destination=${devNull}`,
-          ]
-        : []),
+      ...timesReporterArgs(),
       // The unit tier's files wait on loopback more than they compute: two at a time.
       ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
+      // Nothing waits forever: a test awaits its event (a process's line or exit, a poll's
+      // answer) with no deadline of its own (a deadline on a loaded machine would decide the
+      // result); one that hangs is ended here, after 10 minutes (a guard, not a measure: it
+      // covers a whole file too, and the slowest take minutes on a loaded machine). Not the
+      // rest tier: docs/site.test.ts alone took over 10 minutes at load 20 (131 s quiet).
+      ...(watch || tier === 'rest' ? [] : ['--test-timeout=600000']),
       ...files,
     ],
     {cwd: root, stdio: 'inherit', env},
   );
-  child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));
+  child.on('exit', async (code, signal) => {
+    await chromiumServer?.close();
+    process.exit(signal ? 1 : (code ?? 1));
+  });
 }

@@ -29,6 +29,7 @@ import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
 import {launchChromiumServer, SHARED_CHROMIUM_ENV} from './chromium.mjs';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2);
@@ -175,8 +176,18 @@ const chromiumServer = usesChromium ? await launchChromiumServer() : undefined;
 const testsCode = await new Promise((resolve) => {
   const child = spawn(
     process.execPath,
-    // Nothing waits forever (the timeout covers a whole file, too).
-    ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-timeout=180000', ...files],
+    // Nothing waits forever (the timeout covers a whole file, too): a guard against a hang,
+    // not a measure — 180 s was one, and ended bundlers.test.ts mid-set-up on a machine at
+    // load 29, where the run's own set-up took 300 s.
+    [
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=spec',
+      ...timesReporterArgs(),
+      '--test-timeout=600000',
+      ...files,
+    ],
     {
       cwd: root,
       stdio: 'inherit',

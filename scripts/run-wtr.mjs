@@ -6,6 +6,7 @@ import {spawnSync} from 'node:child_process';
 import {existsSync, readdirSync, statSync} from 'node:fs';
 import path from 'node:path';
 import {checkEngines, selectedEngines} from './engines.mjs';
+import {timesReporterArgs} from './test-times-reporter.mjs';
 
 try {
   await checkEngines(selectedEngines());
@@ -42,4 +43,6 @@ if (process.env.PG_TEST_BUILT !== '1' && (!existsSync(cdn) || statSync(cdn).mtim
 const e2e = readdirSync('test/browser-e2e')
   .filter((f) => f.endsWith('.test.ts'))
   .map((f) => path.join('test/browser-e2e', f));
-process.exit(run(['--import', 'tsx', '--test', '--test-reporter=spec', ...e2e]));
+process.exit(
+  run(['--import', 'tsx', '--test', '--test-reporter=spec', ...timesReporterArgs(), ...e2e]),
+);

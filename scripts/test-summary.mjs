@@ -42,8 +42,10 @@ export function counter(tally) {
 }
 
 /**
- * The ten slowest test files, `[file, ms]`, from the lines the Node runners' times reporter
- * (scripts/test-times-reporter.mjs) wrote: a file's time is its top-level tests' and suites'.
+ * The ten slowest test files, `[file, ms]`, from the lines the runners' times reporters
+ * wrote (scripts/test-times-reporter.mjs, a Node test file's whole time;
+ * scripts/wtr-times-reporter.mjs, a browser file's in one engine): a file that ran twice
+ * (a PostgreSQL half in the integration tier) adds up.
  */
 export function slowestFiles(text) {
   const perFile = new Map();

@@ -2,11 +2,13 @@
 // tiers (type-checks, packaging, documentation, the Node tests that drive Chromium), browser
 // (test:browser), the packed package as merchants install it (test:pack), end-to-end
 // (test:e2e) — after ONE build of the package, which every tier then reads (PG_TEST_BUILT=1
-// tells the runners not to build again). The tiers run in waves (WAVES below): the tiers of
-// a wave side by side, as they share no resource, each wave after the last. A tier that
-// fails does not stop the others: they all run, and the run exits non-zero.
+// tells the runners not to build again). The tiers run in phases (PHASES below): in a phase,
+// lanes of tiers side by side, as they share no resource; each phase after the last. A tier
+// that fails does not stop the others: they all run, and the run exits non-zero.
 //
-// At the end: each tier's time and counts, the ten slowest Node test files, and one closing
+// At the end: each tier's time and counts, the ten slowest test files of every tier (each
+// runner appends its files' times to PG_TEST_TIMES: scripts/test-times-reporter.mjs,
+// scripts/wtr-times-reporter.mjs), and one closing
 // line that counts the tests of all tiers, `all suites: N passed, N failed` (then `, N
 // skipped` when some were; CI reads that shape). Cancelled tests (cut short: a timeout, a
 // parent that failed) count as failed; todo tests count as skipped. A tier that failed
@@ -14,6 +16,8 @@
 //
 // `PG_TEST_SERIAL=1` runs the tiers one after another, their output passed through as it
 // comes. `PG_TEST_BUILT=1` (the build has just run) skips the build here too.
+// `PG_CI_STEPS=name=seconds,…` (.ci/run: npm ci, lint) puts those steps' times at the top
+// of the table, so that the end of CI's output has every step's time.
 import {spawn, spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
@@ -33,18 +37,27 @@ const TIERS = {
 };
 
 /**
- * The order of the run: the tiers of a wave run side by side. What each must not share:
+ * The order of the run: PHASES one after another; in a phase, its lanes side by side, each
+ * lane's tiers one after another. What each must not share, on a two-core machine:
  * - integration runs alone: it holds the PostgreSQL test database's server busy and starts
  *   processes (the example, companions, PgBouncer) whose start and close deadlines a second
- *   tier's load beside it would stretch, on a two-core machine.
- * - unit (in-process, loopback inside its own processes, temporary folders) beside pack (a
- *   copy of the tree in a temporary folder, installs and bundles mostly waiting on the disk).
+ *   tier's load beside it would stretch.
  * - browser (its own server on a free port, three engines, WebKit in a private X display)
  *   alone: it keeps both cores busy by itself.
- * - node-rest (the documentation site built into a temporary folder, Chromium) beside e2e
- *   (the demo on a free port, a temporary DATA_DIR, Chromium).
+ * - the rest share nothing and each leaves a core free much of the time (one test file at a
+ *   time, waiting on installs, bundlers, loopback): unit (in-process, temporary folders) then
+ *   node-rest (the documentation site built into a temporary folder, its own Chromium), beside
+ *   pack (a copy of the tree in a temporary folder, installs and bundles, its own Chromium)
+ *   then e2e (the demo on a free port, a temporary DATA_DIR, Chromium).
  */
-const WAVES = [['unit', 'pack'], ['integration'], ['browser'], ['node-rest', 'e2e']];
+const PHASES = [
+  [
+    ['unit', 'node-rest'],
+    ['pack', 'e2e'],
+  ],
+  [['integration']],
+  [['browser']],
+];
 
 /**
  * Runs one tier, counting what its runners print; its output goes to `out` as it comes
@@ -110,15 +123,26 @@ async function main() {
   const env = {...process.env, PG_TEST_BUILT: '1', PG_TEST_TIMES: timesFile};
 
   const started = performance.now();
-  for (const wave of serial ? WAVES.flat().map((t) => [t]) : WAVES) {
+  const phases = serial ? PHASES.flat(2).map((t) => [[t]]) : PHASES;
+  for (const lanes of phases) {
+    const live = lanes.length === 1;
     const results = await Promise.all(
-      wave.map((name, i) => runTier(name, {live: wave.length === 1 || (serial && i === 0), env})),
+      lanes.map(async (lane) => {
+        const done = [];
+        for (const name of lane) done.push(await runTier(name, {live, env}));
+        return done;
+      }),
     );
-    tallies.push(...results);
+    tallies.push(...results.flat());
   }
   const total = performance.now() - started;
 
   console.log('\nnpm test: tiers');
+  // The steps of .ci/run before this one, `name=seconds,…`, first in the table.
+  for (const step of (process.env.PG_CI_STEPS ?? '').split(',').filter(Boolean)) {
+    const [name, s] = step.split('=');
+    console.log(`  ${name.padEnd(12)} ${seconds(Number(s) * 1000).padStart(8)}  (.ci/run)`);
+  }
   for (const t of tallies) {
     const counts =
       t.name === 'build'
@@ -129,7 +153,7 @@ async function main() {
     );
   }
   console.log(
-    `  ${'all tiers'.padEnd(12)} ${seconds(total).padStart(8)}  (waves: ${WAVES.map((w) => w.join(' + ')).join(', then ')})`,
+    `  ${'all tiers'.padEnd(12)} ${seconds(total).padStart(8)}  (${phases.map((lanes) => lanes.map((l) => l.join(' → ')).join(' beside ')).join(', then ')})`,
   );
 
   let times = '';
@@ -140,7 +164,9 @@ async function main() {
   }
   const slow = slowestFiles(times);
   if (slow.length > 0) {
-    console.log('\nnpm test: the ten slowest Node test files (time in their tests)');
+    console.log(
+      '\nnpm test: the ten slowest test files of the run (a whole file; a browser file per engine)',
+    );
     for (const [file, ms] of slow)
       console.log(`  ${seconds(ms).padStart(8)}  ${path.relative(process.cwd(), file)}`);
   }

@@ -315,7 +315,7 @@ describe('pg-card-form colour scheme', () => {
     await typeInto(el, 'expiry', futureExpiry().typed);
     await typeInto(el, 'cvv', CVV);
     buttonOf(el).click();
-    await until(() => !!redirect, 3000, 'the built-in redirect');
+    await until(() => !!redirect, 'the built-in redirect');
     expect(redirect!.getAttribute('theme')).to.equal('dark');
     expect(getComputedStyle(redirect!).color).to.equal(DARK.text);
   });

@@ -60,7 +60,7 @@ async function form(lang: string, dir: string, mode = 'redirect'): Promise<PgCar
 async function pay(el: PgCardForm, state: PgCardForm['state']): Promise<void> {
   await fillCard(el);
   buttonOf(el).click();
-  await until(() => el.state === state, 3000, state);
+  await until(() => el.state === state, state);
   await el.updateComplete;
 }
 
@@ -202,7 +202,7 @@ for (const {lang, dir, t} of LANGUAGES) {
       onBuiltInRedirect(el, (r) => (redirect = r));
       await pay(el, 'three-ds');
       const dialog = () => redirect?.shadowRoot?.querySelector('dialog[open]') ?? null;
-      await until(() => dialog() !== null, 3000, 'the modal');
+      await until(() => dialog() !== null, 'the modal');
       await redirect!.updateComplete;
       expect(statusOf(el)).to.equal(t.threeDSTitle);
       const modal = redirect!.shadowRoot!;
@@ -211,7 +211,7 @@ for (const {lang, dir, t} of LANGUAGES) {
       await expectReadable(el, dir, '3-D Secure modal');
 
       modal.querySelector<HTMLButtonElement>('[part="cancel"]')!.click();
-      await until(() => el.state === 'failure', 3000, 'cancelled');
+      await until(() => el.state === 'failure', 'cancelled');
       expect(dialog()).to.equal(null);
       expect(statusOf(el)).to.equal(t.threeDSCancelled);
       await expectReadable(el, dir, '3-D Secure cancelled');

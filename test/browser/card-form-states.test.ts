@@ -95,7 +95,7 @@ describe('pg-card-form: a cancelled 3-D Secure challenge', () => {
     buttonOf(el).click();
     const frame = () =>
       redirect?.shadowRoot?.querySelector<HTMLIFrameElement>('dialog[open] iframe')?.src ?? '';
-    await until(() => frame() !== '', 3000, 'the modal');
+    await until(() => frame() !== '', 'the modal');
     const first = frame();
     redirect!.shadowRoot!.querySelector<HTMLButtonElement>('[part="cancel"]')!.click();
     await el.updateComplete;
@@ -111,9 +111,9 @@ describe('pg-card-form: a cancelled 3-D Secure challenge', () => {
     await settle();
     expect(pays(stub), 'no new payment before the server wrote the old one off').to.have.length(1);
     answerAbandon!();
-    await until(() => pays(stub!).length === 2, 3000, 'the second payment');
+    await until(() => pays(stub!).length === 2, 'the second payment');
     expect(pays(stub)[1]!.card!.number).to.equal('5454545454545454');
-    await until(() => frame() !== '', 3000, 'the new modal');
+    await until(() => frame() !== '', 'the new modal');
     expect(frame()).to.not.equal(first);
     expect(frame()).to.not.include('id=old');
   });
@@ -133,9 +133,9 @@ describe('pg-card-form: a cancelled 3-D Secure challenge', () => {
     onBuiltInRedirect(el, (r) => (redirect = r));
     await fillCard(el);
     buttonOf(el).click();
-    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 3000, 'the modal');
+    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 'the modal');
     await sendKeys({press: 'Escape'});
-    await until(() => !redirect!.shadowRoot!.querySelector('dialog[open]'), 3000, 'closed');
+    await until(() => !redirect!.shadowRoot!.querySelector('dialog[open]'), 'closed');
     await el.updateComplete;
     expect(statusOf(el)).to.equal(uk.threeDSCancelled);
     expect(buttonOf(el).disabled).to.equal(false);
@@ -314,7 +314,7 @@ describe('pg-card-form: reason codes in the customer language', () => {
         const el = await form(lang);
         await fillCard(el);
         buttonOf(el).click();
-        await until(() => el.state === 'failure', 3000, reason);
+        await until(() => el.state === 'failure', reason);
         await el.updateComplete;
         const text = statusOf(el);
         expect(text, reason).to.equal(table[key]);

@@ -342,7 +342,7 @@ describe('pg-card-form keyboard and locale', () => {
     await press('Tab');
     await sendKeys({type: CVV});
     await press('Enter');
-    await until(() => el.state === 'success', 3000, 'success');
+    await until(() => el.state === 'success', 'success');
     expect(stub.calls).to.have.length(1);
   });
 
@@ -716,11 +716,11 @@ describe('pg-card-form submit', () => {
     );
     await fillCard(el);
     buttonOf(el).click();
-    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 3000, 'the modal');
+    await until(() => !!redirect?.shadowRoot?.querySelector('dialog[open]'), 'the modal');
     const payId = (stub.calls[0]!.body as {attemptId: string}).attemptId;
     redirect!.shadowRoot!.querySelector<HTMLButtonElement>('[part="cancel"]')!.click();
     await cancelled;
-    await until(() => stub!.calls.length === 2, 3000, 'the abandon request');
+    await until(() => stub!.calls.length === 2, 'the abandon request');
     const abandon = stub.calls[1]!;
     expect(abandon.method).to.equal('POST');
     expect(abandon.url).to.equal('/checkout/abandon');
@@ -729,8 +729,8 @@ describe('pg-card-form submit', () => {
     await settle();
     expect(stub.calls.length, 'no status check before the server answered').to.equal(2);
     abandoned!();
-    await until(() => stub!.calls.length === 3, 3000, 'the status check');
-    await until(() => statusOf(el).includes('Payment cancelled'), 3000, 'the cancelled text');
+    await until(() => stub!.calls.length === 3, 'the status check');
+    await until(() => statusOf(el).includes('Payment cancelled'), 'the cancelled text');
     expect(stub.calls[2]!.url).to.match(/\/checkout\/status\?order=order-42$/);
     // The form is ready for another card at once.
     expect(buttonOf(el).disabled).to.equal(false);

@@ -135,23 +135,35 @@ export function once<E extends Event = Event>(target: EventTarget, type: string)
   );
 }
 
-/** Waits until `predicate` holds (polling), or fails after `ms`. */
-export async function until(
-  predicate: () => boolean,
-  ms = 3000,
-  what = 'condition',
-): Promise<void> {
-  const end = Date.now() + ms;
-  while (!predicate()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await tick(10);
+/** What `until` is waiting for now, named if the test times out meanwhile. */
+let waitingFor: string | undefined;
+
+/**
+ * Waits until `predicate` holds, looking every 10 ms. No deadline of its own: a bound on
+ * the wall clock failed tests on a loaded machine (three engines on two busy cores), not
+ * for a fault; one that never holds is ended by the test's timeout
+ * (web-test-runner.config.mjs), and the hook below names `what` it waited for.
+ */
+export async function until(predicate: () => boolean, what = 'a condition'): Promise<void> {
+  waitingFor = what;
+  try {
+    while (!predicate()) await tick(10);
+  } finally {
+    waitingFor = undefined;
   }
 }
+
+afterEach(function () {
+  if (this.currentTest?.state === 'failed' && waitingFor) {
+    console.error(`${this.currentTest.fullTitle()}: timed out waiting for ${waitingFor}`);
+    waitingFor = undefined;
+  }
+});
 
 /** The brand mark in `el`'s number field, once shown: the marks load on demand. */
 export async function markOf(el: HTMLElement): Promise<SVGSVGElement> {
   const mark = () => el.shadowRoot!.querySelector<SVGSVGElement>('[part="brand"]');
-  await until(() => mark() !== null, 3000, 'the brand mark');
+  await until(() => mark() !== null, 'the brand mark');
   return mark()!;
 }
 

@@ -5,7 +5,7 @@
 import {expect, fixture, html} from '@open-wc/testing';
 import '../../src/index.js';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
-import {localeDirection, registerMessages} from '../../src/i18n/messages.js';
+import {loadMessages, localeDirection, registerMessages} from '../../src/i18n/messages.js';
 import {buttonOf, statusOf, typeInto, until} from './helpers.js';
 
 const VISA = '4242424242424242';
@@ -50,7 +50,8 @@ describe('pg-card-form in a language loaded on demand', () => {
 
   it('falls back to English for a language it does not ship', async () => {
     const el = await fixture<PgCardForm>(html`<pg-card-form lang="xx-YY"></pg-card-form>`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // What the form waits for before it renders in a language: nothing to load for this one.
+    await loadMessages('xx-YY');
     await el.updateComplete;
     expect(label(el, 'number')).to.equal('Card number');
     expect(buttonOf(el).textContent!.trim()).to.equal('Pay');

@@ -16,6 +16,7 @@
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
+import {randomBytes} from 'node:crypto';
 import {readFileSync, rmSync} from 'node:fs';
 import path from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -54,7 +55,7 @@ const FOLLOWED = [
   'several-instances.md',
 ];
 /** several-instances.md's `shop` database, made fresh here. */
-const database = `in_order_${process.pid}_${Date.now().toString(36)}`;
+const database = `in_order_${process.pid}_${randomBytes(4).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(PG_TEST_URL), {pathname: `/${database}`}).href;
 const ALREADY_PAID_LOG = /the order was already paid: nothing was charged/;
 

@@ -10,6 +10,7 @@
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
+import {randomBytes} from 'node:crypto';
 import pg from 'pg';
 import type {Browser} from 'playwright';
 import {sharedChromium} from '../../scripts/chromium.mjs';
@@ -35,7 +36,7 @@ const GUIDE = 'several-instances.md';
 const steps = guideSteps(GUIDE);
 const commands = steps.filter((s) => s.kind === 'command').map((s) => s.text);
 /** The database the guide names, made fresh here: the instances' first start fills it. */
-const database = `newcomer_${process.pid}_${Date.now().toString(36)}`;
+const database = `newcomer_${process.pid}_${randomBytes(4).toString('hex')}`;
 const databaseUrl = Object.assign(new URL(PG_TEST_URL), {pathname: `/${database}`}).href;
 
 /** Runs `sql` in the guide's database (schema `checkout`, as store.ts names it). */

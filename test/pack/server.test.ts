@@ -119,11 +119,16 @@ describe('the gateway sandbox from the package', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
     try {
       const listening = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
-      for (let i = 0; !listening.test(out); i++) {
-        assert.ok(i < 300 && child.exitCode === null, `the bin did not start: ${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const url = listening.exec(out)![1]!;
+      // Its output says where it listens, or it exits first.
+      const url = await new Promise<string>((resolve, reject) => {
+        const look = () => {
+          const found = listening.exec(out);
+          if (found) resolve(found[1]!);
+        };
+        child.stdout.on('data', look);
+        child.stderr.on('data', look);
+        void exited.then(() => reject(new Error(`the bin did not start: ${out}`)));
+      });
       assert.match(out, /API secret\s+flag-secret/);
       assert.match(out, /X-API-Auth: CPAY sandbox-api-key:flag-secret/);
       const health = await fetch(`${url}/health`);

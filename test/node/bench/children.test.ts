@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import {execFile} from 'node:child_process';
-import {mkdtempSync, rmSync} from 'node:fs';
+import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {after, describe, test} from 'node:test';
@@ -23,10 +23,12 @@ const alive = (pid: number) => {
   }
 };
 
-/** Resolves when `pid` is gone; fails the test if it is still there after 10 s. */
+/**
+ * Resolves when `pid` is gone, looking every 50 ms (not a child of this process: no event
+ * tells). No deadline of its own: one that stays is ended by the tier's test timeout.
+ */
 async function gone(pid: number) {
-  for (let i = 0; i < 200 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  assert.equal(alive(pid), false, `process ${pid} is still running`);
+  while (alive(pid)) await new Promise((r) => setTimeout(r, 50));
 }
 
 describe('bench child processes', () => {
@@ -42,7 +44,14 @@ describe('bench child processes', () => {
       (e: Error) => e,
     );
     assert.match(error.message, /bare-endpoint \(pid \d+\) did not start in time/);
-    assert.match(error.message, /listening http:/); // the log's tail
+    // The log's tail as it was then: whatever the child had written in 3 s (on a loaded
+    // machine, not always its listening line yet: asserting that line failed the hunt).
+    const tail = /its log ends:\n([\s\S]*)$/.exec(error.message)?.[1];
+    assert.ok(tail !== undefined, error.message);
+    assert.ok(
+      readFileSync(path.join(dir, 'never-ready.log'), 'utf8').includes(tail),
+      error.message,
+    );
     await gone(Number(/pid (\d+)/.exec(error.message)![1]));
   });
 

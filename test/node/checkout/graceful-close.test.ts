@@ -131,15 +131,16 @@ async function startInstance(publicUrl: string, updatesUrl: string): Promise<Ins
   const stderr: string[] = [];
   child.stderr!.setEncoding('utf8').on('data', (c: string) => stderr.push(c));
   const lines = createInterface({input: child.stdout!});
+  // Its line with the URL, or its exit first: no deadline (a hang is ended by the tier's test
+  // timeout).
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no url:\n${stderr.join('')}`)), 30_000);
+    child.once('exit', (code) =>
+      reject(new Error(`exited (${code}), no url:\n${stderr.join('')}`)),
+    );
     lines.on('line', (line) => {
       stdout.push(line);
       const parsed = JSON.parse(line) as {url?: string};
-      if (parsed.url) {
-        clearTimeout(timer);
-        resolve(parsed.url);
-      }
+      if (parsed.url) resolve(parsed.url);
     });
   });
   return {child, url, stdout, stderr};
@@ -181,110 +182,104 @@ async function payUntilAnswered(front: string, orderRef: string, attemptId: stri
 }
 
 describe('SIGTERM to one of two instances mid-rush', {skip: PG_SKIP}, () => {
-  test(
-    'no 500, every 503 busy with Retry-After, one charge per order, every update once',
-    {timeout: 120_000},
-    async (t) => {
-      const targets: string[] = [];
-      const front = await roundRobin(targets);
-      const updates = await listen((req, res) => {
-        void (async () => {
-          const update = JSON.parse((await readBody(req)).toString()) as {updateId: string};
-          deliveries.push({updateId: update.updateId, instance: String(req.headers['x-instance'])});
-          res.writeHead(204).end();
-        })();
-      });
-      // Creates take 300 ms: the victim has pays in flight when it is told to stop.
-      await fetch(`${sandbox.url}/sandbox/faults`, {
-        method: 'POST',
-        headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({match: {card_last4: CARDS.success.slice(-4)}, fault: 'delay=300'}),
-      }).then((r) => assert.ok(r.ok, `sandbox faults: ${r.status}`));
-      const instances = await Promise.all([
-        startInstance(front, updates),
-        startInstance(front, updates),
-      ]);
-      targets.push(...instances.map((i) => i.url));
+  test('no 500, every 503 busy with Retry-After, one charge per order, every update once', async (t) => {
+    const targets: string[] = [];
+    const front = await roundRobin(targets);
+    const updates = await listen((req, res) => {
+      void (async () => {
+        const update = JSON.parse((await readBody(req)).toString()) as {updateId: string};
+        deliveries.push({updateId: update.updateId, instance: String(req.headers['x-instance'])});
+        res.writeHead(204).end();
+      })();
+    });
+    // Creates take 300 ms: the victim has pays in flight when it is told to stop.
+    await fetch(`${sandbox.url}/sandbox/faults`, {
+      method: 'POST',
+      headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({match: {card_last4: CARDS.success.slice(-4)}, fault: 'delay=300'}),
+    }).then((r) => assert.ok(r.ok, `sandbox faults: ${r.status}`));
+    const instances = await Promise.all([
+      startInstance(front, updates),
+      startInstance(front, updates),
+    ]);
+    targets.push(...instances.map((i) => i.url));
 
-      const orders = Array.from({length: ORDERS}, (_, i) => `gc-${i}`);
-      const rush = Promise.all(
-        orders.map(async (ref, i) => {
-          await sleep(i * 5);
-          const first = await Promise.all([
-            payUntilAnswered(front, ref, `${ref}-a`),
-            payUntilAnswered(front, ref, `${ref}-a`),
-            payUntilAnswered(front, ref, `${ref}-b`),
-          ]);
-          if (first.some((r) => r.json['outcome'] === 'success')) return;
-          for (let k = 0; k < 20; k++) {
-            const r = await payUntilAnswered(front, ref, `${ref}-retry-${k}`);
-            if (r.json['outcome'] === 'success') return;
-            await sleep(300);
-          }
-          assert.fail(`${ref} never paid: ${JSON.stringify(first.map((r) => r.json))}`);
-        }),
-      );
-      while (sandbox.payments().length < ORDERS / 4) await sleep(10);
-      const victim = instances[0]!;
-      victim.child.kill('SIGTERM');
-      const code = await new Promise((resolve) => victim.child.once('exit', resolve));
-      await rush;
+    const orders = Array.from({length: ORDERS}, (_, i) => `gc-${i}`);
+    const rush = Promise.all(
+      orders.map(async (ref, i) => {
+        await sleep(i * 5);
+        const first = await Promise.all([
+          payUntilAnswered(front, ref, `${ref}-a`),
+          payUntilAnswered(front, ref, `${ref}-a`),
+          payUntilAnswered(front, ref, `${ref}-b`),
+        ]);
+        if (first.some((r) => r.json['outcome'] === 'success')) return;
+        for (let k = 0; k < 20; k++) {
+          const r = await payUntilAnswered(front, ref, `${ref}-retry-${k}`);
+          if (r.json['outcome'] === 'success') return;
+          await sleep(300);
+        }
+        assert.fail(`${ref} never paid: ${JSON.stringify(first.map((r) => r.json))}`);
+      }),
+    );
+    while (sandbox.payments().length < ORDERS / 4) await sleep(10);
+    const victim = instances[0]!;
+    victim.child.kill('SIGTERM');
+    const code = await new Promise((resolve) => victim.child.once('exit', resolve));
+    await rush;
 
-      // The sandbox's webhooks settle; the survivor delivers what is left.
-      const quiet = `SELECT
+    // The sandbox's webhooks settle; the survivor delivers what is left.
+    const quiet = `SELECT
       (SELECT COUNT(*)::int FROM ${schema}.outbox WHERE delivered_at IS NULL) AS undelivered,
       (SELECT COUNT(*)::int FROM ${schema}.webhook_events WHERE status = 'success') AS successes`;
-      for (let i = 0; i < 150; i++) {
-        const [row] = await pgQuery<{undelivered: number; successes: number}>(quiet);
-        if (row!.undelivered === 0 && row!.successes >= ORDERS) break;
-        await sleep(200);
-      }
-      const closed = victim.stdout
-        .map((l) => JSON.parse(l) as {closed?: unknown})
-        .find((l) => l.closed);
-      const count = (f: (a: (typeof answers)[number]) => boolean) => answers.filter(f).length;
-      t.diagnostic(
-        `victim exit ${String(code)}, ${JSON.stringify(closed)}; answers: ${answers.length}, ` +
-          `503 busy ${count((a) => a.status === 503 && a.code === 'busy')} ` +
-          `(webhooks ${count((a) => a.status === 503 && a.path.endsWith('/webhook'))}), ` +
-          `deliveries ${deliveries.length}`,
-      );
-      assert.equal(code, 0, `the victim exited 0\n${victim.stderr.join('')}`);
-      assert.deepEqual(closed, {closed: {drained: true, flushed: true}});
-      assert.deepEqual(
-        answers.filter((a) => a.status >= 500 && a.status !== 503),
-        [],
-        'no answer of 500',
-      );
-      assert.deepEqual(
-        answers.filter(
-          (a) => a.status === 503 && (a.code !== 'busy' || a.retryAfter === undefined),
-        ),
-        [],
-        'every 503 is busy with Retry-After',
-      );
-      assert.deepEqual(
-        orders.filter((ref) => sandboxCharges(sandbox, ref) !== 1),
-        [],
-        'one charge per order',
-      );
-      const events = await pgQuery<{k: string; n: number}>(
-        `SELECT gateway_order_id || ':' || status AS k, COUNT(*)::int AS n FROM ${schema}.webhook_events GROUP BY 1`,
-      );
-      assert.deepEqual(
-        events.filter((e) => e.n !== 1),
-        [],
-        'a webhook stored twice',
-      );
-      const entries = await pgQuery<{id: string}>(`SELECT id::text FROM ${schema}.outbox`);
-      const byId = new Map<string, number>();
-      for (const d of deliveries) byId.set(d.updateId, (byId.get(d.updateId) ?? 0) + 1);
-      assert.deepEqual(
-        entries.filter((e) => byId.get(e.id) !== 1).map((e) => `${e.id}: ${byId.get(e.id) ?? 0}`),
-        [],
-        'every update delivered exactly once',
-      );
-      assert.ok(entries.length >= ORDERS, 'an update per paid order at least');
-    },
-  );
+    for (let i = 0; i < 150; i++) {
+      const [row] = await pgQuery<{undelivered: number; successes: number}>(quiet);
+      if (row!.undelivered === 0 && row!.successes >= ORDERS) break;
+      await sleep(200);
+    }
+    const closed = victim.stdout
+      .map((l) => JSON.parse(l) as {closed?: unknown})
+      .find((l) => l.closed);
+    const count = (f: (a: (typeof answers)[number]) => boolean) => answers.filter(f).length;
+    t.diagnostic(
+      `victim exit ${String(code)}, ${JSON.stringify(closed)}; answers: ${answers.length}, ` +
+        `503 busy ${count((a) => a.status === 503 && a.code === 'busy')} ` +
+        `(webhooks ${count((a) => a.status === 503 && a.path.endsWith('/webhook'))}), ` +
+        `deliveries ${deliveries.length}`,
+    );
+    assert.equal(code, 0, `the victim exited 0\n${victim.stderr.join('')}`);
+    assert.deepEqual(closed, {closed: {drained: true, flushed: true}});
+    assert.deepEqual(
+      answers.filter((a) => a.status >= 500 && a.status !== 503),
+      [],
+      'no answer of 500',
+    );
+    assert.deepEqual(
+      answers.filter((a) => a.status === 503 && (a.code !== 'busy' || a.retryAfter === undefined)),
+      [],
+      'every 503 is busy with Retry-After',
+    );
+    assert.deepEqual(
+      orders.filter((ref) => sandboxCharges(sandbox, ref) !== 1),
+      [],
+      'one charge per order',
+    );
+    const events = await pgQuery<{k: string; n: number}>(
+      `SELECT gateway_order_id || ':' || status AS k, COUNT(*)::int AS n FROM ${schema}.webhook_events GROUP BY 1`,
+    );
+    assert.deepEqual(
+      events.filter((e) => e.n !== 1),
+      [],
+      'a webhook stored twice',
+    );
+    const entries = await pgQuery<{id: string}>(`SELECT id::text FROM ${schema}.outbox`);
+    const byId = new Map<string, number>();
+    for (const d of deliveries) byId.set(d.updateId, (byId.get(d.updateId) ?? 0) + 1);
+    assert.deepEqual(
+      entries.filter((e) => byId.get(e.id) !== 1).map((e) => `${e.id}: ${byId.get(e.id) ?? 0}`),
+      [],
+      'every update delivered exactly once',
+    );
+    assert.ok(entries.length >= ORDERS, 'an update per paid order at least');
+  });
 });

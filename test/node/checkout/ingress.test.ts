@@ -11,7 +11,6 @@ import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import type {AddressInfo} from 'node:net';
 import type {Server} from 'node:http';
-import {setTimeout as sleep} from 'node:timers/promises';
 import {createAdaptorServer} from '@hono/node-server';
 import {CheckoutConfigError, SqlitePaymentStore} from '../../../src/server/index.js';
 import type {CheckoutApp} from '../../../src/server/index.js';
@@ -163,7 +162,10 @@ describe('one door: every answer carries the security headers', () => {
     const gw = new StubGateway();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
+    let reached!: () => void;
+    const atGateway = new Promise<void>((resolve) => (reached = resolve));
     gw.onCreate = async (req) => {
+      reached();
       await gate;
       return record(req, 'success');
     };
@@ -190,8 +192,10 @@ describe('one door: every answer carries the security headers', () => {
       assert.equal(report.status, 413);
       assertSecurityHeaders((n) => report.headers.get(n), '413 security report');
       // One payment holds the only place; the next is answered busy at once.
+      // At the gateway, it holds its place (taken before the create).
       const held = fetch(`${s.url}/pay`, payInit('hdr-held'));
-      while (s.app.load().inFlight < 1) await sleep(5);
+      await atGateway;
+      assert.equal(s.app.load().inFlight, 1);
       const busy = await fetch(`${s.url}/pay`, payInit('hdr-busy'));
       assert.equal(busy.status, 503);
       assertSecurityHeaders((n) => busy.headers.get(n), '503');
@@ -209,7 +213,10 @@ describe('readiness: app.ready()', () => {
     const gw = new StubGateway();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
+    let reached!: () => void;
+    const atGateway = new Promise<void>((resolve) => (reached = resolve));
     gw.onCreate = async (req) => {
+      reached();
       await gate;
       return record(req, 'success');
     };
@@ -221,7 +228,7 @@ describe('readiness: app.ready()', () => {
     });
     assert.deepEqual((await app.ready()).reasons, []);
     const held = app.request('/pay', payInit('ready-held'));
-    while (gw.created.length < 1) await sleep(5);
+    await atGateway;
     clock.ms += 2_999;
     assert.equal((await app.ready()).ready, true, 'full, but not for long');
     clock.ms += 1;

@@ -94,17 +94,16 @@ describe('PostgresPaymentStore when the database cannot be reached', {skip: PG_S
         () => 'resolved',
         (error: unknown) => error,
       );
-    // Once it waits on the lock, cut every connection of the store.
-    for (let i = 0; i < 100; i++) {
-      const n = (
+    // Once it waits on the lock, cut every connection of the store: the server says when it
+    // does (each look a round trip, however long the store takes to get there).
+    const waitingOnLock = async () =>
+      (
         await pgQuery<{n: number}>(
           `SELECT COUNT(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock'`,
           [app],
         )
-      )[0]!.n;
-      if (n > 0) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+      )[0]!.n > 0;
+    while (!(await waitingOnLock()));
     const cut = await pgQuery(
       'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1',
       [app],

@@ -195,7 +195,7 @@ describe('abandoned 3-D Secure', () => {
     const intents = await eventually(async () => {
       const list = await c.store.listIntents(ref);
       return list.some((i) => i.state === 'success') ? list : undefined;
-    }, 8_000);
+    });
     assert.equal(intents.length, 1);
     assert.equal(intents[0]!.reason, 'duplicate_charge');
     assert.equal(intents[0]!.kind, 'refund');

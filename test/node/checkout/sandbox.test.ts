@@ -209,14 +209,10 @@ describe('faults on creation', () => {
       // The gateway makes the held payment now.
       releaseHeld();
       // Told "not confirmed" meanwhile; the gateway's webhook (or a lookup) then settles it.
-      const settled = await eventually(
-        async () => {
-          const s = await statusHttp(c.url, 'fault-delay');
-          return s.json['state'] === 'success' ? s : undefined;
-        },
-        8_000,
-        100,
-      );
+      const settled = await eventually(async () => {
+        const s = await statusHttp(c.url, 'fault-delay');
+        return s.json['state'] === 'success' ? s : undefined;
+      }, 100);
       assert.equal(settled.json['state'], 'success');
       assert.equal(successfulCharges('fault-delay'), 1);
     } finally {

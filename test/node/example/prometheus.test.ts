@@ -120,19 +120,16 @@ async function buyAndPay(card: string, n: number): Promise<string> {
   return ((await res.json()) as {outcome: string}).outcome;
 }
 
-before(
-  async () => {
-    assert.ok(existsSync(PROMETHEUS), `${PROMETHEUS}: apt-get install prometheus`);
-    sandbox = await startSandboxProcess();
-    metricsPort = await freePort();
-    example = await startExample(sandbox.url, {
-      DATA_DIR: path.join(dir, 'data'),
-      METRICS_PORT: String(metricsPort),
-    });
-    prometheus = await startPrometheus(`127.0.0.1:${metricsPort}`);
-  },
-  {timeout: 60_000},
-);
+before(async () => {
+  assert.ok(existsSync(PROMETHEUS), `${PROMETHEUS}: apt-get install prometheus`);
+  sandbox = await startSandboxProcess();
+  metricsPort = await freePort();
+  example = await startExample(sandbox.url, {
+    DATA_DIR: path.join(dir, 'data'),
+    METRICS_PORT: String(metricsPort),
+  });
+  prometheus = await startPrometheus(`127.0.0.1:${metricsPort}`);
+});
 
 after(async () => {
   if (prometheus && prometheus.child.exitCode === null) {
@@ -152,50 +149,46 @@ test('the start-up lines name the metrics address; the shop does not serve /metr
   assert.equal((await fetch(`${example.url}/metrics`)).status, 404);
 });
 
-test(
-  'Prometheus scrapes the payment counter and the gateway latency histogram of real payments',
-  {timeout: 90_000},
-  async () => {
-    const outcomes = [];
-    for (let i = 0; i < 3; i++) outcomes.push(await buyAndPay(CARDS.success, i));
-    outcomes.push(await buyAndPay(CARDS.decline, 3));
-    assert.deepEqual(outcomes, ['success', 'success', 'success', 'failure']);
+test('Prometheus scrapes the payment counter and the gateway latency histogram of real payments', async () => {
+  const outcomes = [];
+  for (let i = 0; i < 3; i++) outcomes.push(await buyAndPay(CARDS.success, i));
+  outcomes.push(await buyAndPay(CARDS.decline, 3));
+  assert.deepEqual(outcomes, ['success', 'success', 'success', 'failure']);
 
-    // The scrape target is up, then the counter by outcome holds the four payments.
-    await until('up{job="pg-checkout-example"}', (r) => (r[0]?.value === 1 ? true : undefined));
-    const byOutcome = await until(
-      'sum by (pg_checkout_payment_outcome, pg_checkout_payment_mode) (pg_checkout_payment_count_total)',
-      (r) => {
-        const m = Object.fromEntries(r.map((s) => [s.metric['pg_checkout_payment_outcome'], s]));
-        return m['success']?.value === 3 && m['failure']?.value === 1 ? m : undefined;
-      },
-    );
-    assert.equal(byOutcome['success']!.metric['pg_checkout_payment_mode'], 'direct');
+  // The scrape target is up, then the counter by outcome holds the four payments.
+  await until('up{job="pg-checkout-example"}', (r) => (r[0]?.value === 1 ? true : undefined));
+  const byOutcome = await until(
+    'sum by (pg_checkout_payment_outcome, pg_checkout_payment_mode) (pg_checkout_payment_count_total)',
+    (r) => {
+      const m = Object.fromEntries(r.map((s) => [s.metric['pg_checkout_payment_outcome'], s]));
+      return m['success']?.value === 3 && m['failure']?.value === 1 ? m : undefined;
+    },
+  );
+  assert.equal(byOutcome['success']!.metric['pg_checkout_payment_mode'], 'direct');
 
-    // The gateway latency histogram: one observation per create, in seconds buckets.
-    const creates = await until(
-      'sum by (http_response_status_code) (http_client_request_duration_count{pg_checkout_gateway_operation="createPayment"})',
-      (r) => (r.length > 0 && r.reduce((n, s) => n + s.value, 0) === 4 ? r : undefined),
-    );
-    assert.deepEqual(
-      creates.map((s) => s.metric['http_response_status_code']),
-      ['200'],
-    );
-    const buckets = await query(
-      'sum by (le) (http_client_request_duration_bucket{pg_checkout_gateway_operation="createPayment"})',
-    );
-    const inf = buckets.find((b) => b.metric['le'] === '+Inf');
-    assert.equal(inf?.value, 4);
-    assert.ok(
-      buckets.some((b) => b.metric['le'] === '0.005'),
-      'the advised bucket bounds',
-    );
-    const sum = await query(
-      'sum(http_client_request_duration_sum{pg_checkout_gateway_operation="createPayment"})',
-    );
-    assert.ok(sum[0]!.value > 0 && sum[0]!.value < 40, `seconds, not ms: ${sum[0]!.value}`);
-  },
-);
+  // The gateway latency histogram: one observation per create, in seconds buckets.
+  const creates = await until(
+    'sum by (http_response_status_code) (http_client_request_duration_count{pg_checkout_gateway_operation="createPayment"})',
+    (r) => (r.length > 0 && r.reduce((n, s) => n + s.value, 0) === 4 ? r : undefined),
+  );
+  assert.deepEqual(
+    creates.map((s) => s.metric['http_response_status_code']),
+    ['200'],
+  );
+  const buckets = await query(
+    'sum by (le) (http_client_request_duration_bucket{pg_checkout_gateway_operation="createPayment"})',
+  );
+  const inf = buckets.find((b) => b.metric['le'] === '+Inf');
+  assert.equal(inf?.value, 4);
+  assert.ok(
+    buckets.some((b) => b.metric['le'] === '0.005'),
+    'the advised bucket bounds',
+  );
+  const sum = await query(
+    'sum(http_client_request_duration_sum{pg_checkout_gateway_operation="createPayment"})',
+  );
+  assert.ok(sum[0]!.value > 0 && sum[0]!.value < 40, `seconds, not ms: ${sum[0]!.value}`);
+});
 
 test("the Grafana dashboard's queries are valid PromQL and every metric they read is scraped", async () => {
   const dashboard = JSON.parse(

@@ -90,72 +90,60 @@ async function connect(port: number) {
   };
 }
 
-test(
-  'a head still arriving after HEADERS_TIMEOUT_MS is answered 408 and cut',
-  {timeout: 30_000},
-  async () => {
-    const app = await startMain(DEADLINES);
-    try {
-      const conn = await connect(app.port);
-      conn.socket.write('POST /api/checkout/pay HTTP/1.1\r\nHost: shop.test\r\nX-Slow: ');
-      conn.trickle('abcdefgh'); // a byte now and then: never idle, never done
-      await conn.closed;
-      assertTimeoutAnswer(conn.received);
-    } finally {
-      await app.stop();
-    }
-  },
-);
+test('a head still arriving after HEADERS_TIMEOUT_MS is answered 408 and cut', async () => {
+  const app = await startMain(DEADLINES);
+  try {
+    const conn = await connect(app.port);
+    conn.socket.write('POST /api/checkout/pay HTTP/1.1\r\nHost: shop.test\r\nX-Slow: ');
+    conn.trickle('abcdefgh'); // a byte now and then: never idle, never done
+    await conn.closed;
+    assertTimeoutAnswer(conn.received);
+  } finally {
+    await app.stop();
+  }
+});
 
-test(
-  'a body still arriving after REQUEST_TIMEOUT_MS is answered 408 and cut',
-  {timeout: 30_000},
-  async () => {
-    const app = await startMain(DEADLINES);
-    try {
-      const conn = await connect(app.port);
-      // A payment's head as the card form sends it, so that the route waits for the body.
-      const headers = {
-        ...PAY_HEADERS,
-        Origin: `http://127.0.0.1:${app.port}`,
-        'Content-Length': '10000',
-      };
-      conn.socket.write(
-        `POST /api/checkout/pay HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n` +
-          Object.entries(headers)
-            .map(([k, v]) => `${k}: ${v}\r\n`)
-            .join('') +
-          '\r\n{"orderRef":"',
-      );
-      conn.trickle('x');
-      await conn.closed;
-      assertTimeoutAnswer(conn.received);
-    } finally {
-      await app.stop();
-    }
-  },
-);
+test('a body still arriving after REQUEST_TIMEOUT_MS is answered 408 and cut', async () => {
+  const app = await startMain(DEADLINES);
+  try {
+    const conn = await connect(app.port);
+    // A payment's head as the card form sends it, so that the route waits for the body.
+    const headers = {
+      ...PAY_HEADERS,
+      Origin: `http://127.0.0.1:${app.port}`,
+      'Content-Length': '10000',
+    };
+    conn.socket.write(
+      `POST /api/checkout/pay HTTP/1.1\r\nHost: 127.0.0.1:${app.port}\r\n` +
+        Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('') +
+        '\r\n{"orderRef":"',
+    );
+    conn.trickle('x');
+    await conn.closed;
+    assertTimeoutAnswer(conn.received);
+  } finally {
+    await app.stop();
+  }
+});
 
-test(
-  'a keep-alive connection idle past both deadlines still serves, and its next slow head is cut',
-  {timeout: 30_000},
-  async () => {
-    const app = await startMain({...DEADLINES, KEEP_ALIVE_TIMEOUT_MS: '10000'});
-    try {
-      const conn = await connect(app.port);
-      assert.match(await conn.get(), /^HTTP\/1\.1 200/);
-      // Idle past REQUEST_TIMEOUT_MS and the server's once-a-second check of it.
-      await sleep(3500);
-      assert.match(await conn.get(), /^HTTP\/1\.1 200/, 'answered after idling');
-      const before = conn.received.length;
-      conn.socket.write('GET /healthz HTTP/1.1\r\nHost: shop.test\r\n');
-      await conn.closed;
-      assertTimeoutAnswer(conn.received.slice(before));
-    } finally {
-      await app.stop();
-    }
-  },
-);
+test('a keep-alive connection idle past both deadlines still serves, and its next slow head is cut', async () => {
+  const app = await startMain({...DEADLINES, KEEP_ALIVE_TIMEOUT_MS: '10000'});
+  try {
+    const conn = await connect(app.port);
+    assert.match(await conn.get(), /^HTTP\/1\.1 200/);
+    // Idle past REQUEST_TIMEOUT_MS and the server's once-a-second check of it.
+    await sleep(3500);
+    assert.match(await conn.get(), /^HTTP\/1\.1 200/, 'answered after idling');
+    const before = conn.received.length;
+    conn.socket.write('GET /healthz HTTP/1.1\r\nHost: shop.test\r\n');
+    await conn.closed;
+    assertTimeoutAnswer(conn.received.slice(before));
+  } finally {
+    await app.stop();
+  }
+});
 
 /** Starts the example with `env`: its exit code, or `started` once it serves. */
 async function startOrRefuse(env: Record<string, string>) {
@@ -176,30 +164,22 @@ async function startOrRefuse(env: Record<string, string>) {
   }
 }
 
-test(
-  'a deadline that is not a number of milliseconds, or is under a second, is refused at start, naming it',
-  {timeout: 60_000},
-  async () => {
-    for (const [env, name] of [
-      [{HEADERS_TIMEOUT_MS: 'soon'}, 'HEADERS_TIMEOUT_MS'],
-      [{REQUEST_TIMEOUT_MS: '500'}, 'REQUEST_TIMEOUT_MS'],
-    ] as const) {
-      const {outcome, output} = await startOrRefuse(env);
-      assert.equal(outcome, 1, `${JSON.stringify(env)} stops the example\n${output}`);
-      assert.match(output, new RegExp(`server-example: ${name}: `), output);
-    }
-  },
-);
+test('a deadline that is not a number of milliseconds, or is under a second, is refused at start, naming it', async () => {
+  for (const [env, name] of [
+    [{HEADERS_TIMEOUT_MS: 'soon'}, 'HEADERS_TIMEOUT_MS'],
+    [{REQUEST_TIMEOUT_MS: '500'}, 'REQUEST_TIMEOUT_MS'],
+  ] as const) {
+    const {outcome, output} = await startOrRefuse(env);
+    assert.equal(outcome, 1, `${JSON.stringify(env)} stops the example\n${output}`);
+    assert.match(output, new RegExp(`server-example: ${name}: `), output);
+  }
+});
 
-test(
-  'a request deadline under the head deadline is refused at start, naming both',
-  {timeout: 30_000},
-  async () => {
-    const {outcome, output} = await startOrRefuse({
-      HEADERS_TIMEOUT_MS: '10000',
-      REQUEST_TIMEOUT_MS: '5000',
-    });
-    assert.equal(outcome, 1, output);
-    assert.match(output, /server-example: REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/);
-  },
-);
+test('a request deadline under the head deadline is refused at start, naming both', async () => {
+  const {outcome, output} = await startOrRefuse({
+    HEADERS_TIMEOUT_MS: '10000',
+    REQUEST_TIMEOUT_MS: '5000',
+  });
+  assert.equal(outcome, 1, output);
+  assert.match(output, /server-example: REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS/);
+});

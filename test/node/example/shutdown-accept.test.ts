@@ -32,21 +32,18 @@ let sandbox: Running;
 let app: Running;
 const dir = mkdtempSync(path.join(tmpdir(), 'pg-example-shutdown-accept-'));
 
-before(
-  async () => {
-    sandbox = await startSandboxProcess();
-    app = await startExample(sandbox.url, {
-      DATA_DIR: dir,
-      SHUTDOWN_TIMEOUT_MS: '30000',
-      ORDER_LIMIT: '1000000',
-      PAY_ATTEMPTS_PER_IP: '1000000',
-      PAY_ATTEMPTS_PER_ORDER: '1000',
-      PAY_ATTEMPTS_PER_CARD: '1000000',
-      ORDER_LOOKUPS_PER_IP: '1000000',
-    });
-  },
-  {timeout: 60_000},
-);
+before(async () => {
+  sandbox = await startSandboxProcess();
+  app = await startExample(sandbox.url, {
+    DATA_DIR: dir,
+    SHUTDOWN_TIMEOUT_MS: '30000',
+    ORDER_LIMIT: '1000000',
+    PAY_ATTEMPTS_PER_IP: '1000000',
+    PAY_ATTEMPTS_PER_ORDER: '1000',
+    PAY_ATTEMPTS_PER_CARD: '1000000',
+    ORDER_LOOKUPS_PER_IP: '1000000',
+  });
+});
 
 after(async () => {
   await Promise.all([app, sandbox].filter(Boolean).map((r) => stop(r)));
@@ -113,88 +110,84 @@ function pay(
   return {written: wrote, outcome};
 }
 
-test(
-  'SIGTERM with 150 payments in flight and 150 connections just opened: every connection is answered, none reset',
-  {timeout: 120_000},
-  async (t) => {
-    const orderRefs: string[] = [];
-    for (let i = 0; i < PAYING + CONNECTING; i++) {
-      const res = await fetch(`${app.url}/api/orders`, {
-        method: 'POST',
-        headers: {'Content-Type': 'application/json'},
-        body: JSON.stringify({productId: 'mug'}),
-      });
-      assert.equal(res.status, 201, await res.clone().text());
-      orderRefs.push(((await res.json()) as {orderRef: string}).orderRef);
+test('SIGTERM with 150 payments in flight and 150 connections just opened: every connection is answered, none reset', async (t) => {
+  const orderRefs: string[] = [];
+  for (let i = 0; i < PAYING + CONNECTING; i++) {
+    const res = await fetch(`${app.url}/api/orders`, {
+      method: 'POST',
+      headers: {'Content-Type': 'application/json'},
+      body: JSON.stringify({productId: 'mug'}),
+    });
+    assert.equal(res.status, 201, await res.clone().text());
+    orderRefs.push(((await res.json()) as {orderRef: string}).orderRef);
+  }
+  // 150 keep-alive connections, each accepted and answered once.
+  const agents = Array.from(
+    {length: PAYING},
+    () => new http.Agent({keepAlive: true, maxSockets: 1}),
+  );
+  await Promise.all(
+    agents.map(
+      (agent) =>
+        new Promise<void>((resolve, reject) => {
+          http
+            .get(`${app.url}/healthz`, {agent}, (res) => {
+              res.resume().on('end', resolve);
+            })
+            .on('error', reject);
+        }),
+    ),
+  );
+
+  const pid = app.child.pid!;
+  process.kill(pid, 'SIGSTOP');
+  const paying = agents.map((agent, i) => pay(orderRefs[i]!, `paying-${i}`, agent));
+  await Promise.all(paying.map((p) => p.written));
+  process.kill(pid, 'SIGTERM');
+  process.kill(pid, 'SIGCONT');
+  const connecting = Array.from({length: CONNECTING}, (_, i) =>
+    pay(orderRefs[PAYING + i]!, `connecting-${i}`, false),
+  );
+  const outcomes = {
+    paying: await Promise.all(paying.map((p) => p.outcome)),
+    connecting: await Promise.all(connecting.map((p) => p.outcome)),
+  };
+  const code = await app.exited;
+  for (const agent of agents) agent.destroy();
+
+  const all = [...outcomes.paying, ...outcomes.connecting];
+  const isReset = (o: Outcome) =>
+    o.error !== undefined && /ECONNRESET|EPIPE|socket hang up/i.test(o.error);
+  const summary = (list: Outcome[]) => {
+    const counts: Record<string, number> = {};
+    for (const o of list) {
+      const key = o.error ?? String(o.status);
+      counts[key] = (counts[key] ?? 0) + 1;
     }
-    // 150 keep-alive connections, each accepted and answered once.
-    const agents = Array.from(
-      {length: PAYING},
-      () => new http.Agent({keepAlive: true, maxSockets: 1}),
-    );
-    await Promise.all(
-      agents.map(
-        (agent) =>
-          new Promise<void>((resolve, reject) => {
-            http
-              .get(`${app.url}/healthz`, {agent}, (res) => {
-                res.resume().on('end', resolve);
-              })
-              .on('error', reject);
-          }),
-      ),
-    );
+    return JSON.stringify(counts);
+  };
+  const resets = all.filter(isReset).length;
+  t.diagnostic(
+    `resets at SIGTERM: ${resets} of ${all.length} connections; ` +
+      `in flight: ${summary(outcomes.paying)}; just connecting: ${summary(outcomes.connecting)}`,
+  );
 
-    const pid = app.child.pid!;
-    process.kill(pid, 'SIGSTOP');
-    const paying = agents.map((agent, i) => pay(orderRefs[i]!, `paying-${i}`, agent));
-    await Promise.all(paying.map((p) => p.written));
-    process.kill(pid, 'SIGTERM');
-    process.kill(pid, 'SIGCONT');
-    const connecting = Array.from({length: CONNECTING}, (_, i) =>
-      pay(orderRefs[PAYING + i]!, `connecting-${i}`, false),
-    );
-    const outcomes = {
-      paying: await Promise.all(paying.map((p) => p.outcome)),
-      connecting: await Promise.all(connecting.map((p) => p.outcome)),
-    };
-    const code = await app.exited;
-    for (const agent of agents) agent.destroy();
-
-    const all = [...outcomes.paying, ...outcomes.connecting];
-    const isReset = (o: Outcome) =>
-      o.error !== undefined && /ECONNRESET|EPIPE|socket hang up/i.test(o.error);
-    const summary = (list: Outcome[]) => {
-      const counts: Record<string, number> = {};
-      for (const o of list) {
-        const key = o.error ?? String(o.status);
-        counts[key] = (counts[key] ?? 0) + 1;
-      }
-      return JSON.stringify(counts);
-    };
-    const resets = all.filter(isReset).length;
-    t.diagnostic(
-      `resets at SIGTERM: ${resets} of ${all.length} connections; ` +
-        `in flight: ${summary(outcomes.paying)}; just connecting: ${summary(outcomes.connecting)}`,
-    );
-
-    assert.equal(resets, 0, `no connection reset\n${app.output().slice(-3000)}`);
-    const accepted = all.filter((o) => o.connected);
-    const unanswered = accepted.filter((o) => o.status === undefined);
-    assert.deepEqual(unanswered, [], 'every connection the kernel accepted is answered');
-    const refusalsWithoutRetry = accepted.filter(
-      (o) => o.status === 503 && (o.retryAfter === undefined || !/close/i.test(o.connection ?? '')),
-    );
-    assert.deepEqual(refusalsWithoutRetry, [], 'every 503 says Retry-After and Connection: close');
-    const bare = accepted.filter((o) => o.nosniff !== 'nosniff');
-    assert.deepEqual(bare, [], "every answer carries the app's headers (nosniff)");
-    const failures = accepted.filter((o) => o.status! >= 500 && o.status !== 503);
-    assert.deepEqual(failures, [], 'no 5xx but a 503');
-    // The case under test happened: new connections reached the kernel, not a closed port.
-    assert.ok(
-      outcomes.connecting.filter((o) => o.connected).length > CONNECTING / 2,
-      'most new connections were accepted by the kernel',
-    );
-    assert.equal(code, 0, `the example exits 0\n${app.output().slice(-3000)}`);
-  },
-);
+  assert.equal(resets, 0, `no connection reset\n${app.output().slice(-3000)}`);
+  const accepted = all.filter((o) => o.connected);
+  const unanswered = accepted.filter((o) => o.status === undefined);
+  assert.deepEqual(unanswered, [], 'every connection the kernel accepted is answered');
+  const refusalsWithoutRetry = accepted.filter(
+    (o) => o.status === 503 && (o.retryAfter === undefined || !/close/i.test(o.connection ?? '')),
+  );
+  assert.deepEqual(refusalsWithoutRetry, [], 'every 503 says Retry-After and Connection: close');
+  const bare = accepted.filter((o) => o.nosniff !== 'nosniff');
+  assert.deepEqual(bare, [], "every answer carries the app's headers (nosniff)");
+  const failures = accepted.filter((o) => o.status! >= 500 && o.status !== 503);
+  assert.deepEqual(failures, [], 'no 5xx but a 503');
+  // The case under test happened: new connections reached the kernel, not a closed port.
+  assert.ok(
+    outcomes.connecting.filter((o) => o.connected).length > CONNECTING / 2,
+    'most new connections were accepted by the kernel',
+  );
+  assert.equal(code, 0, `the example exits 0\n${app.output().slice(-3000)}`);
+});

@@ -16,7 +16,7 @@ import {createAdaptorServer} from '@hono/node-server';
 import {serveStatic} from '@hono/node-server/serve-static';
 import {Hono} from 'hono';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../../scripts/chromium.mjs';
+import {sharedChromium} from '../../../scripts/chromium.mjs';
 import {startSandbox, type Sandbox} from '../../../sandbox/index.js';
 import {
   createCheckoutApp,
@@ -75,7 +75,7 @@ before(async () => {
   shop
     .route('/checkout', checkout)
     .use('/*', serveStatic({root: path.relative(process.cwd(), built)}));
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 
 after(async () => {

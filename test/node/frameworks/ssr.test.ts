@@ -16,7 +16,7 @@ import {build} from 'esbuild';
 import {createElement as h} from 'react';
 import {renderToString} from 'react-dom/server';
 import type {Browser, Page} from 'playwright';
-import {launchChromium} from '../../../scripts/chromium.mjs';
+import {sharedChromium} from '../../../scripts/chromium.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../../..');
@@ -65,7 +65,7 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 
 after(async () => {

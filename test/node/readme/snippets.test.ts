@@ -87,15 +87,20 @@ function run(project: MerchantProject, file: string, env: Record<string, string>
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = async (text: string, timeoutMs = 20_000): Promise<void> => {
-    const deadline = Date.now() + timeoutMs;
-    while (!output.includes(text)) {
-      if (child.exitCode !== null)
-        throw new Error(`${file} exited (${child.exitCode}):\n${output}`);
-      if (Date.now() > deadline) throw new Error(`no "${text}" from ${file} in time:\n${output}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
+  /** Resolves once the output has `text` (looked at as each chunk arrives), fails on exit. */
+  const waitFor = (text: string): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const look = () => {
+        if (!output.includes(text)) return;
+        child.stdout.off('data', look);
+        child.stderr.off('data', look);
+        resolve();
+      };
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
+      void exited.then((code) => reject(new Error(`${file} exited (${code}):\n${output}`)));
+      look();
+    });
   return {child, exited, waitFor, output: () => output};
 }
 
@@ -294,7 +299,12 @@ describe('the snippets in a merchant project', () => {
     const publicUrl = `http://127.0.0.1:${await freePort()}`; // nothing listens: no webhooks
     const saved = {cwd: process.cwd(), env: {...process.env}};
     const paidLines: string[] = [];
-    t.mock.method(console, 'log', (line: string) => void paidLines.push(line));
+    let paid!: () => void;
+    const paidLogged = new Promise<void>((resolve) => (paid = resolve));
+    t.mock.method(console, 'log', (line: string) => {
+      paidLines.push(line);
+      paid();
+    });
     Object.assign(process.env, snippetEnv(sandbox, publicUrl));
     process.chdir(mkdtempSync(path.join(project.dir, 'next-')));
     type Handler = (request: Request) => Response | Promise<Response>;
@@ -319,9 +329,7 @@ describe('the snippets in a merchant project', () => {
     const answer = (await res.json()) as Record<string, unknown>;
     assert.equal(answer.outcome, 'success', JSON.stringify(answer));
     // The update is delivered from the outbox on the next turn, after the answer.
-    for (let i = 0; i < 100 && paidLines.length === 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await paidLogged;
     assert.deepEqual(paidLines, ['order ORDER-1001 paid']);
 
     const status = await route.GET(new Request(`${publicUrl}/checkout/status?order=ORDER-1001`));

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type {AddressInfo} from 'node:net';
 import type {Browser} from 'playwright';
-import {launchChromium} from '../../../scripts/chromium.mjs';
+import {sharedChromium} from '../../../scripts/chromium.mjs';
 import {PaymentRecord} from '../../../src/server/gateway/index.js';
 import {directRequest, startReceiver, startTestSandbox} from './helpers.js';
 import type {Receiver, TestSandbox} from './helpers.js';
@@ -45,7 +45,7 @@ before(async () => {
   await new Promise<void>((r) => merchant.listen(0, '127.0.0.1', () => r()));
   // "localhost" makes the hand-back cross-site from the sandbox's 127.0.0.1 origin.
   resultUrl = `http://localhost:${(merchant.address() as AddressInfo).port}/return`;
-  browser = await launchChromium();
+  browser = await sharedChromium();
 });
 
 after(async () => {

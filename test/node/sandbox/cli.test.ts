@@ -20,8 +20,8 @@ async function startCli(args: string[], env: Record<string, string>) {
   });
   const state = {out: ''};
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  // Resolves with the URL as soon as the CLI prints it; fails if the CLI exits first (or
-  // has not started after 20 s, so a broken CLI cannot hang the suite).
+  // Resolves with the URL as soon as the CLI prints it; fails if the CLI exits first (a CLI
+  // that does neither is ended by the integration tier's test timeout).
   const listening = new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (c: Buffer) => {
       state.out += c.toString('utf8');
@@ -31,7 +31,6 @@ async function startCli(args: string[], env: Record<string, string>) {
     void exited.then((code) =>
       reject(new Error(`the CLI exited (${code}) before starting: ${state.out}`)),
     );
-    setTimeout(() => reject(new Error(`the CLI did not start: ${state.out}`)), 20_000).unref();
   });
   try {
     return {child, state, exited, url: await listening};

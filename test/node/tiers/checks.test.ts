@@ -197,7 +197,7 @@ describe("npm test's summary", () => {
     assert.equal(closingLine([fine]).line, 'all suites: 3 passed, 0 failed');
   });
 
-  test('the ten slowest files, each the sum of its top-level tests', () => {
+  test('the ten slowest files, a file that ran twice adding up', () => {
     const lines = Array.from({length: 12}, (_, i) => ({file: `f${i}.test.ts`, ms: i * 100}));
     lines.push({file: 'f0.test.ts', ms: 5000});
     const slow = slowestFiles(lines.map((l) => JSON.stringify(l)).join('\n'));
