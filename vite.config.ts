@@ -140,7 +140,7 @@ function browserExternal(id: string): boolean {
 
 /**
  * Node library: Node's modules and declared packages stay imports; credit-card-type (the
- * brand table src/server/payments/card-brand.ts reads through src/validation/brand.ts) is
+ * brand table src/server/card-brand.ts reads through src/validation/brand.ts) is
  * built in, as in the browser library; anything else is an error.
  */
 function nodeExternal(id: string): boolean {

@@ -13,7 +13,7 @@ import type {Context} from 'hono';
 import {normaliseIp} from '../src/server/index.js';
 // The companion's reading of `X-Forwarded-For` (`trustProxy`) and its grouping of an
 // address, so that the shop and the companion never disagree on who a client is.
-import {addressGroup, resolveClientIp} from '../src/server/http/request-defences.js';
+import {addressGroup, resolveClientIp} from '../src/server/defences/client-address.js';
 
 /** The socket's peer address, normalised (`::ffff:1.2.3.4` → `1.2.3.4`), if there is one. */
 export function socketAddress(c: Context): string | undefined {

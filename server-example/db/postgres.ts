@@ -11,7 +11,7 @@
 import type {Pool, PoolClient} from 'pg';
 import {StoreUnavailableError} from '../../src/server/index.js';
 import {isUnavailable} from '../../src/server/store/postgres/postgres-store.js';
-import {poolWaitAsBusy} from '../../src/server/http/admission.js';
+import {poolWaitAsBusy} from '../../src/server/store/store-busy.js';
 import {hearErrors, transactionStart} from '../../src/server/store/postgres/pg-session.js';
 import {TERMS, type ShopDb, type Step, type Work} from './work.js';
 

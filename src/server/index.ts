@@ -28,8 +28,8 @@ export {
   checkoutHeaders,
   type BoundedBodyOptions,
 } from './http/ingress.js';
-export {StoreBusyError} from './http/admission.js';
-export type {CheckoutAppOptions} from './config/options-schema.js';
+export {StoreBusyError} from './store/store-busy.js';
+export type {CheckoutAppOptions} from './http/options-schema.js';
 export type {
   CheckoutGateway,
   DuplicateChargePolicy,
@@ -60,7 +60,7 @@ export type {
   SecurityReport,
   SecurityReportStore,
   StoredSecurityReport,
-} from './defences/security-reports.js';
+} from './store/security-report-records.js';
 export {
   SECURITY_REPORT_ROUTE,
   type SecurityReportEvent,
@@ -87,7 +87,7 @@ export {
   type CardTestingState,
 } from './defences/card-testing.js';
 export {createCheckoutLogger, type CheckoutLogger, type LogMethod} from './telemetry/logger.js';
-export {normaliseIp} from './http/request-defences.js';
+export {normaliseIp} from './defences/client-address.js';
 export {
   CheckoutConfigError,
   CheckoutBusyError,

@@ -3,7 +3,7 @@
  * .card` (the one brand the digits can still be, from credit-card-type's table, or null when
  * none or several still can), run from the package at run time. Shared by the form
  * (src/validation/card.ts) and the server, which tells a saved card's brand from its mask
- * (src/server/payments/card-brand.ts), so the two never disagree. A brand the server names
+ * (src/server/card-brand.ts), so the two never disagree. A brand the server names
  * (`visa`) is looked up in the same table, through credit-card-type's `getTypeInfo`.
  */
 import {cardNumber, type CardNumberVerification} from 'card-validator/dist/card-number.js';

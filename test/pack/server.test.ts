@@ -68,7 +68,7 @@ describe("a saved card's brand from the package", () => {
       if (/from\s+["']card-validator\//.test(text)) imports++;
     }
     assert.ok(imports > 0, 'dist/server imports card-validator, not a copy of it');
-    const module = pathToFileURL(path.join(installed, 'dist/server/payments/card-brand.js')).href;
+    const module = pathToFileURL(path.join(installed, 'dist/server/card-brand.js')).href;
     const ran = await runNode(app, [
       '--input-type=module',
       '-e',

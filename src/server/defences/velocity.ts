@@ -19,7 +19,7 @@
 import {createHmac} from 'node:crypto';
 import type {CardTestingAdmission} from './card-testing.js';
 import {CheckoutRateLimitedError} from '../errors.js';
-import {addressGroup} from '../http/request-defences.js';
+import {addressGroup} from './client-address.js';
 import type {AttemptReservation, PaymentStore, VelocityKey} from '../store/payment-store.js';
 
 /** Attempts allowed per window; see the `rateLimit` option. */
@@ -32,7 +32,7 @@ export interface VelocityLimits {
   windowMs: number;
 }
 
-/** The group an address counts in (`addressGroup`, request-defences.ts): IPv4 itself, IPv6 its /64. */
+/** The group an address counts in (`addressGroup`, client-address.ts): IPv4 itself, IPv6 its /64. */
 export const velocityAddress = addressGroup;
 
 /** Counts attempts per address, order and card in the payment store. */

@@ -13,10 +13,9 @@
  *   instance's CPU spent on saying "busy"). Once the app closes, every new request is
  *   answered the same way (webhooks too: the gateway sends them again), and `idle()`
  *   waits for those admitted before.
- * - {@link StoreBusyError}: the store's connection pool was waited on past its deadline.
- *   The database is up and busy: that is `503 busy`, never `store_unavailable` (kept for a
- *   database that cannot be reached). {@link isPoolWait} tells pg's pool wait from a
- *   connection that could not be made.
+ * - A store's pool waited on past its deadline (`StoreBusyError`, store/store-busy.ts)
+ *   is answered `503 busy` too, never `store_unavailable` (kept for a database that
+ *   cannot be reached).
  */
 import {CheckoutBusyError} from '../errors.js';
 
@@ -232,33 +231,4 @@ export class Admission {
       this.#idle.add(onIdle);
     });
   }
-}
-
-/**
- * The store waited for a database connection past its deadline: every connection of the
- * pool was busy. The database is up; the request may be sent again (`503 busy`).
- */
-export class StoreBusyError extends Error {
-  readonly code = 'store_busy';
-  constructor(message: string, opts: {cause?: unknown} = {}) {
-    super(message, opts.cause === undefined ? undefined : {cause: opts.cause});
-    this.name = 'StoreBusyError';
-  }
-}
-
-/**
- * True when `error` is pg's pool giving up waiting for one of its connections to be free
- * (`connectionTimeoutMillis` on a full pool). Making a new connection that times out is
- * another message ("Connection terminated due to connection timeout"): an unreachable
- * database, not a busy pool.
- */
-export function isPoolWait(error: unknown): boolean {
-  const message = (error as {message?: unknown} | null)?.message;
-  return typeof message === 'string' && message === 'timeout exceeded when trying to connect';
-}
-
-/** `error` as a {@link StoreBusyError} when it is a pool wait, else unchanged. */
-export function poolWaitAsBusy(error: unknown, what = 'the payment database'): unknown {
-  if (!isPoolWait(error)) return error;
-  return new StoreBusyError(`${what} is busy: no connection was free in time`, {cause: error});
 }

@@ -9,7 +9,7 @@ import {HTTPException} from 'hono/http-exception';
 import type * as z from 'zod';
 import {formatIssues} from '../gateway/schemas.js';
 import type {Admission} from './admission.js';
-import {StoreBusyError} from './admission.js';
+import {StoreBusyError} from '../store/store-busy.js';
 import type {
   CheckoutCloseOptions,
   CheckoutCloseResult,
@@ -26,11 +26,12 @@ import {
 } from '../errors.js';
 import {MemoryGuardStore, type GuardStore} from '../store/guard-store.js';
 import type {CheckoutLogger} from '../telemetry/logger.js';
-import type {ResolvedCheckoutOptions} from '../config/options-schema.js';
+import type {ResolvedCheckoutOptions} from './options-schema.js';
 import {PostgresGuardStore} from '../store/postgres/postgres-guard-store.js';
 import {PostgresPaymentStore} from '../store/postgres/postgres-store.js';
 import {errorSummary, type PaymentService} from '../payments/index.js';
-import {readBodyText, resolveClientIp} from './request-defences.js';
+import {resolveClientIp} from '../defences/client-address.js';
+import {readBodyText} from './request-defences.js';
 import {SqliteGuardStore} from '../store/sqlite/sqlite-guard-store.js';
 import {SqlitePaymentStore} from '../store/sqlite/sqlite-store.js';
 import {StoreUnavailableError, type PaymentStore} from '../store/payment-store.js';

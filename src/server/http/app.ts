@@ -37,7 +37,7 @@ import {CardTestingBreaker} from '../defences/card-testing.js';
 import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
 import {CheckoutError, CheckoutInvalidRequestError} from '../errors.js';
 import {createCheckoutLogger} from '../telemetry/logger.js';
-import {resolveCheckoutOptions, type CheckoutAppOptions} from '../config/options-schema.js';
+import {resolveCheckoutOptions, type CheckoutAppOptions} from './options-schema.js';
 import type {OperationRequest} from '../payments/operations/types.js';
 import {
   CheckoutMethodNotAllowedError,

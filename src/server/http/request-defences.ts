@@ -3,12 +3,11 @@
  * fits: `hono/cors` for the browser routes, `hono/csrf` for the hosted payment's HTML form
  * (every body's limit and deadline are the door's, `ingress.ts`). Written here are only what those cannot do, each with
  * its reason: the pay protocol's same-origin rule for JSON bodies, the refusal of a
- * preflight from an origin not allowed, the client address behind a known number of
- * proxies (and the group a rate limit counts it in), and the strict UTF-8 reading of a body.
+ * preflight from an origin not allowed, and the strict UTF-8 reading of a body (the client
+ * address and its group are the defences', `defences/client-address.ts`).
  * The card-testing limits live in
  * `velocity.ts`, counted in the payment store.
  */
-import {isIP, isIPv6} from 'node:net';
 import type {MiddlewareHandler} from 'hono';
 import {cors} from 'hono/cors';
 import {csrf} from 'hono/csrf';
@@ -146,73 +145,6 @@ export function declaredLength(request: Request): number | undefined {
   const length = headers.get('content-length');
   if (length === null || headers.has('transfer-encoding')) return undefined;
   return parseInt(length, 10) || 0;
-}
-
-/**
- * Normalises an address: strips the IPv4-mapped IPv6 prefix and zone ids.
- *
- * @example
- * ```ts
- * import {normaliseIp} from 'pg-checkout/server';
- *
- * normaliseIp('::ffff:203.0.113.9'); // '203.0.113.9'
- * normaliseIp('fe80::1%eth0'); // 'fe80::1'
- * ```
- */
-export function normaliseIp(address: string | undefined | null): string | undefined {
-  if (!address) return undefined;
-  let ip = address.trim();
-  if (ip.startsWith('[') && ip.includes(']')) ip = ip.slice(1, ip.indexOf(']'));
-  const zone = ip.indexOf('%');
-  if (zone > 0) ip = ip.slice(0, zone);
-  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/i.test(ip)) ip = ip.slice(7);
-  return isIP(ip) ? ip : undefined;
-}
-
-/**
- * The client address: the socket's peer, or, with `trustProxy` = n (true = 1), the
- * address n hops back in `X-Forwarded-For` (each trusted proxy appends the address it saw;
- * entries further left are whatever the client claimed and are never trusted), without a
- * port some proxies add. Hono has no helper that counts trusted proxies, so this one is
- * written here. The limits count the address in its group (`addressGroup`).
- */
-export function resolveClientIp(
-  socketAddress: string | undefined,
-  forwardedFor: string | null,
-  trustProxy: boolean | number,
-): string | undefined {
-  const peer = normaliseIp(socketAddress);
-  const hops = trustProxy === true ? 1 : trustProxy === false ? 0 : trustProxy;
-  if (hops <= 0 || !forwardedFor) return peer;
-  const chain = forwardedFor
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const entry = chain[Math.max(0, chain.length - hops)];
-  if (entry === undefined) return peer;
-  // Some proxies (Azure's, IIS's) write an IPv4 address with its port; an IPv6 one with a
-  // port comes in brackets, which `normaliseIp` takes off.
-  return normaliseIp(/^\d+\.\d+\.\d+\.\d+:\d+$/.test(entry) ? entry.split(':')[0] : entry) ?? peer;
-}
-
-/**
- * The group a client address is counted in by every per-address limit (card testing, order
- * look-ups, CSP reports, the example's throttles): an IPv4 address itself, an IPv6 address
- * its /64 (`2001:db8:1:2::/64`), since one customer line is usually given a whole /64 and
- * a guesser must not get 2^64 fresh budgets.
- */
-export function addressGroup(ip: string): string {
-  if (!isIPv6(ip)) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::') as [string, string?];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === '' || !ip.includes('::') ? [] : tail.split(':');
-  const groups = ip.includes('::')
-    ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
-    : left;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
 }
 
 /** Strict UTF-8 (a malformed body is refused, not repaired); reusable, as nothing streams. */

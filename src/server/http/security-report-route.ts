@@ -2,7 +2,7 @@
  * The companion's CSP report endpoint, `POST /security-report` (where the companion is
  * mounted): the payment page's policy names it in `report-to` (with a
  * `Reporting-Endpoints` header) and `report-uri`, and browsers post their violation
- * reports to it (security-reports.ts reads both formats and masks every field). Anyone can
+ * reports to it (security-report-records.ts reads both formats and masks every field). Anyone can
  * post to it, so every write it makes is bounded, shop-wide: each request is limited in
  * size (`bodyLimitBytes`); each client address (`trustProxy`'s, IPv6 by its /64) in reports
  * per minute (`maxReportsPerMinute`), counted in the guard store, so every instance of the
@@ -19,14 +19,15 @@ import {CheckoutError, CheckoutInvalidRequestError} from '../errors.js';
 import type {GuardStore} from '../store/guard-store.js';
 import {KeptOrCounted} from '../defences/kept-or-counted.js';
 import type {CheckoutLogger} from '../telemetry/logger.js';
-import {addressGroup, readBodyText} from './request-defences.js';
+import {addressGroup} from '../defences/client-address.js';
+import {readBodyText} from './request-defences.js';
 import {
   SECURITY_REPORT_TYPES,
   parseSecurityReports,
   securityReportKey,
   type SecurityReport,
   type SecurityReportStore,
-} from '../defences/security-reports.js';
+} from '../store/security-report-records.js';
 
 /** The route, relative to where the companion is mounted. */
 export const SECURITY_REPORT_ROUTE = '/security-report';

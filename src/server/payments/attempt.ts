@@ -32,7 +32,7 @@ import {
 import {newGatewayOrderId, type ResolvedOrder} from './gateway-request.js';
 import type {SavedCardRecord} from '../store/saved-card-records.js';
 import {rateLimited} from '../defences/velocity.js';
-import {countedPayment} from '../telemetry/payments.js';
+import {countedPayment} from './payment-telemetry.js';
 import type {AttemptRecord} from '../store/payment-store.js';
 import {markNotCreated, markRecreating, markUnknown} from './attempt-transitions.js';
 import {refusedAnswer} from './answers.js';

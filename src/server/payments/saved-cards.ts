@@ -19,7 +19,7 @@ import {
   type SavedCardRecord,
   type SavedCardSummary,
 } from '../store/saved-card-records.js';
-import {brandOfMask} from './card-brand.js';
+import {brandOfMask} from '../card-brand.js';
 import type {CheckoutLogger} from '../telemetry/logger.js';
 import type {AttemptMutation, AttemptRecord} from '../store/payment-store.js';
 import type {GatewayStatusInfo} from './attempt-transitions.js';

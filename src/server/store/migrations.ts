@@ -21,7 +21,7 @@
  * security reports too (migration 7; before it, their stores made them on first use, so
  * that migration makes them only when missing).
  */
-import {brandOfMask} from '../payments/card-brand.js';
+import {brandOfMask} from '../card-brand.js';
 import type {Dialect} from './statements.js';
 import {TOKEN_REWRITES, type RowRewrite} from './stored-tokens.js';
 

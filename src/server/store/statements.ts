@@ -217,7 +217,7 @@ function guardStatements(t: Record<Table, string>) {
   };
 }
 
-/** The payment page's CSP violation reports (security-reports.ts). */
+/** The payment page's CSP violation reports (security-report-records.ts). */
 function reportStatements(t: Record<Table, string>, pg: boolean) {
   const size = pg
     ? 'octet_length(report::text) + octet_length(key)'

@@ -9,7 +9,7 @@
  * same rule as the CSP reports' fields (`maskCardDigits`, card-digits.ts).
  */
 import {pino, type DestinationStream, type Logger, type LoggerOptions} from 'pino';
-import {maskCardDigits} from '../defences/card-digits.js';
+import {maskCardDigits} from '../card-digits.js';
 
 /** One level of a `CheckoutLogger`: structured fields first, then the message. */
 export type LogMethod = (fields: Record<string, unknown>, message: string) => void;

@@ -8,7 +8,7 @@
 import {describe, test} from 'node:test';
 import assert from 'node:assert/strict';
 import {SqlitePaymentStore} from '../../../src/server/index.js';
-import {isDevelopment} from '../../../src/server/config/options-schema.js';
+import {isDevelopment} from '../../../src/server/http/options-schema.js';
 import {StubGateway, inProcessApp, pay, payBody} from './helpers.js';
 
 type LogLine = Record<string, unknown> & {level: number; msg: string};

@@ -26,7 +26,7 @@ import {
 import {
   parseSecurityReports,
   securityReportKey,
-} from '../../../src/server/defences/security-reports.js';
+} from '../../../src/server/store/security-report-records.js';
 import {StubGateway, inProcessApp} from './helpers.js';
 import {IN_PROCESS_SKIP, PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 

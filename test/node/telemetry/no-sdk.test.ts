@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import {Hono} from 'hono';
 import {loadOtelApi, OTEL_API} from '../../../src/server/telemetry/otel-api.js';
 import {Telemetry, errorType} from '../../../src/server/telemetry/telemetry.js';
-import {countedPayment} from '../../../src/server/telemetry/payments.js';
+import {countedPayment} from '../../../src/server/payments/payment-telemetry.js';
 import type {AttemptOutcome} from '../../../src/server/payments/attempt.js';
 import {registerSdk} from './otel-sdk.js';
 

@@ -29,7 +29,7 @@
  * caller's only wait: the bound is on what the caller waits, as the server's is.
  */
 import type {Pool, PoolClient, QueryResult} from 'pg';
-import {isPoolWait, poolWaitAsBusy} from '../../http/admission.js';
+import {isPoolWait, poolWaitAsBusy} from '../store-busy.js';
 import {MIGRATION_LOCK, migrate} from '../migrate.js';
 import {runAsync, type Row} from '../algorithms.js';
 import {PgDriver, type Send} from './postgres-port.js';
@@ -106,7 +106,7 @@ export function isUnavailable(error: unknown): boolean {
   }
   const message = typeof e.message === 'string' ? e.message : '';
   // pg's pool waiting for a free connection ("timeout exceeded when trying to connect") is
-  // not here: the database is up and busy (`StoreBusyError`, admission.ts). pg's
+  // not here: the database is up and busy (`StoreBusyError`, store-busy.ts). pg's
   // `query_timeout` ("Query read timeout") is the statement timeout of a statement alone.
   return CUT.test(message) || /Connection ended|Query read timeout/i.test(message);
 }

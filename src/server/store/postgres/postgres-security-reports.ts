@@ -2,7 +2,7 @@
  * `SecurityReportStore` on PostgreSQL (node-postgres): the payment page's CSP violation
  * reports in a table of the store, `pg_security_reports` in `schema`, one row per report
  * key with its first and last sighting and its count, the report as JSONB
- * (security-reports.ts has already cut its URLs and masked digit runs). Give it a pool
+ * (security-report-records.ts has already cut its URLs and masked digit runs). Give it a pool
  * (the one you gave `PostgresPaymentStore({pool})`, or the app's). The table is the store's
  * migrations' (migrations.ts), run on first use by the session the payment store on the
  * same pool and schema uses (pg-session.ts); the rows an older version wrote are masked
@@ -17,7 +17,7 @@ import {
   type SecurityReport,
   type SecurityReportStore,
   type StoredSecurityReport,
-} from '../../defences/security-reports.js';
+} from '../security-report-records.js';
 
 /**
  * Where {@link PostgresSecurityReportStore} keeps the reports: a `pg` pool, and the table's schema.

@@ -2,7 +2,7 @@
  * `SecurityReportStore` on SQLite (better-sqlite3): the payment page's CSP violation
  * reports in a table of the store, `pg_security_reports` (its migrations make it,
  * migrations.ts, run here when the file lacks it), one row per report key with
- * its first and last sighting and its count, the report itself as JSON (security-reports.ts
+ * its first and last sighting and its count, the report itself as JSON (security-report-records.ts
  * has already cut its URLs and masked digit runs). Give it the app's connection
  * (`connection`, as the example does with the payment store's) or a file. An upsert counts a sighting in one statement, so several processes on
  * one file count every one; rows an older version wrote are masked again when it opens
@@ -17,7 +17,7 @@ import {
   type SecurityReport,
   type SecurityReportStore,
   type StoredSecurityReport,
-} from '../../defences/security-reports.js';
+} from '../security-report-records.js';
 import {migrateSqlite} from './sqlite-store.js';
 import {statements} from '../statements.js';
 

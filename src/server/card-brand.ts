@@ -5,7 +5,7 @@
  * puts that module and the table into dist/server/vendor/ (vite.config.ts), as the browser
  * build does: the published server imports no devDependency.
  */
-import {brandOf} from '../../validation/brand.js';
+import {brandOf} from '../validation/brand.js';
 
 /** Digits the gateway shows at the start of a mask (the card's BIN). */
 const SHOWN_DIGITS = 6;

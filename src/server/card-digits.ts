@@ -5,13 +5,13 @@
  * of 12 or more digits joined by anything but letters and digits (spaces, `.`, `_`, `/`,
  * `+`, `-`, two spaces, an escaped space…) is replaced by `[digits]`. A run longer than a
  * card number is masked whole, so a number hidden inside one leaves no part behind. The
- * CSP report fields (security-reports.ts) are stored so (`cardSafeText`); the strings of
+ * CSP report fields (security-report-records.ts) are stored so (`cardSafeText`); the strings of
  * every log line (logger.ts) are masked by the same rule, where a run holds 12 to 19 digits
  * in a row that pass the Luhn check (`maskCardDigits`: ids and timestamps in the log stay
  * readable; a card number always passes). So a skimmer's URL blocked by the page's policy
  * leaves no number in the database or the log.
  */
-import {luhnValid} from '../../rules/card.js';
+import {luhnValid} from '../rules/card.js';
 
 /** What a masked run reads. */
 export const MASKED_DIGITS = '[digits]';

@@ -7,7 +7,7 @@ import type {ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
 import type {CheckoutLogger} from '../telemetry/logger.js';
 import type {CheckoutGateway, DuplicateChargePolicy, ResolveOrder} from '../payments/index.js';
 import type {PaymentStore, PaymentUpdate} from '../store/payment-store.js';
-import type {SecurityReportOptions} from '../http/security-report-route.js';
+import type {SecurityReportOptions} from './security-report-route.js';
 import type {CardTestingOptions} from '../defences/card-testing.js';
 import type {GuardStore} from '../store/guard-store.js';
 

@@ -8,8 +8,8 @@ import {hostname} from 'node:os';
 import * as z from 'zod';
 import {GatewayClient, type GatewayClientOptions} from '../gateway/client/index.js';
 import {formatIssues, ORDER_3DS_BYPASS_VALUES} from '../gateway/schemas.js';
-import {ADMISSION_DEFAULTS} from '../http/admission.js';
-import {BODY_TIMEOUT_MS} from '../http/ingress.js';
+import {ADMISSION_DEFAULTS} from './admission.js';
+import {BODY_TIMEOUT_MS} from './ingress.js';
 import {CheckoutConfigError} from '../errors.js';
 import {isCheckoutLogger, type CheckoutLogger} from '../telemetry/logger.js';
 import {
@@ -18,8 +18,8 @@ import {
   type ResolveOrder,
 } from '../payments/index.js';
 import type {PaymentStore} from '../store/payment-store.js';
-import {normaliseIp} from '../http/request-defences.js';
-import {SecurityReportOptionsSchema} from '../http/security-report-route.js';
+import {normaliseIp} from '../defences/client-address.js';
+import {SecurityReportOptionsSchema} from './security-report-route.js';
 import {CARD_TESTING_DEFAULTS, type CardTestingOptions} from '../defences/card-testing.js';
 import type {GuardStore} from '../store/guard-store.js';
 import type {CheckoutAppOptions} from './options.js';

@@ -12,7 +12,7 @@
  * number away leaves none in the store or the log, however it spelt it.
  */
 import {createHash} from 'node:crypto';
-import {cardSafeText} from './card-digits.js';
+import {cardSafeText} from '../card-digits.js';
 
 /** One violation, as stored and handed to `onSecurityReport`. */
 export interface SecurityReport {

@@ -8,9 +8,9 @@
  * attempt are not counted again. The pay route's span is remembered for the order's
  * webhook as the create is sent (see `Telemetry.tagOrder`).
  */
-import type {AttemptOutcome} from '../payments/attempt.js';
-import {answerFor} from '../payments/answers.js';
-import {errorType, telemetry, type PaymentOutcome, type Telemetry} from './telemetry.js';
+import type {AttemptOutcome} from './attempt.js';
+import {answerFor} from './answers.js';
+import {errorType, telemetry, type PaymentOutcome, type Telemetry} from '../telemetry/telemetry.js';
 
 /** What the counter records of an attempt's outcome. */
 export function paymentOutcomeOf(outcome: AttemptOutcome): PaymentOutcome {
