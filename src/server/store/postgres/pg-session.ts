@@ -254,22 +254,38 @@ export class PgSession {
     let c: PoolClient | undefined;
     let broken: Error | undefined;
     let locks: string[] | undefined = [];
-    const start = async (): Promise<PoolClient> => {
-      const text = [this.#begin, ...locks!.map(lockText)].join('; ');
+    // The transaction's first statement goes with its `BEGIN` (and its settings and
+    // locks) as one text, its values written in as literals (see `inlined`); a statement
+    // whose values cannot be (arrays, bytes) goes after a `BEGIN` of its own.
+    const start = async (first?: string): Promise<QueryResult<Row> | undefined> => {
+      const text = [this.#begin, ...locks!.map(lockText), ...(first ? [first] : [])].join('; ');
       locks = undefined;
       for (let attempt = 0; ; attempt++) {
         const client = await this.#connect();
+        let results: QueryResult<Row> | QueryResult<Row>[];
         try {
-          await client.query(text);
-          return (c = client);
+          results = (await client.query(text)) as QueryResult<Row> | QueryResult<Row>[];
         } catch (error) {
-          client.release(error as Error);
-          if (attempt === 0 && isCut(error, false)) continue;
+          if (isUnavailable(error) || isCut(error, false)) {
+            client.release(error as Error);
+            if (attempt === 0 && isCut(error, false)) continue;
+            throw error;
+          }
+          // The statement's own error (the transaction began): rolled back by the caller.
+          c = client;
           throw error;
         }
+        c = client;
+        return Array.isArray(results) ? results.at(-1) : results;
       }
     };
-    const send: Send = async (text, values) => (c ?? (await start())).query<Row>(text, values);
+    const send: Send = async (text, values) => {
+      if (c) return c.query<Row>(text, values);
+      const first = inlined(text, values ?? []);
+      if (first !== undefined) return (await start(first))!;
+      await start();
+      return c!.query<Row>(text, values);
+    };
     const lock = async (key: string) => {
       if (locks) locks.push(key);
       else await send('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
@@ -288,6 +304,24 @@ export class PgSession {
       c?.release(broken);
     }
   }
+}
+
+/**
+ * `text` with its values (`$1`, `$2`, …) written in as quoted literals — each an untyped
+ * literal the server types from its place, as it types an untyped parameter — so it can go
+ * in one text with the transaction's `BEGIN`; undefined when a value is not a string, a
+ * finite number, a boolean or null (an array, a buffer: sent as a parameter).
+ */
+export function inlined(text: string, values: readonly unknown[]): string | undefined {
+  const literals: string[] = [];
+  for (const v of values) {
+    if (v === null || v === undefined) literals.push('NULL');
+    else if (typeof v === 'string') literals.push(literal(v));
+    else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') {
+      literals.push(`'${String(v)}'`);
+    } else return undefined;
+  }
+  return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
 }
 
 function lockText(key: string): string {
