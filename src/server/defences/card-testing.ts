@@ -227,12 +227,14 @@ export class CardTestingBreaker {
 
   /** True while the breaker is open (after opening or closing it as the window says). */
   async #check(now: number): Promise<boolean> {
-    const flag = await this.#store.flag(FLAG);
-    if (flag && flag.until >= now) return true;
-    // One read decides (every payment makes it while the breaker is closed); the counts
-    // the merchant is told are read only when it opens or closes.
+    // One read decides — the flag and the window's outcomes together where the store reads
+    // both at once (every payment makes it while the breaker is closed); the counts the
+    // merchant is told are read only when it opens or closes.
     const since = Math.floor((now - this.#o.windowMs) / MINUTE) + 1;
-    const w = await this.#store.sums([APPROVED, DECLINED], since);
+    const both = await this.#store.flagAndSums?.(FLAG, [APPROVED, DECLINED], since);
+    const flag = both ? both.flag : await this.#store.flag(FLAG);
+    if (flag && flag.until >= now) return true;
+    const w = both?.sums ?? (await this.#store.sums([APPROVED, DECLINED], since));
     const decided = w[APPROVED]! + w[DECLINED]!;
     const spiking =
       decided >= this.#o.minDecided && w[DECLINED]! / decided > this.#o.maxDeclineRate;

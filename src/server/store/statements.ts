@@ -202,6 +202,15 @@ function guardStatements(t: Record<Table, string>) {
     sums: `SELECT name, SUM(count) AS n FROM ${t.pg_guard_counts}
       WHERE name = ANY(?::text[]) AND bucket >= ? GROUP BY name`,
     flag: `SELECT raised_at, until, info FROM ${t.pg_guard_flags} WHERE name = ?`,
+    /**
+     * PostgreSQL: a flag and the sums of several names in one read (flag name, names,
+     * since): the flag's row (`name` null), then a row per name counted.
+     */
+    flagAndSums: `SELECT NULL::text AS name, NULL::numeric AS n, raised_at, until, info
+      FROM ${t.pg_guard_flags} WHERE name = ?
+      UNION ALL
+      SELECT name, SUM(count)::numeric, NULL, NULL, NULL FROM ${t.pg_guard_counts}
+      WHERE name = ANY(?::text[]) AND bucket >= ? GROUP BY name`,
     setFlag: `INSERT INTO ${t.pg_guard_flags} (name, raised_at, until, info) VALUES (?, ?, ?, ?)
       ON CONFLICT (name) DO UPDATE SET raised_at = excluded.raised_at, until = excluded.until,
         info = excluded.info`,
