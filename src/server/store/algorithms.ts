@@ -217,12 +217,20 @@ export function* updateAttempt(
   const args = [...assignments.map(([, v]) => noEmpty(v)), current.attemptId];
   let outboxId: number | undefined;
   let savedCardId: string | undefined;
+  const count = mutation.count;
+  const countArgs = count ? [count.name, count.pruneBefore, count.name, count.bucket, count.n] : [];
   if (sql && mutation.update && !mutation.saveCard && p.sql.batched) {
-    // The change and its update in one statement.
+    // The change, its guard count and its update in one statement.
     const outbox = [next['updatedAt'], JSON.stringify(mutation.update)];
-    outboxId = yield* step(p.insert(p.sql.both(sql, p.sql.insertOutbox), [...args, ...outbox]));
+    const writes = count ? [sql, p.sql.guard.prune, p.sql.guard.add] : [sql];
+    const text = p.sql.chain(writes, p.sql.insertOutbox);
+    outboxId = yield* step(p.insert(text, [...args, ...countArgs, ...outbox]));
   } else {
     if (sql) yield* step(p.run(sql, args));
+    if (count) {
+      yield* step(p.run(p.sql.guard.prune, countArgs.slice(0, 2)));
+      yield* step(p.get(p.sql.guard.add, countArgs.slice(2)));
+    }
     savedCardId = mutation.saveCard && (yield* saveCard(p, mutation.saveCard)).id;
     const update =
       mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);

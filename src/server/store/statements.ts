@@ -180,6 +180,9 @@ export function statements(dialect: Dialect, schema?: string) {
      * `WITH`; their `?` in order, the first's then the second's.
      */
     both: (first: string, second: string) => `WITH first AS (${first}) ${second}`,
+    /** PostgreSQL: `writes`, then `last`, in one statement (their `?` in that order). */
+    chain: (writes: readonly string[], last: string) =>
+      `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${last}`,
     guard: guardStatements(t),
     reports: reportStatements(t, pg),
   };
