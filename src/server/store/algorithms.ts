@@ -169,7 +169,11 @@ export function* insertAttempt(
 
 /** Stores a webhook event; false when its key was stored before. */
 export function* recordEvent(p: StorePort, event: WebhookEventInput): Steps<boolean> {
-  const args = [
+  return (yield* step(p.run(p.sql.insertEvent, eventArgs(event)))) === 1;
+}
+
+function eventArgs(event: WebhookEventInput): unknown[] {
+  return [
     event.eventKey,
     event.receivedAt,
     event.kind,
@@ -178,7 +182,6 @@ export function* recordEvent(p: StorePort, event: WebhookEventInput): Steps<bool
     event.data,
     noEmpty(event.flag),
   ];
-  return (yield* step(p.run(p.sql.insertEvent, args))) === 1;
 }
 
 function* insertOutbox(p: StorePort, update: NewPaymentUpdate, at: number): Steps<number> {
@@ -192,14 +195,24 @@ export function* updateAttempt(
   mutate: (current: AttemptRecord) => AttemptMutation | undefined,
   event: WebhookEventInput | undefined,
 ): Steps<UpdateAttemptResult> {
-  if (event && !(yield* recordEvent(p, event))) {
-    return {duplicateEvent: true, attempt: undefined, changed: false};
-  }
-  const row = yield* step(
+  const [by, keyArg] =
     'attemptId' in key
-      ? p.get(p.sql.attemptByIdLocked, [key.attemptId])
-      : p.get(p.sql.attemptByGatewayIdLocked, [key.gatewayOrderId]),
-  );
+      ? [p.sql.attemptByIdLocked, key.attemptId]
+      : [p.sql.attemptByGatewayIdLocked, key.gatewayOrderId];
+  let row: Row | undefined;
+  if (event && p.sql.batched) {
+    // The event and the locked attempt in one statement (a duplicate locks it for nothing).
+    const r = yield* step(p.get(p.sql.eventThen(by), [...eventArgs(event), keyArg]));
+    if (Number(r!['recorded_event']) !== 1) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    row = r!['attempt_id'] === null ? undefined : r;
+  } else {
+    if (event && !(yield* recordEvent(p, event))) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    row = yield* step(p.get(by, [keyArg]));
+  }
   if (!row) return {duplicateEvent: false, attempt: undefined, changed: false};
   const current = rowToAttempt(row);
   const mutation = mutate({...current});

@@ -68,6 +68,8 @@ export function statements(dialect: Dialect, schema?: string) {
   const attemptByGatewayId = `SELECT * FROM ${t.attempts} WHERE gateway_order_id = ?`;
   const attemptsOfOrder = `SELECT * FROM ${t.attempts} WHERE order_ref = ? ORDER BY seq`;
   const intentByKey = `SELECT * FROM ${t.operation_intents} WHERE order_ref = ? AND key = ?`;
+  const insertEventText = `INSERT INTO ${t.webhook_events} (event_key, received_at, kind, gateway_order_id, status, data, flag)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`;
   return {
     dialect,
     /** Arrays as parameters: one statement for many items (PostgreSQL). */
@@ -86,9 +88,16 @@ export function statements(dialect: Dialect, schema?: string) {
       `UPDATE ${t.attempts} SET ${keys.map((k) => `${ATTEMPT_COLUMNS[k]} = ?`).join(', ')} WHERE attempt_id = ?`,
     attemptsInStates: (n: number) =>
       `SELECT * FROM ${t.attempts} WHERE state IN (${marks(n)}) ORDER BY created_at, seq, attempt_id`,
-    insertEvent: `INSERT INTO ${t.webhook_events} (event_key, received_at, kind, gateway_order_id, status, data, flag)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`,
+    insertEvent: insertEventText,
     events: `SELECT * FROM ${t.webhook_events} ORDER BY id`,
+    /**
+     * PostgreSQL: an event stored (as `insertEvent`), then the row of `read` (a locked read
+     * of one attempt), in one statement: one row, `recorded_event` 1 when the event is new,
+     * the attempt's columns null when there is none. Arguments: the event's, then `read`'s.
+     */
+    eventThen: (read: string) => `WITH e AS (${insertEventText} RETURNING 1)
+      SELECT (SELECT count(*) FROM e) AS recorded_event, a.*
+      FROM (SELECT 1) AS one LEFT JOIN LATERAL (${read}) AS a ON true`,
     insertOperation: `INSERT INTO ${t.operations} (gateway_order_id, order_ref, kind, operation_id, status,
         status_code, amount, currency, raw, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
