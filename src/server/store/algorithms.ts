@@ -353,11 +353,15 @@ export function* claimOutbox(
   const {owner, now, until} = claim;
   let rows: Row[];
   if (p.sql.batched) {
+    const claimArgs = [owner, until, now, owner, claim.limit];
     if (delivered.length > 0) {
-      const args = [delivered.map((d) => d.id), delivered.map((d) => d.at)];
-      yield* step(p.run(p.sql.outboxDeliveredAll, args));
+      // The marks and the claim in one statement; the claim passes over what it marks.
+      const ids = delivered.map((d) => d.id);
+      const args = [ids, delivered.map((d) => d.at), ...claimArgs.slice(0, 4), ids];
+      rows = yield* step(p.all(p.sql.markThenClaimOutbox, [...args, claim.limit]));
+    } else {
+      rows = yield* step(p.all(p.sql.claimOutbox, claimArgs));
     }
-    rows = yield* step(p.all(p.sql.claimOutbox, [owner, until, now, owner, claim.limit]));
   } else {
     for (const d of delivered) yield* step(p.run(p.sql.outboxDelivered, [d.at, d.id]));
     rows = yield* step(p.all(p.sql.claimableOutbox(claim.limit), [now, owner]));

@@ -128,6 +128,22 @@ export function statements(dialect: Dialect, schema?: string) {
         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     /**
+     * PostgreSQL: the delivery marks (as `outboxDeliveredAll`), then the claim (as
+     * `claimOutbox`), in one statement. Both see the rows as they were before it, so the
+     * claim passes over the ids it marks. Arguments: ids, times, owner, until, now, owner,
+     * ids, limit.
+     */
+    markThenClaimOutbox: `WITH marked AS (UPDATE ${t.outbox} o SET delivered_at = d.at
+        FROM unnest(?::bigint[], ?::bigint[]) AS d(id, at)
+        WHERE o.id = d.id AND o.delivered_at IS NULL)
+      UPDATE ${t.outbox} SET claimed_by = ?, claimed_until = ?
+      WHERE id IN (
+        SELECT id FROM ${t.outbox} WHERE delivered_at IS NULL
+          AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)
+          AND id <> ALL(?::bigint[])
+        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    /**
      * SQLite: the claimable entries (then one UPDATE each, in the write transaction: an
      * UPDATE … WHERE id IN (SELECT … LIMIT) RETURNING * builds two ephemeral tables and cost
      * ~10 times as much). The limit is written into the text: a bound `LIMIT ?` makes
