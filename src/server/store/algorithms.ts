@@ -88,6 +88,11 @@ export interface StorePort {
   lock(key: string): Awaitable<void>;
   /** When the card-testing counts were last pruned (kept by the store). */
   prunedAt: number;
+  /**
+   * Says the next statement is the transaction's last (PostgreSQL: its `COMMIT` may go
+   * with it, in the same round trip; SQLite: nothing). No statement may follow it.
+   */
+  lastNext?(): void;
 }
 
 /** One port call, its answer typed: `const row = yield* step(p.get(...))`. */
@@ -156,8 +161,9 @@ export function* insertAttempt(
     const r = reservation;
     const counts = [r.now, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
     const sql = p.sql.both(p.sql.insertAttempt, p.sql.velocityCountAll);
-    yield* step(p.run(sql, [...args, ...counts]));
     yield* pruneVelocity(p, r);
+    p.lastNext?.();
+    yield* step(p.run(sql, [...args, ...counts]));
   } else {
     yield* step(p.run(p.sql.insertAttempt, args));
     // Should the counts fail, the transaction (or savepoint) takes the attempt back with them.
@@ -237,6 +243,7 @@ export function* updateAttempt(
     const outbox = [next['updatedAt'], JSON.stringify(mutation.update)];
     const writes = count ? [sql, p.sql.guard.prune, p.sql.guard.add] : [sql];
     const text = p.sql.chain(writes, p.sql.insertOutbox);
+    p.lastNext?.();
     outboxId = yield* step(p.insert(text, [...args, ...countArgs, ...outbox]));
   } else {
     if (sql) yield* step(p.run(sql, args));

@@ -256,8 +256,8 @@ export class PgSession {
     let locks: string[] | undefined = [];
     // The transaction's first statement goes with its `BEGIN` (and its settings and
     // locks) as one text, its values written in as literals (see `inlined`); a statement
-    // whose values cannot be (arrays, bytes) goes after a `BEGIN` of its own.
-    const start = async (first?: string): Promise<QueryResult<Row> | undefined> => {
+    // whose values cannot be (bytes, nested arrays) goes after a `BEGIN` of its own.
+    const start = async (first?: string): Promise<QueryResult<Row> | QueryResult<Row>[]> => {
       const text = [this.#begin, ...locks!.map(lockText), ...(first ? [first] : [])].join('; ');
       locks = undefined;
       for (let attempt = 0; ; attempt++) {
@@ -276,23 +276,40 @@ export class PgSession {
           throw error;
         }
         c = client;
-        return Array.isArray(results) ? results.at(-1) : results;
+        return results;
       }
     };
+    // The statement said to be the last (`lastNext`) goes with the `COMMIT`, its values
+    // written in as the first statement's are (or, when they cannot be, before it).
+    let last = false;
+    let committed = false;
     const send: Send = async (text, values) => {
-      if (c) return c.query<Row>(text, values);
-      const first = inlined(text, values ?? []);
-      if (first !== undefined) return (await start(first))!;
-      await start();
-      return c!.query<Row>(text, values);
+      if (committed) throw new Error('a statement after its transaction committed');
+      const written = inlined(text, values ?? []);
+      const withCommit = last && written !== undefined;
+      const one = withCommit ? `${written}; COMMIT` : written;
+      let results: QueryResult<Row> | QueryResult<Row>[];
+      if (c) {
+        results = (withCommit ? await c.query(one!) : await c.query<Row>(text, values)) as
+          QueryResult<Row> | QueryResult<Row>[];
+      } else if (one !== undefined) {
+        results = await start(one);
+      } else {
+        await start();
+        results = await c!.query<Row>(text, values);
+      }
+      committed = withCommit;
+      if (!Array.isArray(results)) return results;
+      return withCommit ? results.at(-2)! : results.at(-1)!;
     };
     const lock = async (key: string) => {
       if (locks) locks.push(key);
       else await send('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
     };
     try {
-      const result = await fn(new PgDriver(this.sql, send, this.shared, lock));
-      if (c) await c.query('COMMIT');
+      const driver = new PgDriver(this.sql, send, this.shared, lock, () => (last = true));
+      const result = await fn(driver);
+      if (c && !committed) await c.query('COMMIT');
       return result;
     } catch (error) {
       if (c) {
@@ -310,7 +327,8 @@ export class PgSession {
  * `text` with its values (`$1`, `$2`, …) written in as quoted literals — each an untyped
  * literal the server types from its place, as it types an untyped parameter — so it can go
  * in one text with the transaction's `BEGIN`; undefined when a value is not a string, a
- * finite number, a boolean or null (an array, a buffer: sent as a parameter).
+ * finite number, a boolean, null, or an array of strings, numbers and nulls (an array
+ * literal; anything else — a buffer, a nested array — is sent as a parameter).
  */
 export function inlined(text: string, values: readonly unknown[]): string | undefined {
   const literals: string[] = [];
@@ -319,9 +337,19 @@ export function inlined(text: string, values: readonly unknown[]): string | unde
     else if (typeof v === 'string') literals.push(literal(v));
     else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') {
       literals.push(`'${String(v)}'`);
+    } else if (Array.isArray(v) && v.every(plain)) {
+      literals.push(literal(`{${v.map(arrayElement).join(',')}}`));
     } else return undefined;
   }
   return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+}
+
+const plain = (v: unknown) =>
+  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** An element of an array literal: quoted, its `"` and `\` escaped; `NULL` for null. */
+function arrayElement(v: unknown): string {
+  return v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, (ch) => `\\${ch}`)}"`;
 }
 
 function lockText(key: string): string {
