@@ -14,9 +14,11 @@
  * - no named prepared statements (pg sends unnamed ones unless a query has a `name`).
  *
  * One round trip per statement. A statement that stands alone (a read, one write) is sent
- * alone — no `BEGIN`/`COMMIT` around it. A transaction's `BEGIN` goes with its settings and
- * the advisory locks asked for before its first statement, as one text (one round trip),
- * and only when its first statement is sent.
+ * alone — no `BEGIN`/`COMMIT` around it. A transaction's `BEGIN` goes with its settings,
+ * the advisory locks asked for before its first statement and that statement, as one text
+ * (one round trip), and only when that statement is sent; the statement the core says is
+ * its last goes with the `COMMIT`. Those two have their values written in as quoted
+ * literals (`inlined`), which the server types as it types parameters.
  *
  * The statement timeout holds everywhere, in two ways. Where a transaction exists, the
  * server's: `SET LOCAL statement_timeout`, sent with its `BEGIN` (a transaction holds locks
