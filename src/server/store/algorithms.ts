@@ -165,6 +165,7 @@ export function* insertAttempt(
     p.lastNext?.();
     yield* step(p.run(sql, [...args, ...counts]));
   } else {
+    if (!reservation) p.lastNext?.();
     yield* step(p.run(p.sql.insertAttempt, args));
     // Should the counts fail, the transaction (or savepoint) takes the attempt back with them.
     if (reservation) yield* countVelocity(p, reservation);
@@ -246,7 +247,10 @@ export function* updateAttempt(
     p.lastNext?.();
     outboxId = yield* step(p.insert(text, [...args, ...countArgs, ...outbox]));
   } else {
-    if (sql) yield* step(p.run(sql, args));
+    if (sql) {
+      if (!count && !mutation.saveCard && !mutation.update) p.lastNext?.();
+      yield* step(p.run(sql, args));
+    }
     if (count) {
       yield* step(p.run(p.sql.guard.prune, countArgs.slice(0, 2)));
       yield* step(p.get(p.sql.guard.add, countArgs.slice(2)));
