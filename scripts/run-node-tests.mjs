@@ -94,6 +94,7 @@ export const SLOW_TIERS = {
   'checkout/store-unavailable.test.ts': 'integration',
   'checkout/pgbouncer.test.ts': 'integration',
   'checkout/pg-statements.test.ts': 'integration',
+  'checkout/pg-first-statement.test.ts': 'integration',
   'example/connections.test.ts': 'integration',
   'sandbox/cli.test.ts': 'integration',
 };

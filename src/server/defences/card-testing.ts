@@ -27,6 +27,7 @@
  */
 import {CheckoutError} from '../errors.js';
 import type {GuardStore} from '../store/guard-store.js';
+import type {GuardCount} from '../store/payment-store.js';
 import type {CheckoutLogger} from '../telemetry/logger.js';
 
 /** The breaker's settings (`cardTesting` option); each has a default. */
@@ -128,17 +129,25 @@ export class CardTestingBreaker {
   readonly #o: CardTestingOptions;
   readonly #log: CheckoutLogger;
   readonly #now: () => number;
+  readonly #besideStore: boolean;
 
+  /**
+   * `besideStore`: `store` is the guard store beside the payment store, in its database
+   * (`guardStoreBeside`), so an outcome's count can be a write of the payment's own
+   * transaction (`outcomeCount`).
+   */
   constructor(
     store: GuardStore,
     options: CardTestingOptions,
     log: CheckoutLogger,
     now: () => number,
+    besideStore = false,
   ) {
     this.#store = store;
     this.#o = options;
     this.#log = log;
     this.#now = now;
+    this.#besideStore = besideStore;
   }
 
   get enabled(): boolean {
@@ -177,6 +186,18 @@ export class CardTestingBreaker {
       'payments are slowed down for a while: unusually many were declined; try again later',
       {retryAfter},
     );
+  }
+
+  /**
+   * A payment's outcome as a count the payment store adds in the transaction that makes it
+   * final (`AttemptMutation.count`), when the breaker's counts are in the payment store's
+   * database; else `undefined`, and `outcome` counts it after.
+   */
+  outcomeCount(declined: boolean): GuardCount | undefined {
+    if (!this.#o.enabled || !this.#besideStore) return undefined;
+    const now = this.#now();
+    const name = declined ? DECLINED : APPROVED;
+    return {name, bucket: Math.floor(now / MINUTE), n: 1, pruneBefore: this.#pruneBefore(now)};
   }
 
   /** Counts a payment's outcome (an approval or a decline) in this minute's bucket. */
@@ -227,12 +248,14 @@ export class CardTestingBreaker {
 
   /** True while the breaker is open (after opening or closing it as the window says). */
   async #check(now: number): Promise<boolean> {
-    const flag = await this.#store.flag(FLAG);
-    if (flag && flag.until >= now) return true;
-    // One read decides (every payment makes it while the breaker is closed); the counts
-    // the merchant is told are read only when it opens or closes.
+    // One read decides — the flag and the window's outcomes together where the store reads
+    // both at once (every payment makes it while the breaker is closed); the counts the
+    // merchant is told are read only when it opens or closes.
     const since = Math.floor((now - this.#o.windowMs) / MINUTE) + 1;
-    const w = await this.#store.sums([APPROVED, DECLINED], since);
+    const both = await this.#store.flagAndSums?.(FLAG, [APPROVED, DECLINED], since);
+    const flag = both ? both.flag : await this.#store.flag(FLAG);
+    if (flag && flag.until >= now) return true;
+    const w = both?.sums ?? (await this.#store.sums([APPROVED, DECLINED], since));
     const decided = w[APPROVED]! + w[DECLINED]!;
     const spiking =
       decided >= this.#o.minDecided && w[DECLINED]! / decided > this.#o.maxDeclineRate;

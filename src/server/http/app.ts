@@ -34,6 +34,7 @@ import {
 } from './app-parts.js';
 import {Admission} from './admission.js';
 import {CardTestingBreaker} from '../defences/card-testing.js';
+import {MemoryGuardStore} from '../store/guard-store.js';
 import type {CheckoutApp, CheckoutCloseOptions, Env} from './checkout-app.js';
 import {CheckoutError, CheckoutInvalidRequestError} from '../errors.js';
 import {createCheckoutLogger} from '../telemetry/logger.js';
@@ -115,7 +116,13 @@ export function createCheckoutApp(options: CheckoutAppOptions): CheckoutApp {
     sweep: o.sweep,
     duplicateCharges: o.duplicateCharges,
     velocity: new AttemptVelocity(o.store, o.rateLimit, o.webhookSecretValue, now),
-    cardTesting: new CardTestingBreaker(guard, o.cardTesting, logger, now),
+    cardTesting: new CardTestingBreaker(
+      guard,
+      o.cardTesting,
+      logger,
+      now,
+      ownGuard && !(guard instanceof MemoryGuardStore),
+    ),
     guard,
     webhookRejections: o.webhookRejections,
     webhookAllowedIps: o.webhookAllowedIps,

@@ -42,8 +42,12 @@ export interface AttemptWritesDeps {
   outbox: Outbox;
   now: () => number;
   logger: CheckoutLogger;
-  /** Counts each payment's outcome (a success or a decline). */
-  cardTesting: Pick<CardTestingBreaker, 'outcome'>;
+  /**
+   * Counts each payment's outcome (a success or a decline): in the transaction that makes
+   * it final when `outcomeCount` answers a count, else after it.
+   */
+  cardTesting: Pick<CardTestingBreaker, 'outcome'> &
+    Partial<Pick<CardTestingBreaker, 'outcomeCount'>>;
   /** What the duplicate-charge check of an order needs (`duplicate-refunds.ts`). */
   duplicates: DuplicatesDeps;
   background: Background;
@@ -70,12 +74,13 @@ export function followUps(
   before: AttemptRecord['state'] | undefined,
   challenged: boolean,
   only: boolean,
+  counted = false,
 ): FollowUp[] {
   const a = r.attempt;
   if (!r.changed || !a || before === undefined) return [];
   const steps: FollowUp[] = [];
   if (!isFinal(before) && isFinal(a.state)) {
-    steps.push({step: 'count-outcome', declined: a.state === 'failure'});
+    if (!counted) steps.push({step: 'count-outcome', declined: a.state === 'failure'});
     if (challenged) steps.push({step: 'count-three-ds', approved: a.state === 'success'});
   }
   if (a.state === 'success') {
@@ -122,19 +127,27 @@ export class AttemptWrites {
   ): Promise<UpdateAttemptResult> {
     let before: AttemptRecord['state'] | undefined;
     let challenged = false;
+    let counted = false;
     const r = await this.write(
       key,
       (c) => {
         before = c.state;
         challenged = isThreeDsChallenge(c);
+        counted = false;
         const now = this.#d.now();
         const m = applyGatewayStatus(c, info, now, source);
-        const card = m && cardToKeep(c, m, info, now);
-        return card ? {...m, saveCard: card} : m;
+        if (!m) return m;
+        const card = cardToKeep(c, m, info, now);
+        // Made final here: the breaker's count of its outcome is a write of this transaction.
+        const state = m.patch.state;
+        const final = state !== undefined && !isFinal(c.state) && isFinal(state);
+        const count = final ? this.#d.cardTesting.outcomeCount?.(state === 'failure') : undefined;
+        counted = count !== undefined;
+        return {...m, ...(card ? {saveCard: card} : {}), ...(count ? {count} : {})};
       },
       event,
     );
-    for (const f of followUps(r, before, challenged, only)) await this.#follow(f);
+    for (const f of followUps(r, before, challenged, only, counted)) await this.#follow(f);
     return r;
   }
 

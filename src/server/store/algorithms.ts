@@ -88,6 +88,11 @@ export interface StorePort {
   lock(key: string): Awaitable<void>;
   /** When the card-testing counts were last pruned (kept by the store). */
   prunedAt: number;
+  /**
+   * Says the next statement is the transaction's last (PostgreSQL: its `COMMIT` may go
+   * with it, in the same round trip; SQLite: nothing). No statement may follow it.
+   */
+  lastNext?(): void;
 }
 
 /** One port call, its answer typed: `const row = yield* step(p.get(...))`. */
@@ -156,9 +161,11 @@ export function* insertAttempt(
     const r = reservation;
     const counts = [r.now, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
     const sql = p.sql.both(p.sql.insertAttempt, p.sql.velocityCountAll);
-    yield* step(p.run(sql, [...args, ...counts]));
     yield* pruneVelocity(p, r);
+    p.lastNext?.();
+    yield* step(p.run(sql, [...args, ...counts]));
   } else {
+    if (!reservation) p.lastNext?.();
     yield* step(p.run(p.sql.insertAttempt, args));
     // Should the counts fail, the transaction (or savepoint) takes the attempt back with them.
     if (reservation) yield* countVelocity(p, reservation);
@@ -169,7 +176,11 @@ export function* insertAttempt(
 
 /** Stores a webhook event; false when its key was stored before. */
 export function* recordEvent(p: StorePort, event: WebhookEventInput): Steps<boolean> {
-  const args = [
+  return (yield* step(p.run(p.sql.insertEvent, eventArgs(event)))) === 1;
+}
+
+function eventArgs(event: WebhookEventInput): unknown[] {
+  return [
     event.eventKey,
     event.receivedAt,
     event.kind,
@@ -178,7 +189,6 @@ export function* recordEvent(p: StorePort, event: WebhookEventInput): Steps<bool
     event.data,
     noEmpty(event.flag),
   ];
-  return (yield* step(p.run(p.sql.insertEvent, args))) === 1;
 }
 
 function* insertOutbox(p: StorePort, update: NewPaymentUpdate, at: number): Steps<number> {
@@ -192,14 +202,24 @@ export function* updateAttempt(
   mutate: (current: AttemptRecord) => AttemptMutation | undefined,
   event: WebhookEventInput | undefined,
 ): Steps<UpdateAttemptResult> {
-  if (event && !(yield* recordEvent(p, event))) {
-    return {duplicateEvent: true, attempt: undefined, changed: false};
-  }
-  const row = yield* step(
+  const [by, keyArg] =
     'attemptId' in key
-      ? p.get(p.sql.attemptByIdLocked, [key.attemptId])
-      : p.get(p.sql.attemptByGatewayIdLocked, [key.gatewayOrderId]),
-  );
+      ? [p.sql.attemptByIdLocked, key.attemptId]
+      : [p.sql.attemptByGatewayIdLocked, key.gatewayOrderId];
+  let row: Row | undefined;
+  if (event && p.sql.batched) {
+    // The event and the locked attempt in one statement (a duplicate locks it for nothing).
+    const r = yield* step(p.get(p.sql.eventThen(by), [...eventArgs(event), keyArg]));
+    if (Number(r!['recorded_event']) !== 1) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    row = r!['attempt_id'] === null ? undefined : r;
+  } else {
+    if (event && !(yield* recordEvent(p, event))) {
+      return {duplicateEvent: true, attempt: undefined, changed: false};
+    }
+    row = yield* step(p.get(by, [keyArg]));
+  }
   if (!row) return {duplicateEvent: false, attempt: undefined, changed: false};
   const current = rowToAttempt(row);
   const mutation = mutate({...current});
@@ -217,12 +237,24 @@ export function* updateAttempt(
   const args = [...assignments.map(([, v]) => noEmpty(v)), current.attemptId];
   let outboxId: number | undefined;
   let savedCardId: string | undefined;
+  const count = mutation.count;
+  const countArgs = count ? [count.name, count.pruneBefore, count.name, count.bucket, count.n] : [];
   if (sql && mutation.update && !mutation.saveCard && p.sql.batched) {
-    // The change and its update in one statement.
+    // The change, its guard count and its update in one statement.
     const outbox = [next['updatedAt'], JSON.stringify(mutation.update)];
-    outboxId = yield* step(p.insert(p.sql.both(sql, p.sql.insertOutbox), [...args, ...outbox]));
+    const writes = count ? [sql, p.sql.guard.prune, p.sql.guard.add] : [sql];
+    const text = p.sql.chain(writes, p.sql.insertOutbox);
+    p.lastNext?.();
+    outboxId = yield* step(p.insert(text, [...args, ...countArgs, ...outbox]));
   } else {
-    if (sql) yield* step(p.run(sql, args));
+    if (sql) {
+      if (!count && !mutation.saveCard && !mutation.update) p.lastNext?.();
+      yield* step(p.run(sql, args));
+    }
+    if (count) {
+      yield* step(p.run(p.sql.guard.prune, countArgs.slice(0, 2)));
+      yield* step(p.get(p.sql.guard.add, countArgs.slice(2)));
+    }
     savedCardId = mutation.saveCard && (yield* saveCard(p, mutation.saveCard)).id;
     const update =
       mutation.update && (savedCardId ? {...mutation.update, savedCardId} : mutation.update);
@@ -332,11 +364,15 @@ export function* claimOutbox(
   const {owner, now, until} = claim;
   let rows: Row[];
   if (p.sql.batched) {
+    const claimArgs = [owner, until, now, owner, claim.limit];
     if (delivered.length > 0) {
-      const args = [delivered.map((d) => d.id), delivered.map((d) => d.at)];
-      yield* step(p.run(p.sql.outboxDeliveredAll, args));
+      // The marks and the claim in one statement; the claim passes over what it marks.
+      const ids = delivered.map((d) => d.id);
+      const args = [ids, delivered.map((d) => d.at), ...claimArgs.slice(0, 4), ids];
+      rows = yield* step(p.all(p.sql.markThenClaimOutbox, [...args, claim.limit]));
+    } else {
+      rows = yield* step(p.all(p.sql.claimOutbox, claimArgs));
     }
-    rows = yield* step(p.all(p.sql.claimOutbox, [owner, until, now, owner, claim.limit]));
   } else {
     for (const d of delivered) yield* step(p.run(p.sql.outboxDelivered, [d.at, d.id]));
     rows = yield* step(p.all(p.sql.claimableOutbox(claim.limit), [now, owner]));

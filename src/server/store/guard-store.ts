@@ -50,6 +50,15 @@ export interface GuardStore {
   ): Promise<GuardFlag & {raised: boolean}>;
   /** The flag `name`, up or not (`undefined` when it was never raised or was cleared). */
   flag(name: string): Promise<GuardFlag | undefined>;
+  /**
+   * The flag `flagName` and the sums of `names` from `since` on, as `flag` and `sums`
+   * answer them, in one read (optional: a store of one round trip per call, PostgreSQL's).
+   */
+  flagAndSums?(
+    flagName: string,
+    names: readonly string[],
+    since: number,
+  ): Promise<{flag: GuardFlag | undefined; sums: Record<string, number>}>;
   /** Clears the flag `name` if its `raisedAt` is still `raisedAt`; true when this call did. */
   clear(name: string, raisedAt: number): Promise<boolean>;
   /**

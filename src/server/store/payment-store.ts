@@ -177,6 +177,19 @@ export interface AttemptMutation {
    * is then the id of the card kept.
    */
   saveCard?: SavedCardRecord;
+  /**
+   * A count of the shop-wide guards (`pg_guard_counts`, the guard store beside this store
+   * in the same database) added in the same transaction, as `GuardStore.add` adds it.
+   */
+  count?: GuardCount;
+}
+
+/** A guard count as `GuardStore.add` takes it: `n` more for `name` in `bucket`, pruned. */
+export interface GuardCount {
+  name: string;
+  bucket: number;
+  n: number;
+  pruneBefore: number;
 }
 
 /**

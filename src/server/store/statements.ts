@@ -68,6 +68,8 @@ export function statements(dialect: Dialect, schema?: string) {
   const attemptByGatewayId = `SELECT * FROM ${t.attempts} WHERE gateway_order_id = ?`;
   const attemptsOfOrder = `SELECT * FROM ${t.attempts} WHERE order_ref = ? ORDER BY seq`;
   const intentByKey = `SELECT * FROM ${t.operation_intents} WHERE order_ref = ? AND key = ?`;
+  const insertEventText = `INSERT INTO ${t.webhook_events} (event_key, received_at, kind, gateway_order_id, status, data, flag)
+      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`;
   return {
     dialect,
     /** Arrays as parameters: one statement for many items (PostgreSQL). */
@@ -86,9 +88,16 @@ export function statements(dialect: Dialect, schema?: string) {
       `UPDATE ${t.attempts} SET ${keys.map((k) => `${ATTEMPT_COLUMNS[k]} = ?`).join(', ')} WHERE attempt_id = ?`,
     attemptsInStates: (n: number) =>
       `SELECT * FROM ${t.attempts} WHERE state IN (${marks(n)}) ORDER BY created_at, seq, attempt_id`,
-    insertEvent: `INSERT INTO ${t.webhook_events} (event_key, received_at, kind, gateway_order_id, status, data, flag)
-      VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_key) DO NOTHING`,
+    insertEvent: insertEventText,
     events: `SELECT * FROM ${t.webhook_events} ORDER BY id`,
+    /**
+     * PostgreSQL: an event stored (as `insertEvent`), then the row of `read` (a locked read
+     * of one attempt), in one statement: one row, `recorded_event` 1 when the event is new,
+     * the attempt's columns null when there is none. Arguments: the event's, then `read`'s.
+     */
+    eventThen: (read: string) => `WITH e AS (${insertEventText} RETURNING 1)
+      SELECT (SELECT count(*) FROM e) AS recorded_event, a.*
+      FROM (SELECT 1) AS one LEFT JOIN LATERAL (${read}) AS a ON true`,
     insertOperation: `INSERT INTO ${t.operations} (gateway_order_id, order_ref, kind, operation_id, status,
         status_code, amount, currency, raw, created_at)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -116,6 +125,22 @@ export function statements(dialect: Dialect, schema?: string) {
       WHERE id IN (
         SELECT id FROM ${t.outbox} WHERE delivered_at IS NULL
           AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)
+        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    /**
+     * PostgreSQL: the delivery marks (as `outboxDeliveredAll`), then the claim (as
+     * `claimOutbox`), in one statement. Both see the rows as they were before it, so the
+     * claim passes over the ids it marks. Arguments: ids, times, owner, until, now, owner,
+     * ids, limit.
+     */
+    markThenClaimOutbox: `WITH marked AS (UPDATE ${t.outbox} o SET delivered_at = d.at
+        FROM unnest(?::bigint[], ?::bigint[]) AS d(id, at)
+        WHERE o.id = d.id AND o.delivered_at IS NULL)
+      UPDATE ${t.outbox} SET claimed_by = ?, claimed_until = ?
+      WHERE id IN (
+        SELECT id FROM ${t.outbox} WHERE delivered_at IS NULL
+          AND (claimed_until IS NULL OR claimed_until <= ? OR claimed_by = ?)
+          AND id <> ALL(?::bigint[])
         ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     /**
@@ -180,6 +205,9 @@ export function statements(dialect: Dialect, schema?: string) {
      * `WITH`; their `?` in order, the first's then the second's.
      */
     both: (first: string, second: string) => `WITH first AS (${first}) ${second}`,
+    /** PostgreSQL: `writes`, then `last`, in one statement (their `?` in that order). */
+    chain: (writes: readonly string[], last: string) =>
+      `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${last}`,
     guard: guardStatements(t),
     reports: reportStatements(t, pg),
   };
@@ -202,6 +230,15 @@ function guardStatements(t: Record<Table, string>) {
     sums: `SELECT name, SUM(count) AS n FROM ${t.pg_guard_counts}
       WHERE name = ANY(?::text[]) AND bucket >= ? GROUP BY name`,
     flag: `SELECT raised_at, until, info FROM ${t.pg_guard_flags} WHERE name = ?`,
+    /**
+     * PostgreSQL: a flag and the sums of several names in one read (flag name, names,
+     * since): the flag's row (`name` null), then a row per name counted.
+     */
+    flagAndSums: `SELECT NULL::text AS name, NULL::numeric AS n, raised_at, until, info
+      FROM ${t.pg_guard_flags} WHERE name = ?
+      UNION ALL
+      SELECT name, SUM(count)::numeric, NULL, NULL, NULL FROM ${t.pg_guard_counts}
+      WHERE name = ANY(?::text[]) AND bucket >= ? GROUP BY name`,
     setFlag: `INSERT INTO ${t.pg_guard_flags} (name, raised_at, until, info) VALUES (?, ?, ?, ?)
       ON CONFLICT (name) DO UPDATE SET raised_at = excluded.raised_at, until = excluded.until,
         info = excluded.info`,

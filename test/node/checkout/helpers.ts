@@ -310,12 +310,17 @@ export async function serveCompanion(
     timeoutMs?: number;
     port?: number;
     gatewayFetch?: (input: string, init: RequestInit) => Promise<Response>;
+    /** Awaited before each request is handled (a test holds some until it chooses). */
+    gate?: (req: Request) => Promise<void>;
   } = {},
 ): Promise<ServedCompanion> {
-  const {timeoutMs, port, gatewayFetch, ...rest} = overrides;
+  const {timeoutMs, port, gatewayFetch, gate, ...rest} = overrides;
   let handler: CheckoutApp['fetch'] | undefined;
   const server = createAdaptorServer({
-    fetch: (req, env) => (handler ? handler(req, env) : new Response('starting', {status: 503})),
+    fetch: async (req, env) => {
+      await gate?.(req);
+      return handler ? handler(req, env) : new Response('starting', {status: 503});
+    },
   });
   await new Promise<void>((resolve) => server.listen(port ?? 0, '127.0.0.1', resolve));
   const address = server.address() as AddressInfo;

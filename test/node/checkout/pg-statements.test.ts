@@ -35,6 +35,8 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
   let companion: ServedCompanion;
   let schema: string;
   const sent: string[] = [];
+  /** Resolved once the counted payment is answered (the warm-up's webhook is not held). */
+  let answered: Promise<void> = Promise.resolve();
 
   before(async () => {
     sandbox = await startSandbox();
@@ -60,7 +62,13 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
     });
     store = new PostgresPaymentStore({pool, schema, statementTimeoutMs: 10_000});
     await store.ready();
-    companion = await serveCompanion(sandbox, store);
+    // The sandbox's webhook of the counted payment waits until its pay request is answered,
+    // so the count before the answer is the pay request's alone (the webhook is counted
+    // with the work after it).
+    companion = await serveCompanion(sandbox, store, {
+      gate: (req) =>
+        new URL(req.url).pathname.endsWith('/webhook') ? answered : Promise.resolve(),
+    });
     // One payment first: the guard store's start and the pool's connections are not a
     // payment's cost.
     const warm = await payHttp(
@@ -100,14 +108,17 @@ describe('statements of one direct payment on PostgreSQL', {skip: PG_SKIP}, () =
 
   test(`≤ ${GOAL_TO_ANSWER} before the answer, ≤ ${GOAL_WITH_AFTER} with the work after it`, async (t) => {
     const updatesBefore = companion.updates.length;
+    let answer!: () => void;
+    answered = new Promise<void>((resolve) => (answer = resolve));
     sent.length = 0;
-    const answer = await payHttp(
+    const reply = await payHttp(
       companion.url,
       payBody('ORDER-1002', 'counted-attempt-0001', CARDS.success, nextCvv()),
     );
     const toAnswer = [...sent];
-    assert.equal(answer.status, 200);
-    assert.equal(answer.json['outcome'], 'success');
+    answer();
+    assert.equal(reply.status, 200);
+    assert.equal(reply.json['outcome'], 'success');
     await settled('ORDER-1002', updatesBefore + 1);
     const withAfter = [...sent];
     const list = (s: string[]) => s.map((t, i) => `${i + 1}. ${t.slice(0, 160)}`).join('\n');

@@ -14,9 +14,11 @@
  * - no named prepared statements (pg sends unnamed ones unless a query has a `name`).
  *
  * One round trip per statement. A statement that stands alone (a read, one write) is sent
- * alone — no `BEGIN`/`COMMIT` around it. A transaction's `BEGIN` goes with its settings and
- * the advisory locks asked for before its first statement, as one text (one round trip),
- * and only when its first statement is sent.
+ * alone — no `BEGIN`/`COMMIT` around it. A transaction's `BEGIN` goes with its settings,
+ * the advisory locks asked for before its first statement and that statement, as one text
+ * (one round trip), and only when that statement is sent; the statement the core says is
+ * its last goes with the `COMMIT`. Those two have their values written in as quoted
+ * literals (`inlined`), which the server types as it types parameters.
  *
  * The statement timeout holds everywhere, in two ways. Where a transaction exists, the
  * server's: `SET LOCAL statement_timeout`, sent with its `BEGIN` (a transaction holds locks
@@ -254,29 +256,62 @@ export class PgSession {
     let c: PoolClient | undefined;
     let broken: Error | undefined;
     let locks: string[] | undefined = [];
-    const start = async (): Promise<PoolClient> => {
-      const text = [this.#begin, ...locks!.map(lockText)].join('; ');
+    // The transaction's first statement goes with its `BEGIN` (and its settings and
+    // locks) as one text, its values written in as literals (see `inlined`); a statement
+    // whose values cannot be (bytes, nested arrays) goes after a `BEGIN` of its own.
+    const start = async (first?: string): Promise<QueryResult<Row> | QueryResult<Row>[]> => {
+      const text = [this.#begin, ...locks!.map(lockText), ...(first ? [first] : [])].join('; ');
       locks = undefined;
       for (let attempt = 0; ; attempt++) {
         const client = await this.#connect();
+        let results: QueryResult<Row> | QueryResult<Row>[];
         try {
-          await client.query(text);
-          return (c = client);
+          results = (await client.query(text)) as QueryResult<Row> | QueryResult<Row>[];
         } catch (error) {
-          client.release(error as Error);
-          if (attempt === 0 && isCut(error, false)) continue;
+          if (isUnavailable(error) || isCut(error, false)) {
+            client.release(error as Error);
+            if (attempt === 0 && isCut(error, false)) continue;
+            throw error;
+          }
+          // The statement's own error (the transaction began): rolled back by the caller.
+          c = client;
           throw error;
         }
+        c = client;
+        return results;
       }
     };
-    const send: Send = async (text, values) => (c ?? (await start())).query<Row>(text, values);
+    // The statement said to be the last (`lastNext`) goes with the `COMMIT`, its values
+    // written in as the first statement's are (or, when they cannot be, before it).
+    let last = false;
+    let committed = false;
+    const send: Send = async (text, values) => {
+      if (committed) throw new Error('a statement after its transaction committed');
+      const written = inlined(text, values ?? []);
+      const withCommit = last && written !== undefined;
+      const one = withCommit ? `${written}; COMMIT` : written;
+      let results: QueryResult<Row> | QueryResult<Row>[];
+      if (c) {
+        results = (withCommit ? await c.query(one!) : await c.query<Row>(text, values)) as
+          QueryResult<Row> | QueryResult<Row>[];
+      } else if (one !== undefined) {
+        results = await start(one);
+      } else {
+        await start();
+        results = await c!.query<Row>(text, values);
+      }
+      committed = withCommit;
+      if (!Array.isArray(results)) return results;
+      return withCommit ? results.at(-2)! : results.at(-1)!;
+    };
     const lock = async (key: string) => {
       if (locks) locks.push(key);
       else await send('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
     };
     try {
-      const result = await fn(new PgDriver(this.sql, send, this.shared, lock));
-      if (c) await c.query('COMMIT');
+      const driver = new PgDriver(this.sql, send, this.shared, lock, () => (last = true));
+      const result = await fn(driver);
+      if (c && !committed) await c.query('COMMIT');
       return result;
     } catch (error) {
       if (c) {
@@ -288,6 +323,35 @@ export class PgSession {
       c?.release(broken);
     }
   }
+}
+
+/**
+ * `text` with its values (`$1`, `$2`, …) written in as quoted literals — each an untyped
+ * literal the server types from its place, as it types an untyped parameter — so it can go
+ * in one text with the transaction's `BEGIN`; undefined when a value is not a string, a
+ * finite number, a boolean, null, or an array of strings, numbers and nulls (an array
+ * literal; anything else — a buffer, a nested array — is sent as a parameter).
+ */
+export function inlined(text: string, values: readonly unknown[]): string | undefined {
+  const literals: string[] = [];
+  for (const v of values) {
+    if (v === null || v === undefined) literals.push('NULL');
+    else if (typeof v === 'string') literals.push(literal(v));
+    else if ((typeof v === 'number' && Number.isFinite(v)) || typeof v === 'boolean') {
+      literals.push(`'${String(v)}'`);
+    } else if (Array.isArray(v) && v.every(plain)) {
+      literals.push(literal(`{${v.map(arrayElement).join(',')}}`));
+    } else return undefined;
+  }
+  return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
+}
+
+const plain = (v: unknown) =>
+  v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
+
+/** An element of an array literal: quoted, its `"` and `\` escaped; `NULL` for null. */
+function arrayElement(v: unknown): string {
+  return v === null ? 'NULL' : `"${String(v).replace(/[\\"]/g, (ch) => `\\${ch}`)}"`;
 }
 
 function lockText(key: string): string {

@@ -81,6 +81,22 @@ export class PostgresGuardStore implements GuardStore {
     return out;
   }
 
+  async flagAndSums(flagName: string, names: readonly string[], since: number) {
+    const rows = await this.#rows<FlagRow & {name: string | null; n: string | null}>(
+      this.#sql.flagAndSums,
+      [flagName, names, since],
+    );
+    const sums: Record<string, number> = {};
+    for (const name of names) sums[name] = 0;
+    let flag: GuardFlag | undefined;
+    for (const r of rows) {
+      if (r.name === null)
+        flag = {raisedAt: Number(r.raised_at), until: Number(r.until), info: r.info};
+      else sums[r.name] = Number(r.n);
+    }
+    return {flag, sums};
+  }
+
   async raise(name: string, now: number, until: number, info: string, continueWithinMs: number) {
     const sql = this.#sql;
     return this.#session.tx(async (d) => {

@@ -28,13 +28,17 @@ export class PgDriver implements StorePort {
   readonly #send: Send;
   readonly #shared: {prunedAt: number};
   readonly #lock: (key: string) => Promise<void>;
+  /** In a transaction: the next statement goes with its `COMMIT` (pg-session.ts). */
+  lastNext?: () => void;
 
   constructor(
     sql: Statements,
     send: Send,
     shared: {prunedAt: number},
     lock?: (key: string) => Promise<void>,
+    lastNext?: () => void,
   ) {
+    if (lastNext) this.lastNext = lastNext;
     this.sql = sql;
     this.#send = send;
     this.#shared = shared;
