@@ -8,7 +8,10 @@
  */
 import assert from 'node:assert/strict';
 import {after, describe, test} from 'node:test';
+import pg from 'pg';
 import {PostgresPaymentStore} from '../../../src/server/index.js';
+import {inlined} from '../../../src/server/store/postgres/pg-session.js';
+import {newSavedCardId} from '../../../src/server/store/saved-card-records.js';
 import {storedAttempt as attempt} from './attempt-rows.js';
 import {PG_SKIP, PG_TEST_URL, dropSchemas, schemaName} from './postgres.js';
 
@@ -78,6 +81,69 @@ describe("a transaction's first statement sent with its BEGIN", {skip: PG_SKIP},
       assert.deepEqual(r, {duplicateEvent: false, attempt: undefined, changed: false});
       const r2 = await store.updateAttempt({gatewayOrderId: `x'\\`}, () => undefined, lone);
       assert.equal(r2.duplicateEvent, true);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe("a saved card's token is never written into a statement's text", {skip: PG_SKIP}, () => {
+  test('the rule: a statement on saved_cards keeps its values as parameters', () => {
+    assert.equal(inlined('SELECT * FROM s.saved_cards WHERE token = $1', ['tok-1']), undefined);
+    assert.equal(
+      inlined('SELECT * FROM s.attempts WHERE order_ref = $1', ['o-1']),
+      `SELECT * FROM s.attempts WHERE order_ref = 'o-1'`,
+    );
+  });
+
+  test('saving, finding and removing a card sends no text holding its token', async () => {
+    const store = new PostgresPaymentStore({
+      connectionString: PG_TEST_URL,
+      schema: schemaName('token'),
+      statementTimeoutMs: 10_000,
+    });
+    // Every text the store sends, on the pool and on a client it checks out.
+    const pool = (store as unknown as {pool: pg.Pool}).pool;
+    const texts: string[] = [];
+    const textOf = (first: unknown) =>
+      typeof first === 'string' ? first : String((first as {text?: unknown} | null)?.text);
+    const wrapped = new WeakSet<object>();
+    const watch = (client: pg.PoolClient) => {
+      if (wrapped.has(client)) return client;
+      wrapped.add(client);
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as {query: unknown}).query = (...args: unknown[]) => {
+        texts.push(textOf(args[0]));
+        return query(...args);
+      };
+      return client;
+    };
+    // pg's own pool.query checks a client out with a callback: both ways are watched.
+    type Done = (error: Error | undefined, client: pg.PoolClient, release: () => void) => void;
+    const connect = pool.connect.bind(pool) as (done?: Done) => Promise<pg.PoolClient> | void;
+    (pool as {connect: unknown}).connect = (done?: Done) =>
+      done
+        ? connect((error, client, release) => done(error, client && watch(client), release))
+        : (connect() as Promise<pg.PoolClient>).then(watch);
+    const token = 'tok-secret-4f1d';
+    try {
+      const card = {
+        id: newSavedCardId(),
+        customerId: 'cust-token',
+        token,
+        mask: '424242******4242',
+        tokenExpiresAt: '2031-12-31T23:59:59',
+        createdAt: 1000,
+      };
+      assert.deepEqual(await store.saveCard(card), card);
+      assert.deepEqual(await store.saveCard({...card, id: newSavedCardId()}), card);
+      assert.equal((await store.listSavedCards('cust-token')).length, 1);
+      await store.deleteSavedCard('cust-token', card.id, 2000);
+      assert.ok(texts.length > 0);
+      assert.deepEqual(
+        texts.filter((t) => t.includes(token)),
+        [],
+      );
     } finally {
       await store.close();
     }

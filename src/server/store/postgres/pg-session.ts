@@ -98,7 +98,7 @@ const UNAVAILABLE_ERRNOS = new Set([
 ]);
 const CUT = /Connection terminated|Client has encountered a connection error|not queryable/i;
 
-/** True when `error` says the database could not be reached or did not answer in time. */
+/** True when `error` says the database could not be reached or did not answer in time.  @internal */
 export function isUnavailable(error: unknown): boolean {
   const e = error as {code?: unknown; message?: unknown} | null;
   if (!e || typeof e !== 'object') return false;
@@ -121,7 +121,7 @@ function isCut(error: unknown, alone: boolean): boolean {
   return !alone && CUT.test(String(e?.message));
 }
 
-/** `error` as the store reports it: busy, unavailable, or as it is. */
+/** `error` as the store reports it: busy, unavailable, or as it is.  @internal */
 export function mapError(error: unknown): unknown {
   if (isPoolWait(error)) return poolWaitAsBusy(error);
   if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
@@ -140,7 +140,7 @@ function literal(s: string): string {
 /** Sessions by pool and schema: the stores on one pool and schema share one (and its migration). */
 const sessions = new WeakMap<object, Map<string, PgSession>>();
 
-/** The transactions and statements of the stores on one pool and one schema. */
+/** The transactions and statements of the stores on one pool and one schema.  @internal */
 export class PgSession {
   readonly pool: Pool;
   readonly schema: string;
@@ -331,8 +331,13 @@ export class PgSession {
  * in one text with the transaction's `BEGIN`; undefined when a value is not a string, a
  * finite number, a boolean, null, or an array of strings, numbers and nulls (an array
  * literal; anything else — a buffer, a nested array — is sent as a parameter).
+ * @internal Not part of the public API.
  */
 export function inlined(text: string, values: readonly unknown[]): string | undefined {
+  // A saved card's token is never written into a statement's text: a failing statement's
+  // text is what the server logs (`log_min_error_statement`) and shows in
+  // `pg_stat_activity`, and its parameters are not. Such a statement goes as a parameter.
+  if (SAVED_CARDS.test(text)) return undefined;
   const literals: string[] = [];
   for (const v of values) {
     if (v === null || v === undefined) literals.push('NULL');
@@ -345,6 +350,9 @@ export function inlined(text: string, values: readonly unknown[]): string | unde
   }
   return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
 }
+
+/** A statement on the saved-cards table (its token column). */
+const SAVED_CARDS = /\bsaved_cards\b/;
 
 const plain = (v: unknown) =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));

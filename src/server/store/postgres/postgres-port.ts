@@ -20,9 +20,10 @@ function pgText(sql: string): string {
   return text;
 }
 
+/** @internal */
 export type Send = (text: string, values?: unknown[]) => Promise<QueryResult<Row>>;
 
-/** The driver of the store core on PostgreSQL: statements numbered and sent by `send`. */
+/** The driver of the store core on PostgreSQL: statements numbered and sent by `send`.  @internal */
 export class PgDriver implements StorePort {
   readonly sql: Statements;
   readonly #send: Send;

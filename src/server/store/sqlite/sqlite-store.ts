@@ -64,7 +64,7 @@ export interface SqlitePaymentStoreOptions {
   connection?: SqliteConnection;
 }
 
-/** SQLite's driver: statements prepared once per text, run on the one connection. */
+/** SQLite's driver: statements prepared once per text, run on the one connection.  @internal */
 export class SqlitePort implements StorePort {
   readonly sql = statements('sqlite');
   prunedAt = 0;
@@ -113,6 +113,7 @@ export class SqlitePort implements StorePort {
  * Applies the store's migrations that `db` lacks (every table: payments, guards, reports),
  * in one `BEGIN IMMEDIATE` transaction: the one migrator of the file, whichever store opens
  * it first.
+ * @internal Not part of the public API.
  */
 export function migrateSqlite(db: Database.Database): void {
   const port = new SqlitePort(db);
