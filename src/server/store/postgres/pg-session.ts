@@ -98,7 +98,7 @@ const UNAVAILABLE_ERRNOS = new Set([
 ]);
 const CUT = /Connection terminated|Client has encountered a connection error|not queryable/i;
 
-/** True when `error` says the database could not be reached or did not answer in time.  @internal */
+/** True when `error` says the database could not be reached or did not answer in time. */
 export function isUnavailable(error: unknown): boolean {
   const e = error as {code?: unknown; message?: unknown} | null;
   if (!e || typeof e !== 'object') return false;
@@ -121,7 +121,7 @@ function isCut(error: unknown, alone: boolean): boolean {
   return !alone && CUT.test(String(e?.message));
 }
 
-/** `error` as the store reports it: busy, unavailable, or as it is.  @internal */
+/** `error` as the store reports it: busy, unavailable, or as it is. */
 export function mapError(error: unknown): unknown {
   if (isPoolWait(error)) return poolWaitAsBusy(error);
   if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
