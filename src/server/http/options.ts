@@ -66,7 +66,8 @@ export interface CheckoutAppOptions {
   /**
    * Background lookups of open attempts (`start()`): every `intervalMs` (default 30 s; 0:
    * off), `concurrency` at a time (default 4), each attempt backing off from
-   * `initialBackoffMs` (5 s), doubling per lookup, to `maxBackoffMs` (30 minutes).
+   * `initialBackoffMs` (5 s), doubling per lookup, to `maxBackoffMs` (30 minutes). Each
+   * pass also delivers the outbox entries whose claims ran out (another instance died).
    */
   sweep?: {
     intervalMs?: number;
@@ -140,7 +141,8 @@ export interface CheckoutAppOptions {
    * Several instances on one store (PostgreSQL): `id` names this one in the work it
    * claims (default: host name, process id and a random part); `leaseMs` is how long a
    * claim on an outbox entry or a lookup lasts (default 60 s, longer than a gateway call
-   * with its retries): a crashed instance's claims are taken over once they expire.
+   * with its retries): a crashed instance's claims are taken over once they expire, by
+   * the next write or sweep pass (`sweep.intervalMs`) of another instance.
    */
   instance?: {id?: string; leaseMs?: number};
   /**

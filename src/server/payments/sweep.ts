@@ -1,6 +1,7 @@
 /**
  * The background passes over open attempts: the periodic sweep (bounded concurrency,
- * backoff per attempt, written off once too old, never two passes at once) and start-up
+ * backoff per attempt, written off once too old, never two passes at once; each pass also
+ * delivers the outbox entries whose claims ran out) and start-up
  * recovery (what a crash left `creating` becomes `unknown`, every open attempt is looked
  * up, recent double charges are compensated, the outbox is delivered).
  */
@@ -61,6 +62,11 @@ export class Sweeper extends ServicePart<SweeperDeps> {
   async #sweepOnce(force: boolean): Promise<SweepResult> {
     const {attempts: ages, sweep} = this.cfg;
     const {background, creates, writes} = this.d;
+    // Outbox entries another instance claimed and never marked (it died) are claimable
+    // once their claims run out; a kick is the only thing that claims, and with no payment
+    // written after that, no write would kick one. Each pass kicks: one claim statement,
+    // which takes them over within a lease and a sweep interval.
+    this.d.outbox.kick();
     const now = this.cfg.now();
     const open = await this.cfg.store.listAttemptsInStates(UNSETTLED_STATES);
     const due: AttemptRecord[] = [];

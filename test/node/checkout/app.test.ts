@@ -563,6 +563,32 @@ describe('onPaymentUpdate and the outbox', () => {
       ['ob-2:success'],
     );
   });
+  test("an instance already running takes over a dead instance's entry at its next sweep, once the claim ran out", async () => {
+    const store = new SqlitePaymentStore(':memory:');
+    const gw = new StubGateway();
+    let now = 1_000_000;
+    const clock = () => now;
+    const running = inProcessApp(store, gw, {clock, sweep: {intervalMs: 0}});
+    const dying = inProcessApp(store, gw, {clock, onPaymentUpdate: () => new Promise(() => {})});
+    await pay(dying.app, payBody('ob-3', 'att-ob3'));
+    await new Promise((resolve) => setImmediate(resolve));
+    // The dying instance holds the entry (its hook never returns); no payment follows, so
+    // no write kicks the running instance's outbox.
+    await running.app.sweep();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(running.updates, [], 'not while the claim runs');
+    now += 60_000;
+    await running.app.sweep();
+    // The store answers in process: the delivery takes a few turns, not a clock.
+    for (let i = 0; i < 50 && running.updates.length === 0; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.deepEqual(
+      running.updates.map((u) => `${u.orderRef}:${u.state}`),
+      ['ob-3:success'],
+    );
+    await running.app.close();
+  });
 });
 
 describe('status and return routes', () => {
