@@ -34,17 +34,11 @@ let ownInventory: string;
 
 before(async () => {
   sandbox = await startSandbox({});
-  example = createExampleApp({
-    publicUrl: 'http://127.0.0.1',
-    dataDir: dirs.make(),
-    logger: createCheckoutLogger({level: 'silent'}),
-    gateway: sandboxGateway(sandbox),
-  });
-  example.start();
   // The example, and in front of it what an attacker on the way could change.
   server = createAdaptorServer({
-    fetch: async (request: Request) => {
-      const response = await example.app.fetch(request);
+    // The socket (env) passed on: the example tells the client address from it.
+    fetch: async (request: Request, env: unknown) => {
+      const response = await example.app.fetch(request, env);
       const {pathname} = new URL(request.url);
       const headers = new Headers(response.headers);
       if (tamper.weakenCsp) {
@@ -65,6 +59,13 @@ before(async () => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  example = createExampleApp({
+    publicUrl: base,
+    dataDir: dirs.make(),
+    logger: createCheckoutLogger({level: 'silent'}),
+    gateway: sandboxGateway(sandbox),
+  });
+  example.start();
   ownInventory = path.join(dirs.make(), 'own-inventory.json');
   const pageScript = readFileSync('dist/demo/checkout.js');
   writeFileSync(

@@ -102,10 +102,31 @@ describe('<pg-card-form> order details and saved cards', () => {
     );
   });
 
-  it('keeps the attributes when the order route cannot answer', async () => {
-    stub = stubFetch(() => json({error: {code: 'not_found', message: 'no'}}, 404));
+  it('keeps the attributes when the order route cannot answer, and lets go of its answer', async () => {
+    // The error's body is read or cancelled, never left hanging: an unread body holds its
+    // connection, and the page's network never goes idle (pg-checkout-verify-page waited
+    // out its timeout on the example's checkout page for that).
+    let released = false;
+    const text = new TextEncoder().encode('{"error":{"code":"not_found","message":"no"}}');
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          released = true;
+          controller.enqueue(text);
+          controller.close();
+        },
+        cancel() {
+          released = true;
+        },
+      },
+      {highWaterMark: 0},
+    );
+    stub = stubFetch(
+      () => new Response(body, {status: 404, headers: {'Content-Type': 'application/json'}}),
+    );
     const el = await form('order-details', '9.99', 'EUR');
     await until(() => stub.calls.length > 0);
+    await until(() => released);
     await el.updateComplete;
     expect(buttonOf(el).textContent).to.contain('9.99');
   });

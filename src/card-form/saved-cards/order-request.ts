@@ -22,6 +22,9 @@ async function post(
       credentials: 'same-origin',
       cache: 'no-store',
     });
+    // An error's body is let go rather than left unread: the connection is released, and
+    // the page's network goes idle (pg-checkout-verify-page waits for that).
+    if (!res.ok) await res.body?.cancel();
     const json = res.ok ? ((await res.json()) as OrderResponse) : undefined;
     return typeof json?.amount === 'string' ? json : undefined;
   } catch {
