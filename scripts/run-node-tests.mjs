@@ -119,6 +119,31 @@ export const POSTGRES_HALVES = [
   'checkout/token-migration.test.ts',
 ];
 
+/**
+ * The integration files that hold many PostgreSQL connections at once (several instances,
+ * each with its pools; floods): the integration tier runs them one after another in one
+ * lane, and the other integration files in a second lane beside it, so that the server's
+ * 100 connections are never asked of two such files at once. The tier spends most of its
+ * time waiting (processes starting and closing, leases running out), so two lanes take
+ * about half the time of one.
+ */
+export const MANY_CONNECTIONS = [
+  'checkout/multi-instance.test.ts',
+  'checkout/multi-instance-pgbouncer.test.ts',
+  'checkout/rejected-webhooks-flood.test.ts',
+  'checkout/security-reports-flood.test.ts',
+  'example/two-machines.test.ts',
+  'example/shutdown.test.ts',
+  'example/webhook-flood.test.ts',
+  'example/health-page.test.ts',
+];
+
+for (const f of MANY_CONNECTIONS) {
+  if (SLOW_TIERS[f] !== 'integration') {
+    throw new Error(`MANY_CONNECTIONS: ${f} is not an integration file of SLOW_TIERS`);
+  }
+}
+
 /** The tier of a file under test/node/: 'unit', 'integration', or another slow tier's name. */
 export function tierOf(file) {
   const slow = Object.keys(SLOW_TIERS).find((prefix) => file.startsWith(prefix));
@@ -203,32 +228,53 @@ async function main(args) {
   const chromiumServer = usesChromium ? await launchChromiumServer() : undefined;
   if (chromiumServer) env[SHARED_CHROMIUM_ENV] = chromiumServer.wsEndpoint();
 
-  const child = spawn(
-    process.execPath,
-    [
-      ...(watch ? ['--watch'] : []),
-      '--import',
-      'tsx',
-      // The unit tier refuses a child process in a test file's process.
-      ...(tier === 'unit' ? ['--import', './test/node/unit-guard.mjs'] : []),
-      '--test',
-      '--test-reporter=spec',
-      // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
-      ...timesReporterArgs(),
-      // The unit tier's files wait on loopback more than they compute: two at a time.
-      ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
-      // Nothing waits forever: a test awaits its event (a process's line or exit, a poll's
-      // answer) with no deadline of its own (a deadline on a loaded machine would decide the
-      // result); one that hangs is ended here, after 10 minutes (a guard, not a measure: it
-      // covers a whole file too, and the slowest take minutes on a loaded machine). Not the
-      // rest tier: docs/site.test.ts alone took over 10 minutes at load 20 (131 s quiet).
-      ...(watch || tier === 'rest' ? [] : ['--test-timeout=600000']),
-      ...files,
-    ],
-    {cwd: root, stdio: 'inherit', env},
+  const nodeArgs = (lane) => [
+    ...(watch ? ['--watch'] : []),
+    '--import',
+    'tsx',
+    // The unit tier refuses a child process in a test file's process.
+    ...(tier === 'unit' ? ['--import', './test/node/unit-guard.mjs'] : []),
+    '--test',
+    '--test-reporter=spec',
+    // `npm test` gathers each file's time (scripts/test-times-reporter.mjs).
+    ...timesReporterArgs(),
+    // The unit tier's files wait on loopback more than they compute: two at a time.
+    ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
+    // Nothing waits forever: a test awaits its event (a process's line or exit, a poll's
+    // answer) with no deadline of its own (a deadline on a loaded machine would decide the
+    // result); one that hangs is ended here, after 10 minutes (a guard, not a measure: it
+    // covers a whole file too, and the slowest take minutes on a loaded machine). Not the
+    // rest tier: docs/site.test.ts alone took over 10 minutes at load 20 (131 s quiet).
+    ...(watch || tier === 'rest' ? [] : ['--test-timeout=600000']),
+    ...lane,
+  ];
+  // The integration tier in two lanes side by side (MANY_CONNECTIONS): the first's output
+  // as it comes, the second's when it ends.
+  const many = (f) => MANY_CONNECTIONS.some((m) => f === path.join('test/node', m));
+  const lanes =
+    tier === 'integration' && !watch
+      ? [files.filter(many), files.filter((f) => !many(f))].filter((l) => l.length > 0)
+      : [files];
+  const codes = await Promise.all(
+    lanes.map(
+      (lane, i) =>
+        new Promise((resolve) => {
+          const live = i === 0;
+          const child = spawn(process.execPath, nodeArgs(lane), {
+            cwd: root,
+            stdio: live ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+            env,
+          });
+          const kept = [];
+          child.stdout?.on('data', (chunk) => kept.push([process.stdout, chunk]));
+          child.stderr?.on('data', (chunk) => kept.push([process.stderr, chunk]));
+          child.on('close', (code, signal) => {
+            for (const [stream, chunk] of kept) stream.write(chunk);
+            resolve(signal ? 1 : (code ?? 1));
+          });
+        }),
+    ),
   );
-  child.on('exit', async (code, signal) => {
-    await chromiumServer?.close();
-    process.exit(signal ? 1 : (code ?? 1));
-  });
+  await chromiumServer?.close();
+  process.exit(codes.find((c) => c !== 0) ?? 0);
 }
