@@ -2,7 +2,7 @@
 // tsx. Node 20 does not expand globs for --test, so the files are found here. Arguments
 // narrow the run to files whose path contains one of them (`npm run test:node -- webhook`).
 //
-//   node scripts/run-node-tests.mjs [--unit | --integration | --rest] [--watch] [filter…]
+//   node scripts/run-node-tests.mjs [--unit | --integration | --rest | --site] [--watch] [filter…]
 //
 // The tiers, by what a test needs (the files' tiers are named in SLOW_TIERS below; a file
 // named nowhere is a unit test):
@@ -14,8 +14,9 @@
 //   its SQLite one (POSTGRES_HALVES) runs here with that half skipped (TEST_TIER=unit).
 // - `--integration` (`npm run test:integration`): several processes, PostgreSQL, PgBouncer,
 //   the example as a process; and the PostgreSQL halves of POSTGRES_HALVES (their in-process
-//   halves skipped: the unit tier ran them). One file at a time: they share the database
-//   server and start processes whose deadlines a second file's load would stretch.
+//   halves skipped: the unit tier ran them). In two lanes of one file at a time: the files
+//   that hold many PostgreSQL connections in one (MANY_CONNECTIONS), the others in the other.
+// - `--site`: the documentation site (docs/site.test.ts), built and checked in Chromium.
 // - `--rest`: the other slow tiers — type-checks, packaging, documentation, and the Node
 //   tests that drive Chromium (one Chromium for the run, which those files share).
 // - no tier flag (`npm run test:node`): every file, each whole.
@@ -43,9 +44,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * files, against the in-process sandbox.
  */
 export const SLOW_TIERS = {
-  // Documentation: builds the site with VitePress and drives it in Chromium; type-checks
-  // every code block and runs the snippets in a merchant's project; runs `changeset version`.
-  'docs/site.test.ts': 'docs',
+  // Documentation: builds the site with VitePress and drives it in Chromium (a tier of its
+  // own, `--site`: npm test runs it beside the integration tier, which leaves a core free);
+  // type-checks every code block and runs the snippets in a merchant's project; runs
+  // `changeset version`.
+  'docs/site.test.ts': 'site',
   'docs/code-blocks.test.ts': 'type-check',
   'docs/changelog.test.ts': 'docs',
   // Every link of the README and the docs, against the files git tracks (git ls-files).
@@ -152,7 +155,7 @@ export function tierOf(file) {
 
 /**
  * The test files of a run: all (`tier` undefined), one tier's ('unit', 'integration' — with
- * the POSTGRES_HALVES — or 'rest'); narrowed by `filters` (parts of paths).
+ * the POSTGRES_HALVES — 'site' or 'rest'); narrowed by `filters` (parts of paths).
  */
 export function testFiles({tier, unit = false, filters = []} = {}) {
   const wanted = tier ?? (unit ? 'unit' : undefined);
@@ -163,7 +166,7 @@ export function testFiles({tier, unit = false, filters = []} = {}) {
       const t = tierOf(f);
       if (wanted === undefined) return true;
       if (wanted === 'integration') return t === 'integration' || POSTGRES_HALVES.includes(f);
-      if (wanted === 'rest') return t !== 'unit' && t !== 'integration';
+      if (wanted === 'rest') return t !== 'unit' && t !== 'integration' && t !== 'site';
       return t === wanted;
     })
     .map((f) => path.join('test/node', f))
@@ -176,9 +179,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 }
 
 async function main(args) {
-  const tier = ['unit', 'integration', 'rest'].find((t) => args.includes(`--${t}`));
+  const tier = ['unit', 'integration', 'rest', 'site'].find((t) => args.includes(`--${t}`));
   const watch = args.includes('--watch');
-  const filters = args.filter((a) => !/^--(?:unit|integration|rest|watch)$/.test(a));
+  const filters = args.filter((a) => !/^--(?:unit|integration|rest|site|watch)$/.test(a));
   const files = testFiles({tier, filters});
 
   if (files.length === 0) {
@@ -248,8 +251,8 @@ async function main(args) {
     // answer) with no deadline of its own (a deadline on a loaded machine would decide the
     // result); one that hangs is ended here, after 10 minutes (a guard, not a measure: it
     // covers a whole file too, and the slowest take minutes on a loaded machine). Not the
-    // rest tier: docs/site.test.ts alone took over 10 minutes at load 20 (131 s quiet).
-    ...(watch || tier === 'rest' ? [] : ['--test-timeout=600000']),
+    // site tier: docs/site.test.ts alone took over 10 minutes at load 20 (131 s quiet).
+    ...(watch || tier === 'site' ? [] : ['--test-timeout=600000']),
     ...lane,
   ];
   // The integration tier in two lanes side by side (MANY_CONNECTIONS): the first's output

@@ -1,5 +1,6 @@
-// `npm test`: every tier — unit (test:unit), integration (test:integration), the other Node
-// tiers (type-checks, packaging, documentation, the Node tests that drive Chromium), browser
+// `npm test`: every tier — unit (test:unit), integration (test:integration), the
+// documentation site (site), the other Node tiers (type-checks, packaging, documentation,
+// the Node tests that drive Chromium), browser
 // (test:browser), the packed package as merchants install it (test:pack), end-to-end
 // (test:e2e) — after ONE build of the package, which every tier then reads (PG_TEST_BUILT=1
 // tells the runners not to build again). The tiers run in phases (PHASES below): in a phase,
@@ -31,6 +32,7 @@ const TIERS = {
   unit: [npm, ['run', '--silent', 'test:unit']],
   integration: [npm, ['run', '--silent', 'test:integration']],
   'node-rest': [process.execPath, ['scripts/run-node-tests.mjs', '--rest']],
+  site: [process.execPath, ['scripts/run-node-tests.mjs', '--site']],
   browser: [npm, ['run', '--silent', 'test:browser']],
   pack: [npm, ['run', '--silent', 'test:pack']],
   e2e: [npm, ['run', '--silent', 'test:e2e']],
@@ -38,24 +40,22 @@ const TIERS = {
 
 /**
  * The order of the run: PHASES one after another; in a phase, its lanes side by side, each
- * lane's tiers one after another. What each must not share, on a two-core machine:
- * - integration runs alone: it holds the PostgreSQL test database's server busy and starts
- *   processes (the example, companions, PgBouncer) whose start and close deadlines a second
- *   tier's load beside it would stretch.
+ * lane's tiers one after another. Every tier but integration keeps the two cores of the
+ * machine busy much of its time; the phases are laid out by what each must not share:
+ * - integration (processes with start and close deadlines, the PostgreSQL test database's
+ *   server) leaves a core free most of its time (it waits on processes and leases), so the
+ *   documentation site (site: VitePress and axe in its own Chromium, temporary folders) runs
+ *   beside it; nothing else does.
  * - browser (its own server on a free port, three engines, WebKit in a private X display)
  *   alone: it keeps both cores busy by itself.
- * - the rest share nothing and each leaves a core free much of the time (one test file at a
- *   time, waiting on installs, bundlers, loopback): unit (in-process, temporary folders) then
- *   node-rest (the documentation site built into a temporary folder, its own Chromium), beside
- *   pack (a copy of the tree in a temporary folder, installs and bundles, its own Chromium)
- *   then e2e (the demo on a free port, a temporary DATA_DIR, Chromium).
+ * - the rest share nothing: unit (in-process, temporary folders), node-rest (type-checks,
+ *   the build's files, its own Chromium) and e2e (the demo on a free port, a temporary
+ *   DATA_DIR, Chromium) one after another, beside pack (a copy of the tree in a temporary
+ *   folder, installs and bundles, its own Chromium).
  */
 const PHASES = [
-  [
-    ['unit', 'node-rest'],
-    ['pack', 'e2e'],
-  ],
-  [['integration']],
+  [['unit', 'node-rest', 'e2e'], ['pack']],
+  [['integration'], ['site']],
   [['browser']],
 ];
 
