@@ -48,6 +48,16 @@ const TABLES = [
 type Table = (typeof TABLES)[number];
 
 /**
+ * The tables whose values are secrets (a saved card's token): a statement on one sends its
+ * values as parameters, never written into its text (`sendsValuesApart`), as a failing
+ * statement's text is what PostgreSQL logs (`log_min_error_statement`) and shows in
+ * `pg_stat_activity`, and its parameters are not.
+ */
+const SECRET_TABLES: readonly Table[] = ['saved_cards'];
+/** A table of SECRET_TABLES named in a statement, qualified by its schema or not. */
+const SECRET_TABLE_NAMES = new RegExp(`\\b(?:${SECRET_TABLES.join('|')})\\b`);
+
+/**
  * Every statement of one dialect, its tables in `schema` (PostgreSQL: a name checked by
  * `checkedSchema`, written into the text once, here, so a statement needs no `search_path`
  * and stands alone in one round trip; SQLite: the file's, unqualified).
@@ -210,6 +220,8 @@ export function statements(dialect: Dialect, schema?: string) {
       `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${last}`,
     guard: guardStatements(t),
     reports: reportStatements(t, pg),
+    /** True for a statement on a table of SECRET_TABLES: its values go as parameters. */
+    sendsValuesApart: (text: string) => SECRET_TABLE_NAMES.test(text),
   };
 }
 

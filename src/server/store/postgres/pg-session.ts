@@ -287,7 +287,7 @@ export class PgSession {
     let committed = false;
     const send: Send = async (text, values) => {
       if (committed) throw new Error('a statement after its transaction committed');
-      const written = inlined(text, values ?? []);
+      const written = this.sql.sendsValuesApart(text) ? undefined : inlined(text, values ?? []);
       const withCommit = last && written !== undefined;
       const one = withCommit ? `${written}; COMMIT` : written;
       let results: QueryResult<Row> | QueryResult<Row>[];
@@ -334,10 +334,6 @@ export class PgSession {
  * @internal Not part of the public API.
  */
 export function inlined(text: string, values: readonly unknown[]): string | undefined {
-  // A saved card's token is never written into a statement's text: a failing statement's
-  // text is what the server logs (`log_min_error_statement`) and shows in
-  // `pg_stat_activity`, and its parameters are not. Such a statement goes as a parameter.
-  if (SAVED_CARDS.test(text)) return undefined;
   const literals: string[] = [];
   for (const v of values) {
     if (v === null || v === undefined) literals.push('NULL');
@@ -350,9 +346,6 @@ export function inlined(text: string, values: readonly unknown[]): string | unde
   }
   return text.replace(/\$(\d+)/g, (_, n: string) => literals[Number(n) - 1]!);
 }
-
-/** A statement on the saved-cards table (its token column). */
-const SAVED_CARDS = /\bsaved_cards\b/;
 
 const plain = (v: unknown) =>
   v === null || typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
