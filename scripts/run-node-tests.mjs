@@ -245,8 +245,9 @@ async function main(args) {
     // file's process ends once its tests and after() hooks are done, rather than when its
     // last timer does: a gateway call a test left in flight kept its process alive until the
     // client's 5 s timeout (sandbox.test.ts: 7.1 s, 2.2 s now). The tier starts no child
-    // process that could outlive it (unit-guard.mjs).
-    ...(tier === 'unit' ? ['--test-concurrency=2', '--test-force-exit'] : []),
+    // process that could outlive it (unit-guard.mjs). Node refuses it beside --watch.
+    ...(tier === 'unit' ? ['--test-concurrency=2'] : []),
+    ...(tier === 'unit' && !watch ? ['--test-force-exit'] : []),
     // Nothing waits forever: a test awaits its event (a process's line or exit, a poll's
     // answer) with no deadline of its own (a deadline on a loaded machine would decide the
     // result); one that hangs is ended here, after 10 minutes (a guard, not a measure: it
