@@ -10,8 +10,9 @@ import {launchWebKit, pressActions, typeActions} from './webkit.mjs';
 
 /** Sizes a WebDriver window so that its page's viewport is `width` × `height` CSS px. */
 export async function setViewportSize(driver, {width, height}) {
+  const viewport = () => driver.execute(() => [window.innerWidth, window.innerHeight]);
   for (let i = 0; i < 3; i++) {
-    const inner = await driver.execute(() => [window.innerWidth, window.innerHeight]);
+    let inner = await viewport();
     if (inner[0] === width && inner[1] === height) return;
     const rect = await driver.getWindowRect();
     await driver.setWindowRect(
@@ -20,8 +21,16 @@ export async function setViewportSize(driver, {width, height}) {
       rect.width + width - inner[0],
       rect.height + height - inner[1],
     );
+    // The window manager resizes after the command has returned, and the page learns of it
+    // later still: on a loaded machine, three resizes in a row each read the old size (a
+    // 400 px viewport kept). Each look is a round trip to the browser, not a clock.
+    const before = inner;
+    for (let look = 0; look < 50; look++) {
+      inner = await viewport();
+      if (inner[0] !== before[0] || inner[1] !== before[1]) break;
+    }
   }
-  const [w, h] = await driver.execute(() => [window.innerWidth, window.innerHeight]);
+  const [w, h] = await viewport();
   if (w !== width || h !== height) {
     throw new Error(`WebKit kept a ${w}×${h} viewport, not ${width}×${height}`);
   }
