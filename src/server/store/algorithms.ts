@@ -160,7 +160,7 @@ export function* insertAttempt(
     // The attempt and its counts in one statement.
     const r = reservation;
     const counts = [r.now, r.keys.map((k) => k.scope), r.keys.map((k) => k.key)];
-    const sql = p.sql.both(p.sql.insertAttempt, p.sql.velocityCountAll);
+    const sql = p.sql.chain([p.sql.insertAttempt], p.sql.velocityCountAll);
     yield* pruneVelocity(p, r);
     p.lastNext?.();
     yield* step(p.run(sql, [...args, ...counts]));

@@ -211,11 +211,9 @@ export function statements(dialect: Dialect, schema?: string) {
     recordMigration: `INSERT INTO ${t.schema_migrations} (version, name, applied_at) VALUES (?, ?, ?)`,
     ping: 'SELECT 1 AS ok',
     /**
-     * PostgreSQL: two writes in one statement (one round trip), `first` as a data-modifying
-     * `WITH`; their `?` in order, the first's then the second's.
+     * PostgreSQL: `writes`, then `last`, in one statement (one round trip), each write a
+     * data-modifying `WITH`; their `?` in that order.
      */
-    both: (first: string, second: string) => `WITH first AS (${first}) ${second}`,
-    /** PostgreSQL: `writes`, then `last`, in one statement (their `?` in that order). */
     chain: (writes: readonly string[], last: string) =>
       `WITH ${writes.map((w, i) => `w${i} AS (${w})`).join(', ')} ${last}`,
     guard: guardStatements(t),
