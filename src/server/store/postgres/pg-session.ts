@@ -140,7 +140,7 @@ function literal(s: string): string {
 /** Sessions by pool and schema: the stores on one pool and schema share one (and its migration). */
 const sessions = new WeakMap<object, Map<string, PgSession>>();
 
-/** The transactions and statements of the stores on one pool and one schema.  @internal */
+/** The transactions and statements of the stores on one pool and one schema. @internal */
 export class PgSession {
   readonly pool: Pool;
   readonly schema: string;
@@ -287,7 +287,9 @@ export class PgSession {
     let committed = false;
     const send: Send = async (text, values) => {
       if (committed) throw new Error('a statement after its transaction committed');
-      const written = this.sql.sendsValuesApart(text) ? undefined : inlined(text, values ?? []);
+      // Values are written in only where the text goes with the BEGIN or the COMMIT.
+      const written =
+        (!c || last) && !this.sql.sendsValuesApart(text) ? inlined(text, values ?? []) : undefined;
       const withCommit = last && written !== undefined;
       const one = withCommit ? `${written}; COMMIT` : written;
       let results: QueryResult<Row> | QueryResult<Row>[];

@@ -23,7 +23,7 @@ function pgText(sql: string): string {
 /** @internal */
 export type Send = (text: string, values?: unknown[]) => Promise<QueryResult<Row>>;
 
-/** The driver of the store core on PostgreSQL: statements numbered and sent by `send`.  @internal */
+/** The driver of the store core on PostgreSQL: statements numbered and sent by `send`. @internal */
 export class PgDriver implements StorePort {
   readonly sql: Statements;
   readonly #send: Send;

@@ -64,7 +64,7 @@ export interface SqlitePaymentStoreOptions {
   connection?: SqliteConnection;
 }
 
-/** SQLite's driver: statements prepared once per text, run on the one connection.  @internal */
+/** SQLite's driver: statements prepared once per text, run on the one connection. @internal */
 export class SqlitePort implements StorePort {
   readonly sql = statements('sqlite');
   prunedAt = 0;
