@@ -26,6 +26,24 @@ interface FlagRow {
   info: string;
 }
 
+/** A flag as its row holds it. */
+const flagOf = (r: FlagRow): GuardFlag => ({
+  raisedAt: Number(r.raised_at),
+  until: Number(r.until),
+  info: r.info,
+});
+
+/** The sums of `names` from rows of a name and its sum: 0 for a name without a row. */
+function sumsOf(
+  names: readonly string[],
+  rows: readonly {name: string | null; n: string | null}[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const name of names) out[name] = 0;
+  for (const r of rows) if (r.name !== null) out[r.name] = Number(r.n);
+  return out;
+}
+
 /**
  * The shop-wide guards (card-testing breaker, refused-webhook bound) in the payment
  * store's PostgreSQL schema, shared by every instance. `createCheckoutApp` makes one
@@ -74,11 +92,10 @@ export class PostgresGuardStore implements GuardStore {
   }
 
   async sums(names: readonly string[], since: number): Promise<Record<string, number>> {
-    const rows = await this.#rows<{name: string; n: string}>(this.#sql.sums, [names, since]);
-    const out: Record<string, number> = {};
-    for (const name of names) out[name] = 0;
-    for (const r of rows) out[r.name] = Number(r.n);
-    return out;
+    return sumsOf(
+      names,
+      await this.#rows<{name: string; n: string}>(this.#sql.sums, [names, since]),
+    );
   }
 
   async flagAndSums(flagName: string, names: readonly string[], since: number) {
@@ -86,15 +103,9 @@ export class PostgresGuardStore implements GuardStore {
       this.#sql.flagAndSums,
       [flagName, names, since],
     );
-    const sums: Record<string, number> = {};
-    for (const name of names) sums[name] = 0;
-    let flag: GuardFlag | undefined;
-    for (const r of rows) {
-      if (r.name === null)
-        flag = {raisedAt: Number(r.raised_at), until: Number(r.until), info: r.info};
-      else sums[r.name] = Number(r.n);
-    }
-    return {flag, sums};
+    // The flag's row is the one without a name.
+    const row = rows.find((r) => r.name === null);
+    return {flag: row && flagOf(row), sums: sumsOf(names, rows)};
   }
 
   async raise(name: string, now: number, until: number, info: string, continueWithinMs: number) {
@@ -114,7 +125,7 @@ export class PostgresGuardStore implements GuardStore {
 
   async flag(name: string): Promise<GuardFlag | undefined> {
     const [r] = await this.#rows<FlagRow>(this.#sql.flag, [name]);
-    return r && {raisedAt: Number(r.raised_at), until: Number(r.until), info: r.info};
+    return r && flagOf(r);
   }
 
   async clear(name: string, raisedAt: number): Promise<boolean> {
