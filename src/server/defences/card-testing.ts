@@ -195,21 +195,21 @@ export class CardTestingBreaker {
    */
   outcomeCount(declined: boolean): GuardCount | undefined {
     if (!this.#o.enabled || !this.#besideStore) return undefined;
-    const now = this.#now();
-    const name = declined ? DECLINED : APPROVED;
-    return {name, bucket: Math.floor(now / MINUTE), n: 1, pruneBefore: this.#pruneBefore(now)};
+    return this.#countOf(declined);
   }
 
   /** Counts a payment's outcome (an approval or a decline) in this minute's bucket. */
   async outcome(declined: boolean): Promise<void> {
     if (!this.#o.enabled) return;
+    const c = this.#countOf(declined);
+    await this.#store.add(c.name, c.bucket, c.n, c.pruneBefore);
+  }
+
+  /** An outcome as one more in this minute's bucket of its name. */
+  #countOf(declined: boolean): GuardCount {
     const now = this.#now();
-    await this.#store.add(
-      declined ? DECLINED : APPROVED,
-      Math.floor(now / MINUTE),
-      1,
-      this.#pruneBefore(now),
-    );
+    const name = declined ? DECLINED : APPROVED;
+    return {name, bucket: Math.floor(now / MINUTE), n: 1, pruneBefore: this.#pruneBefore(now)};
   }
 
   /** The breaker as it stands (for a back office). */
