@@ -88,6 +88,30 @@ describe("a transaction's first statement sent with its BEGIN", {skip: PG_SKIP},
   });
 });
 
+describe('values written in as literals, judged by PostgreSQL', {skip: PG_SKIP}, () => {
+  test('each reads back as the same value sent as a parameter: arrays, numbers, booleans, null', async () => {
+    const pool = new pg.Pool({connectionString: PG_TEST_URL, max: 1});
+    try {
+      const text = `SELECT $1::text[] AS texts, $2::numeric[] AS numbers, $3::bigint AS big,
+        $4::boolean AS yes, $5::text AS nothing, $6::text AS awkward`;
+      const values = [
+        [...AWKWARD, null, '', 'NULL', '{a,b}', ' spaced ', '"quoted"', 'a\\"b'],
+        [1, 2.5, -3, null, 1e21],
+        1795960356651,
+        true,
+        null,
+        AWKWARD.join(' '),
+      ];
+      const written = inlined(text, values);
+      assert.ok(written !== undefined, 'every value can be written in');
+      const asParameters = (await pool.query(text, values)).rows;
+      assert.deepEqual((await pool.query(written)).rows, asParameters);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
 describe("a saved card's token is never written into a statement's text", {skip: PG_SKIP}, () => {
   test('the rule: a statement on saved_cards keeps its values as parameters', () => {
     const sql = statements('postgres', 's');
