@@ -20,6 +20,12 @@
  * goes through a policy named `pg-checkout`, which passes that one URL and nothing else, so
  * the page's policy must allow it (`trusted-types lit-html pg-checkout`).
  *
+ * Pay pressed while the file is on its way (a click, or Enter in a field) is kept: the form
+ * pays once hydrated, on what was typed, and a second press before then adds nothing. The
+ * server-rendered form cannot pay by itself, and a press lost unseen would leave the
+ * customer waiting. (A page that loads `pg-checkout-hydrate.js` or `pg-checkout/hydrate`
+ * itself has no script before it: there, Pay does nothing until the module has run.)
+ *
  * When the file cannot be had (refused by its hash, missing, the network down), no form
  * of the page can pay, and none fails silently. Each `<pg-card-form>` dispatches
  * `pg-error` (`misconfigured`, not retryable), as the element does for a form that cannot
@@ -78,8 +84,38 @@ function load(): void {
   script.integrity = __PG_HYDRATE_INTEGRITY__;
   script.src = src;
   script.onerror = () => notLoaded('refused by its integrity hash, missing, or offline');
+  script.onload = payPressed;
   document.head.append(script);
 }
+
+/** The forms whose Pay was pressed before the module had hydrated them (`keepPay`). */
+const pressed = new Set<Element & {updateComplete?: Promise<unknown>; submit?: () => unknown}>();
+
+/**
+ * Pay pressed (clicked, or Enter's click) while the module is on its way: the form rendered
+ * on the server cannot pay by itself (its `method="dialog"` goes nowhere), and a press lost
+ * unseen would leave the customer waiting. Kept, and made once the module has run.
+ */
+function keepPay(event: Event): void {
+  if (customElements.get('pg-card-form')) return;
+  const button = event.composedPath().find((t) => t instanceof HTMLButtonElement);
+  const root = button?.getRootNode();
+  if (
+    button?.type === 'submit' &&
+    root instanceof ShadowRoot &&
+    root.host.localName === 'pg-card-form'
+  )
+    pressed.add(root.host);
+}
+
+/** The module has run: each form pressed before pays once hydrated. */
+function payPressed(): void {
+  document.removeEventListener('click', keepPay, true);
+  for (const form of pressed) void form.updateComplete?.then(() => form.submit?.());
+  pressed.clear();
+}
+
+document.addEventListener('click', keepPay, true);
 
 /** What a form says without the text its server rendered in (`data-pg-unavailable`). */
 const UNAVAILABLE =

@@ -6,8 +6,8 @@
  * typed, and where the caret was, must survive hydration; nothing may move when it
  * hydrates; and the hydrated form formats, validates and pays. Then the same module loaded
  * by pg-checkout-hydrate-after-paint.js: only after the first paint (or the customer's
- * first touch, or at once in a hidden tab), and never when it is not the file it was built
- * with.
+ * first touch, or at once in a hidden tab), with Pay pressed meanwhile kept, and never when
+ * it is not the file it was built with.
  */
 import {after, before, describe, it} from 'node:test';
 import assert from 'node:assert/strict';
@@ -406,6 +406,45 @@ describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after 
       await tab.evaluate(() => (window as unknown as {shifts: number[]}).shifts),
       [],
     );
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('keeps Pay clicked while it was on its way: the form pays once hydrated, once, on what was typed', async () => {
+    const {context, tab, problems, hydrated} = await openHeld('/after-paint');
+    const before = payments.length;
+    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+    await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
+    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+    await tab.locator('pg-card-form input#cvv').pressSequentially('123');
+    const pay = tab.locator('pg-card-form [part~="button"]');
+    await pay.click();
+    await pay.click();
+    assert.equal(await defined(tab), false);
+    assert.equal(tab.url(), `${origin}/after-paint`);
+    await hydrated();
+    await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
+    assert.equal(payments.length - before, 1);
+    assert.deepEqual(payments.at(-1)!['card'], {
+      number: '4242424242424242',
+      expMonth: 12,
+      expYear: 2000 + Number(year),
+      cvv: '123',
+    });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it('keeps Enter pressed in a field while it was on its way; a form left unfinished shows its errors', async () => {
+    const {context, tab, problems, hydrated} = await openHeld('/after-paint');
+    const before = payments.length;
+    await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
+    await tab.keyboard.press('Enter');
+    assert.equal(await defined(tab), false);
+    await hydrated();
+    await tab.locator('pg-card-form #expiry-error').filter({hasText: /\S/}).waitFor();
+    assert.equal(payments.length, before);
+    assert.equal(tab.url(), `${origin}/after-paint`);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -21,7 +21,7 @@ test('the loader carries the SRI hash of the pg-checkout-hydrate.js beside it, a
   assert.match(loader, /new URL\(`\.\/pg-checkout-hydrate\.js`,import\.meta\.url\)/);
 });
 
-test('its .sri and .integrity.json describe its own bytes; it is within its 1.25 kB gzip budget and exports nothing', () => {
+test('its .sri and .integrity.json describe its own bytes; it is within its 1.4 kB gzip budget and exports nothing', () => {
   const bytes = cdn(LOADER);
   assert.equal(cdn(`${LOADER}.sri`).toString().trim(), sriHash(bytes));
   const json = JSON.parse(cdn('pg-checkout-hydrate-after-paint.integrity.json').toString()) as {
@@ -30,7 +30,7 @@ test('its .sri and .integrity.json describe its own bytes; it is within its 1.25
     bytes: number;
   };
   assert.deepEqual([json.file, json.integrity, json.bytes], [LOADER, sriHash(bytes), bytes.length]);
-  assert.ok(gzipSync(bytes, {level: 9}).length <= 1280); // vite.config.ts
+  assert.ok(gzipSync(bytes, {level: 9}).length <= 1440); // vite.config.ts
   assert.equal(/\bexport\b/.test(bytes.toString()), false);
   assert.match(bytes.toString(), /^\/\*! pg-checkout \| MIT \*\/\n/);
 });
