@@ -18,3 +18,10 @@ export function closingLine(tallies: Tally[]): {
   failed: number;
   skipped: number;
 };
+export function failureText(error: unknown): string;
+export function failureLine(file: string, name: string, error: unknown): string;
+export function failures(text: string): {file: string; failed: string; error: string}[];
+export function failureReport(
+  list: {file: string; failed: string; error: string}[],
+  max?: number,
+): string;

@@ -9,7 +9,8 @@
 //
 // At the end: each tier's time and counts, the ten slowest test files of every tier (each
 // runner appends its files' times to PG_TEST_TIMES: scripts/test-times-reporter.mjs,
-// scripts/wtr-times-reporter.mjs), and one closing
+// scripts/wtr-times-reporter.mjs), the tests that failed with their errors' first lines
+// (the same reporters append them: CI shows the end of the output), and one closing
 // line that counts the tests of all tiers, `all suites: N passed, N failed` (then `, N
 // skipped` when some were; CI reads that shape). Cancelled tests (cut short: a timeout, a
 // parent that failed) count as failed; todo tests count as skipped. A tier that failed
@@ -23,7 +24,14 @@ import {spawn, spawnSync} from 'node:child_process';
 import {mkdtempSync, readFileSync, rmSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
-import {closingLine, counter, newTally, slowestFiles} from './test-summary.mjs';
+import {
+  closingLine,
+  counter,
+  failureReport,
+  failures,
+  newTally,
+  slowestFiles,
+} from './test-summary.mjs';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
@@ -98,6 +106,8 @@ function runTier(name, {live, env}) {
 }
 
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+/** A test file's path as the runners give it, from the project's folder. */
+const relative = (file) => path.relative(process.cwd(), file);
 
 async function main() {
   const serial = process.env.PG_TEST_SERIAL === '1';
@@ -167,11 +177,17 @@ async function main() {
     console.log(
       '\nnpm test: the ten slowest test files of the run (a whole file; a browser file per engine)',
     );
-    for (const [file, ms] of slow)
-      console.log(`  ${seconds(ms).padStart(8)}  ${path.relative(process.cwd(), file)}`);
+    for (const [file, ms] of slow) console.log(`  ${seconds(ms).padStart(8)}  ${relative(file)}`);
   }
   rmSync(scratch, {recursive: true, force: true});
 
+  const failedTests = failures(times);
+  if (failedTests.length > 0) {
+    console.log(
+      `\nnpm test: the tests that failed (${failedTests.length}; each with its error's first lines)`,
+    );
+    console.log(failureReport(failedTests.map((f) => ({...f, file: relative(f.file)}))));
+  }
   const failedTiers = tallies.filter((t) => t.code !== 0).map((t) => t.name);
   if (failedTiers.length > 0) console.log(`\nnpm test: failed tiers: ${failedTiers.join(', ')}`);
   const {line, failed} = closingLine(tallies.filter((t) => t.name !== 'build'));

@@ -3,9 +3,11 @@
 // one JSON line `{file, ms}` appended to that file — `file` is the path and the engine,
 // `ms` the time from the engine's page starting to load it to its last result — which
 // scripts/test.mjs reads with the Node runners' lines (scripts/test-times-reporter.mjs) to
-// print the ten slowest files of the run.
+// print the ten slowest files of the run; and a line for each test that failed there, with
+// its error's first lines, which it prints at the end of the run.
 import {appendFileSync} from 'node:fs';
 import path from 'node:path';
+import {failureLine} from './test-summary.mjs';
 
 export function timesReporter() {
   const target = process.env.PG_TEST_TIMES;
@@ -21,6 +23,20 @@ export function timesReporter() {
         started.delete(session.id);
         const file = `${path.relative(process.cwd(), session.testFile)} (${session.browser.name})`;
         appendFileSync(target, `${JSON.stringify({file, ms})}\n`);
+        // The tests that failed, and errors outside any test (a file that would not load).
+        for (const error of session.errors ?? []) {
+          appendFileSync(target, failureLine(file, '(the file)', error));
+        }
+        const walk = (suite, names) => {
+          for (const test of suite?.tests ?? []) {
+            if (!test.passed && !test.skipped) {
+              const name = [...names, test.name].join(' › ');
+              appendFileSync(target, failureLine(file, name, test.error ?? 'failed'));
+            }
+          }
+          for (const inner of suite?.suites ?? []) walk(inner, [...names, inner.name]);
+        };
+        walk(session.testResults, []);
       });
     },
   };

@@ -5,17 +5,26 @@
  * (scripts/check-test-clocks.mjs) finds new waits and wall-clock readings and no comment;
  * the closing line of `npm test` (scripts/test-summary.mjs) counts what Node's runner and
  * web-test-runner really print — cancelled tests as failed, skipped and todo shown, a tier
- * that failed without a count still failed — in the shape CI reads. In-process: folders of
- * their own, the runners' output as they print it.
+ * that failed without a count still failed — in the shape CI reads; and it ends naming each
+ * test that failed with its error's first lines, from what Node's runner hands its reporters.
+ * In-process: folders of their own, the runners' output as they print it.
  */
 import {after, describe, test} from 'node:test';
 import assert from 'node:assert/strict';
-import {mkdirSync, mkdtempSync, rmSync, writeFileSync} from 'node:fs';
+import {mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync} from 'node:fs';
 import {tmpdir} from 'node:os';
 import path from 'node:path';
 import {tierBreaches} from '../../../scripts/check-test-tiers.mjs';
 import {clockBreaches, clockUses} from '../../../scripts/check-test-clocks.mjs';
-import {closingLine, counter, newTally, slowestFiles} from '../../../scripts/test-summary.mjs';
+import {
+  closingLine,
+  counter,
+  failureReport,
+  failures,
+  newTally,
+  slowestFiles,
+} from '../../../scripts/test-summary.mjs';
+import timesReporter from '../../../scripts/test-times-reporter.mjs';
 
 const dirs: string[] = [];
 after(() => {
@@ -204,5 +213,67 @@ describe("npm test's summary", () => {
     assert.equal(slow.length, 10);
     assert.deepEqual(slow[0], ['f0.test.ts', 5000]);
     assert.deepEqual(slow[1], ['f11.test.ts', 1100]);
+  });
+
+  test('ends naming each failed test with its first lines: the diff, its line, its cause; cancelled ones last', async () => {
+    const file = '/repo/test/node/x.test.ts';
+    // What Node's runner hands its reporters: what a test threw, wrapped in an error of its
+    // own (its `cause`), or the reason as a string.
+    const wrapped = (cause: unknown, failureType = 'testCodeFailure') =>
+      Object.assign(new Error('wrapped'), {code: 'ERR_TEST_FAILURE', failureType, cause});
+    let diff: unknown;
+    try {
+      assert.deepEqual([1, 2], [1, 3]);
+    } catch (error) {
+      diff = error;
+    }
+    const fail = (name: string, error: unknown) => ({
+      type: 'test:fail',
+      data: {file, name, nesting: 1, details: {duration_ms: 1, error}},
+    });
+    const events = [
+      fail('cancelled one', wrapped('test did not finish before its parent and was cancelled')),
+      fail('a diff', wrapped(diff)),
+      fail('a timeout', wrapped('test timed out after 50ms', 'testTimeoutFailure')),
+      fail('a cause', wrapped(new Error('outer', {cause: new Error('inner')}))),
+      fail('the suite', wrapped('2 subtests failed', 'subtestsFailed')),
+      {type: 'test:complete', data: {file, name: file, details: {duration_ms: 900}}},
+    ];
+    const target = path.join(tree({}), 'times.jsonl');
+    writeFileSync(target, '');
+    const saved = process.env['PG_TEST_TIMES'];
+    process.env['PG_TEST_TIMES'] = target;
+    try {
+      for await (const chunk of timesReporter(
+        (async function* () {
+          yield* events;
+        })(),
+      ))
+        void chunk;
+    } finally {
+      if (saved === undefined) delete process.env['PG_TEST_TIMES'];
+      else process.env['PG_TEST_TIMES'] = saved;
+    }
+    const text = readFileSync(target, 'utf8');
+    assert.deepEqual(slowestFiles(text), [[file, 900]]);
+    const list = failures(text);
+    assert.deepEqual(
+      list.map((f) => f.failed),
+      ['a diff', 'a timeout', 'a cause', 'cancelled one'],
+    );
+    const [shownDiff, timeout, cause] = list.map((f) => f.error.split('\n'));
+    assert.equal(
+      shownDiff![0],
+      'AssertionError [ERR_ASSERTION]: Expected values to be strictly deep-equal:',
+    );
+    assert.ok(shownDiff!.includes('+   2') && shownDiff!.includes('-   3'), shownDiff!.join('\n'));
+    assert.match(shownDiff!.at(-1)!, /^at .*checks\.test\.ts:\d+:\d+/);
+    assert.deepEqual(timeout, ['test timed out after 50ms']);
+    assert.equal(cause![0], 'Error: outer');
+    assert.equal(cause!.at(-1), 'cause: inner');
+    const report = failureReport(list, 2).split('\n');
+    assert.equal(report[0], `  ✖ ${file} › a diff`);
+    assert.ok(report.includes(`  ✖ ${file} › a timeout`));
+    assert.equal(report.at(-1), "  … and 2 more: the tiers' output above");
   });
 });
