@@ -266,10 +266,17 @@ describe('restart mid-flow', () => {
     const file = 'crash-creating';
     const s1 = newStore(file);
     let hang = true;
+    // The create's answer never comes while the process lives; when it dies, its call with it
+    // (else the call's 5 s timeout would keep this file's process waiting after its tests).
+    let die: (() => void) | undefined;
     const c1 = await serve(s1, {
       gatewayFetch: async (input, init) => {
         const res = await fetch(input, init);
-        if (hang && init.method === 'POST') return new Promise<Response>(() => {});
+        if (hang && init.method === 'POST') {
+          return new Promise<Response>((_, reject) => {
+            die = () => reject(new Error('the process died'));
+          });
+        }
         return res;
       },
     });
@@ -287,6 +294,7 @@ describe('restart mid-flow', () => {
       await c1.crash();
       await s1.close();
       hang = false;
+      die?.();
     }
 
     const s2 = newStore(file);
