@@ -84,35 +84,41 @@ function load(): void {
   script.integrity = __PG_HYDRATE_INTEGRITY__;
   script.src = src;
   script.onerror = () => notLoaded('refused by its integrity hash, missing, or offline');
-  script.onload = payPressed;
   document.head.append(script);
 }
 
-/** The forms whose Pay was pressed before the module had hydrated them (`keepPay`). */
-const pressed = new Set<Element & {updateComplete?: Promise<unknown>; submit?: () => unknown}>();
+/** A server-rendered form: `hasUpdated` once its module has hydrated it. */
+type ServerForm = Element & {
+  hasUpdated?: boolean;
+  updateComplete?: Promise<unknown>;
+  submit?: () => unknown;
+};
+
+/** The forms whose Pay was pressed before they were hydrated (`keepPay`). */
+const pressed = new WeakSet<Element>();
 
 /**
- * Pay pressed (clicked, or Enter's click) while the module is on its way: the form rendered
- * on the server cannot pay by itself (its `method="dialog"` goes nowhere), and a press lost
- * unseen would leave the customer waiting. Kept, and made once the module has run.
+ * Pay pressed (clicked, or Enter's click) on a form not hydrated yet: the form rendered on
+ * the server cannot pay by itself (its `method="dialog"` goes nowhere), and a press lost
+ * unseen would leave the customer waiting. Kept, and made once the form is hydrated (its
+ * module's first render of it, which attaches its listeners).
  */
 function keepPay(event: Event): void {
-  if (customElements.get('pg-card-form')) return;
   const button = event.composedPath().find((t) => t instanceof HTMLButtonElement);
   const root = button?.getRootNode();
+  const form: ServerForm | undefined = root instanceof ShadowRoot ? root.host : undefined;
   if (
-    button?.type === 'submit' &&
-    root instanceof ShadowRoot &&
-    root.host.localName === 'pg-card-form'
+    button?.type !== 'submit' ||
+    form?.localName !== 'pg-card-form' ||
+    form.hasUpdated ||
+    pressed.has(form)
   )
-    pressed.add(root.host);
-}
-
-/** The module has run: each form pressed before pays once hydrated. */
-function payPressed(): void {
-  document.removeEventListener('click', keepPay, true);
-  for (const form of pressed) void form.updateComplete?.then(() => form.submit?.());
-  pressed.clear();
+    return;
+  pressed.add(form);
+  void customElements
+    .whenDefined('pg-card-form')
+    .then(() => form.updateComplete)
+    .then(() => form.submit?.());
 }
 
 document.addEventListener('click', keepPay, true);
