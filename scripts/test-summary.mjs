@@ -43,6 +43,21 @@ export function counter(tally) {
 }
 
 /**
+ * The reporters' lines, each a JSON object; a line that is not one (two runners' writes
+ * run together) is left out rather than losing the end of the run.
+ */
+function records(text) {
+  return text.split('\n').flatMap((line) => {
+    try {
+      const record = JSON.parse(line);
+      return record !== null && typeof record === 'object' ? [record] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/**
  * The ten slowest test files, `[file, ms]`, from the lines the runners' times reporters
  * wrote (scripts/test-times-reporter.mjs, a Node test file's whole time;
  * scripts/wtr-times-reporter.mjs, a browser file's in one engine): a file that ran twice
@@ -50,8 +65,7 @@ export function counter(tally) {
  */
 export function slowestFiles(text) {
   const perFile = new Map();
-  for (const line of text.split('\n').filter(Boolean)) {
-    const {file, ms} = JSON.parse(line);
+  for (const {file, ms} of records(text)) {
     if (typeof ms !== 'number') continue; // a failure's line (failureLine)
     perFile.set(file, (perFile.get(file) ?? 0) + ms);
   }
@@ -122,11 +136,7 @@ const CANCELLED = /^test did not finish before its parent/;
  * cancelled by their file or suite's end last, after what ended it.
  */
 export function failures(text) {
-  const all = text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line))
-    .filter((record) => typeof record.failed === 'string');
+  const all = records(text).filter((record) => typeof record.failed === 'string');
   return [
     ...all.filter((f) => !CANCELLED.test(f.error)),
     ...all.filter((f) => CANCELLED.test(f.error)),
