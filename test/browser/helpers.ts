@@ -3,6 +3,7 @@
 import {sendKeys} from '@web/test-runner-commands';
 import type {PgCardForm} from '../../src/card-form/card-form.js';
 import type {PgThreeDSRedirect} from '../../src/three-ds-redirect/three-ds-redirect.js';
+import {offClock} from './clock.js';
 
 export interface RecordedRequest {
   url: string;
@@ -33,7 +34,7 @@ export function stubFetch(handler: Handler) {
     const aborted = new Promise<never>((_, reject) =>
       signal?.addEventListener('abort', () => reject(signal.reason), {once: true}),
     );
-    return Promise.race([handler(request, calls.length - 1), aborted]);
+    return readOffClock(await Promise.race([handler(request, calls.length - 1), aborted]));
   };
   return {
     calls,
@@ -41,6 +42,19 @@ export function stubFetch(handler: Handler) {
       window.fetch = original;
     },
   };
+}
+
+/**
+ * `response`, its body's reads counted as work off the clock (`offClock`): reading an answer
+ * takes the browser a task or more, longer on a busy machine, and a `ManualClock` must not
+ * move meanwhile (it would run out the request's deadline while the answer is being read).
+ */
+function readOffClock(response: Response): Response {
+  for (const read of ['json', 'text', 'arrayBuffer', 'blob'] as const) {
+    const original = response[read].bind(response) as () => Promise<unknown>;
+    Object.defineProperty(response, read, {value: () => offClock(original()), configurable: true});
+  }
+  return response;
 }
 
 export const json = (body: unknown, status = 200) =>

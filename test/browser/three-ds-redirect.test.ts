@@ -8,7 +8,7 @@ import {elementBaseTests} from './element-base-tests.js';
 import {PENDING_ORDER_KEY} from '../../src/protocol/checkout.js';
 import type {PgErrorEvent, PgFailureEvent, PgSuccessEvent} from '../../src/events/events.js';
 import {json, once, stubFetch, until} from './helpers.js';
-import {ManualClock} from './clock.js';
+import {ManualClock, settle} from './clock.js';
 import {loadMessages} from '../../src/i18n/messages.js';
 
 // Ukrainian loads on demand like every locale but English: have it at hand for the tests
@@ -221,6 +221,40 @@ describe('pg-3ds-redirect return page', () => {
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
     // Each wait doubles (40, 80, 160 ms) after 60 ms answers.
     expect(gaps).to.deep.equal([60 + 40, 60 + 80, 60 + 160]);
+  });
+
+  it('moves no time while an answer is being read, however slowly (a busy machine)', async () => {
+    sessionStorage.setItem(PENDING_ORDER_KEY, 'o-7');
+    const clock = new ManualClock();
+    /** An answer whose body takes a dozen tasks to read, as on a loaded machine. */
+    class SlowBody extends Response {
+      override async json(): Promise<unknown> {
+        await settle(12); // twelve tasks of the browser, no clock
+        return super.json();
+      }
+    }
+    stub = stubFetch(
+      (_r, i) =>
+        new SlowBody(
+          JSON.stringify(
+            i < 2 ? {orderRef: 'o-7', state: 'processing', final: false} : FINAL_SUCCESS,
+          ),
+          {headers: {'Content-Type': 'application/json'}},
+        ),
+    );
+    const el = await fixture<PgThreeDSRedirect>(
+      html`<pg-3ds-redirect
+        .clock=${clock}
+        resolve
+        status-endpoint="/s"
+        poll-interval="40"
+        timeout="5000"
+      ></pg-3ds-redirect>`,
+    );
+    await clock.runUntil(() => el.state === 'success', 'success');
+    expect(stub.calls).to.have.length(3);
+    // Only the two waits between requests went by, not the request's 5 s deadline.
+    expect(clock.now()).to.equal(40 + 80);
   });
 
   it('gives up at the deadline when the status endpoint keeps failing, offering to check again', async () => {
