@@ -85,6 +85,11 @@ ${await renderCardForm(options)}
 </body>
 </html>`;
 
+/** Two digits of a year two ahead: an expiry the form accepts (`12${YEAR}`). */
+const YEAR = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
+/** The card the paying tests type (number, `12${YEAR}`, 123), as the pay route receives it. */
+const CARD = {number: '4242424242424242', expMonth: 12, expYear: 2000 + Number(YEAR), cvv: '123'};
+
 const payments: Array<Record<string, unknown>> = [];
 
 async function readBody(req: IncomingMessage): Promise<string> {
@@ -329,9 +334,8 @@ describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the m
     const {context, tab, problems, hydrated} = await openHeld();
     await tab.locator('pg-card-form input#number').pressSequentially('4242424242424241');
     await hydrated();
-    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
-    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
-    assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${year}`);
+    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${YEAR}`);
+    assert.equal(await tab.locator('pg-card-form input#expiry').inputValue(), `12 / ${YEAR}`);
     await tab.locator('pg-card-form input#cvv').pressSequentially('123');
     // The number typed before hydration is checked like any other: a wrong check digit.
     await tab.locator('pg-card-form [part~="button"]').click();
@@ -345,12 +349,7 @@ describe('pg-checkout/ssr: a card form rendered on the server, hydrated by the m
     await tab.locator('pg-card-form [part~="button"]').click();
     await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
     assert.equal(payments.length, 1);
-    assert.deepEqual(payments[0]!['card'], {
-      number: '4242424242424242',
-      expMonth: 12,
-      expYear: 2000 + Number(year),
-      cvv: '123',
-    });
+    assert.deepEqual(payments[0]!['card'], CARD);
     assert.deepEqual(problems, []);
     await context.close();
   });
@@ -413,9 +412,8 @@ describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after 
   it('keeps Pay clicked while it was on its way: the form pays once hydrated, once, on what was typed', async () => {
     const {context, tab, problems, hydrated} = await openHeld('/after-paint');
     const before = payments.length;
-    const year = String((new Date().getFullYear() + 2) % 100).padStart(2, '0');
     await tab.locator('pg-card-form input#number').pressSequentially('4242424242424242');
-    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${year}`);
+    await tab.locator('pg-card-form input#expiry').pressSequentially(`12${YEAR}`);
     await tab.locator('pg-card-form input#cvv').pressSequentially('123');
     const pay = tab.locator('pg-card-form [part~="button"]');
     await pay.click();
@@ -425,12 +423,7 @@ describe('pg-checkout-hydrate-after-paint.js: the hydrating module loaded after 
     await hydrated();
     await tab.locator('#result').filter({hasText: 'success order-1'}).waitFor({timeout: 10_000});
     assert.equal(payments.length - before, 1);
-    assert.deepEqual(payments.at(-1)!['card'], {
-      number: '4242424242424242',
-      expMonth: 12,
-      expYear: 2000 + Number(year),
-      cvv: '123',
-    });
+    assert.deepEqual(payments.at(-1)!['card'], CARD);
     assert.deepEqual(problems, []);
     await context.close();
   });

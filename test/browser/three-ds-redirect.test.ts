@@ -43,6 +43,21 @@ afterEach(() => {
 const statusText = (el: PgThreeDSRedirect) =>
   el.shadowRoot!.querySelector('[part="status"]')!.textContent!.replace(/\s+/g, ' ').trim();
 
+/**
+ * `<pg-3ds-redirect>` on a return page, on `clock`: it asks `/s` for the pending order every
+ * `interval` ms (doubling) until `timeout`.
+ */
+const onReturnPage = (clock: ManualClock, interval: number, timeout: number) =>
+  fixture<PgThreeDSRedirect>(
+    html`<pg-3ds-redirect
+      .clock=${clock}
+      resolve
+      status-endpoint="/s"
+      poll-interval=${interval}
+      timeout=${timeout}
+    ></pg-3ds-redirect>`,
+  );
+
 describe('pg-3ds-redirect redirect mode', () => {
   it('keeps only the order reference and navigates the top level to the challenge', async () => {
     const el = await fixture<PgThreeDSRedirect>(html`<pg-3ds-redirect></pg-3ds-redirect>`);
@@ -205,15 +220,7 @@ describe('pg-3ds-redirect return page', () => {
       await clock.sleep(60, new AbortController().signal); // slow answers
       return json(i < 3 ? {orderRef: 'o-7', state: 'processing', final: false} : FINAL_SUCCESS);
     });
-    const el = await fixture<PgThreeDSRedirect>(
-      html`<pg-3ds-redirect
-        .clock=${clock}
-        resolve
-        status-endpoint="/s"
-        poll-interval="40"
-        timeout="5000"
-      ></pg-3ds-redirect>`,
-    );
+    const el = await onReturnPage(clock, 40, 5000);
     await el.updateComplete;
     expect(statusText(el)).to.equal('Checking the payment status…');
     await clock.runUntil(() => el.state === 'success', 'success');
@@ -242,15 +249,7 @@ describe('pg-3ds-redirect return page', () => {
           {headers: {'Content-Type': 'application/json'}},
         ),
     );
-    const el = await fixture<PgThreeDSRedirect>(
-      html`<pg-3ds-redirect
-        .clock=${clock}
-        resolve
-        status-endpoint="/s"
-        poll-interval="40"
-        timeout="5000"
-      ></pg-3ds-redirect>`,
-    );
+    const el = await onReturnPage(clock, 40, 5000);
     await clock.runUntil(() => el.state === 'success', 'success');
     expect(stub.calls).to.have.length(3);
     // Only the two waits between requests went by, not the request's 5 s deadline.
@@ -268,15 +267,7 @@ describe('pg-3ds-redirect return page', () => {
     const got = once<PgErrorEvent>(document, 'pg-error');
     let event: PgErrorEvent | undefined;
     void got.then((e) => (event = e));
-    const el = await fixture<PgThreeDSRedirect>(
-      html`<pg-3ds-redirect
-        .clock=${clock}
-        resolve
-        status-endpoint="/s"
-        poll-interval="20"
-        timeout="400"
-      ></pg-3ds-redirect>`,
-    );
+    const el = await onReturnPage(clock, 20, 400);
     await clock.runUntil(() => event !== undefined, 'pg-error');
     // Requests at 0, 20, 60, 140 and 300 ms; the next wait is cut to the deadline.
     expect(clock.now() - 1_000_000).to.equal(400);
@@ -305,15 +296,7 @@ describe('pg-3ds-redirect return page', () => {
           /* never answers */
         }),
     );
-    const el = await fixture<PgThreeDSRedirect>(
-      html`<pg-3ds-redirect
-        .clock=${clock}
-        resolve
-        status-endpoint="/s"
-        poll-interval="20"
-        timeout="300"
-      ></pg-3ds-redirect>`,
-    );
+    const el = await onReturnPage(clock, 20, 300);
     await clock.runUntil(() => el.state === 'error', 'timeout');
     expect(el.state).to.equal('error');
     expect(clock.now()).to.equal(300);
